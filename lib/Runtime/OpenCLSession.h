@@ -1,0 +1,75 @@
+//===- OpenCLSession.h - Run OpenCL kernels through the ICD loader -*- C++ -*-//
+//
+// Used by --verify (and later the tuner): builds OpenCL C source, creates
+// buffers, launches kernels in order on one in-order queue, reads buffers back.
+// On this project's machines the ICD loader finds PoCL (OpenCL on the CPU).
+//
+//===----------------------------------------------------------------------===//
+#ifndef GPUMERGE_RUNTIME_OPENCLSESSION_H
+#define GPUMERGE_RUNTIME_OPENCLSESSION_H
+
+#include "llvm/Support/Error.h"
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace gpumerge {
+
+/// One kernel argument: a buffer (by handle from createBuffer), a scalar
+/// (bytes exactly as the kernel's parameter type), or __local memory of a size.
+struct KernelArg {
+  enum class Kind { Buffer, Scalar, LocalMemory } ArgKind = Kind::Scalar;
+  unsigned BufferId = 0;            ///< Kind::Buffer
+  std::vector<std::uint8_t> Bytes;  ///< Kind::Scalar
+  std::size_t LocalBytes = 0;       ///< Kind::LocalMemory
+
+  static KernelArg buffer(unsigned Id);
+  static KernelArg i32(std::int32_t V);
+  static KernelArg u32(std::uint32_t V);
+  static KernelArg i64(std::int64_t V);
+  static KernelArg f32(float V);
+  static KernelArg f64(double V);
+  static KernelArg local(std::size_t Bytes);
+};
+
+struct NDRange {
+  unsigned Dims = 1;
+  std::array<std::size_t, 3> Global{1, 1, 1};
+  std::array<std::size_t, 3> Local{0, 0, 0}; ///< all 0: let the runtime pick
+};
+
+class OpenCLSession {
+public:
+  /// Opens the first platform/device found (CPU preferred, i.e. PoCL).
+  /// Errors when no platform is there, with a hint to install PoCL.
+  static llvm::Expected<std::unique_ptr<OpenCLSession>> create();
+  ~OpenCLSession();
+
+  std::string deviceName() const;
+  bool supportsDouble() const;
+  bool supportsImages() const;
+
+  /// Builds \p Source; the error carries the build log.
+  llvm::Expected<unsigned> buildProgram(const std::string &Source,
+                                        const std::string &Options = "");
+  /// Creates a buffer initialized with \p Init (its size is the buffer's).
+  llvm::Expected<unsigned> createBuffer(const std::vector<std::uint8_t> &Init);
+  /// Sets the arguments and enqueues \p KernelName from program \p Program,
+  /// then waits for it to finish.
+  llvm::Error launch(unsigned Program, const std::string &KernelName,
+                     const std::vector<KernelArg> &Args, const NDRange &Range);
+  llvm::Expected<std::vector<std::uint8_t>> readBuffer(unsigned Buffer);
+
+private:
+  OpenCLSession();
+  struct Impl;
+  std::unique_ptr<Impl> P;
+};
+
+} // namespace gpumerge
+
+#endif

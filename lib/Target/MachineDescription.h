@@ -1,0 +1,81 @@
+//===- MachineDescription.h - A GPU described for the optimizer -*- C++ -*-===//
+//
+// The machine description of the paper's Table I plus what the analytic models
+// of reference/models.md need. Loaded from YAML in machine-descriptions/,
+// validated on load (errors name the field), looked up by name or path.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GPUMERGE_TARGET_MACHINEDESCRIPTION_H
+#define GPUMERGE_TARGET_MACHINEDESCRIPTION_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <string>
+#include <vector>
+
+namespace gpumerge {
+
+enum class Vendor { Nvidia, Amd };
+
+/// How registers are handed out to a block: per warp (rounded to a unit per
+/// warp, Fermi and later) or per block (GT200: rounded for the whole block).
+enum class RegisterGranularity { Warp, Block };
+
+struct MachineDescription {
+  std::string Name;        ///< "gtx480": the --target name.
+  std::string DisplayName; ///< "NVIDIA GeForce GTX 480".
+  Vendor GpuVendor = Vendor::Nvidia;
+
+  // --- Table I -------------------------------------------------------------
+  unsigned CoalescedThread = 16; ///< threads whose accesses coalesce together
+  unsigned ThreadInWarp = 32;    ///< warp (wavefront) size
+  unsigned WarpInMP = 32;        ///< max resident warps per SM
+  unsigned ThreadInMP = 1024;    ///< max resident threads per SM
+  unsigned ThreadBlockInMP = 8;  ///< max resident blocks per SM
+  unsigned RegisterInMP = 16384; ///< 32-bit registers per SM
+  unsigned ThreadInBlock = 512;  ///< max threads per block
+  unsigned ShareMemoryInMP = 16384; ///< shared memory per SM, bytes
+  unsigned Vectorization = 2;       ///< global-variant vector width (2 or 4)
+  unsigned CacheLineSize = 64;      ///< texture cache line, bytes
+
+  // --- For the models ------------------------------------------------------
+  unsigned SMCount = 1;
+  unsigned MaxRegistersPerThread = 63;
+  RegisterGranularity RegisterAllocation = RegisterGranularity::Warp;
+  unsigned RegisterAllocUnit = 64;     ///< registers, per warp or per block
+  unsigned SharedMemPerBlock = 16384;  ///< max shared bytes one block may use
+  unsigned SharedMemAllocUnit = 512;   ///< bytes
+  unsigned SharedMemReservedPerBlock = 0; ///< bytes the system takes per block
+  unsigned Banks = 16;                 ///< shared-memory banks
+  unsigned BankWidth = 4;              ///< bytes per bank word
+  unsigned BankConflictGroup = 16;     ///< threads whose accesses may conflict
+  unsigned SegmentBytes = 64;          ///< coalescing segment / cache line
+  unsigned SectorBytes = 32;           ///< smallest DRAM transaction, bytes
+  unsigned MemoryPartitions = 8;
+  unsigned PartitionWidth = 256;       ///< bytes
+  std::string SmArch;                  ///< "sm_90" for nvcc; empty when none
+  double MemoryBandwidthGBs = 0;
+  double PeakFP32GFlops = 0;
+};
+
+/// Directory holding the shipped *.yaml descriptions: $GPUMERGE_TARGETS_DIR
+/// when set, else the source tree's machine-descriptions/.
+std::string defaultTargetsDir();
+
+/// Parses and validates one description from YAML text. \p FileName is used in
+/// messages ("gtx480.yaml: field 'SMCount' ...").
+llvm::Expected<MachineDescription> parseMachineDescription(llvm::StringRef Yaml,
+                                                          llvm::StringRef FileName);
+
+/// Loads a target by name (looked up in \p Dir) or by path to a .yaml file.
+/// An unknown name gives an error listing the known targets.
+llvm::Expected<MachineDescription> loadTarget(llvm::StringRef NameOrPath,
+                                              llvm::StringRef Dir);
+
+/// Names of the targets in \p Dir, sorted.
+std::vector<std::string> listTargets(llvm::StringRef Dir);
+
+} // namespace gpumerge
+
+#endif

@@ -1,0 +1,25 @@
+# lit configuration: every *.cu / *.cl / *.test under test/ carries its own
+# RUN and CHECK lines (as clang-tidy and MLIR tests are written).
+import os
+import lit.formats
+
+config.name = "gpumerge"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".cu", ".cl", ".test"]
+config.excludes = ["unit", "Inputs", "CMakeLists.txt"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(os.path.dirname(config.gpumerge_bin_dir), "..", "test")
+
+config.substitutions.append(("%gpumerge", os.path.join(config.gpumerge_bin_dir, "gpumerge")))
+config.substitutions.append(("%FileCheck", config.filecheck))
+config.substitutions.append(("%kernels", os.path.join(config.gpumerge_src_dir, "kernels")))
+config.substitutions.append(("%python", config.python))
+config.substitutions.append(("%scripts", os.path.join(config.gpumerge_src_dir, "scripts")))
+config.substitutions.append(("FileCheck", config.filecheck))
+if config.nvcc:
+    config.available_features.add("nvcc")
+    config.substitutions.append(("%nvcc", config.nvcc))
+config.environment["GPUMERGE_TARGETS_DIR"] = os.path.join(config.gpumerge_src_dir, "machine-descriptions")
+for var in ["HOME", "PATH", "OCL_ICD_VENDORS", "POCL_CACHE_DIR", "POCL_DEVICES"]:
+    if var in os.environ:
+        config.environment[var] = os.environ[var]
