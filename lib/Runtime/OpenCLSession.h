@@ -23,9 +23,9 @@ namespace gpumerge {
 /// (bytes exactly as the kernel's parameter type), or __local memory of a size.
 struct KernelArg {
   enum class Kind { Buffer, Scalar, LocalMemory } ArgKind = Kind::Scalar;
-  unsigned BufferId = 0;            ///< Kind::Buffer
-  std::vector<std::uint8_t> Bytes;  ///< Kind::Scalar
-  std::size_t LocalBytes = 0;       ///< Kind::LocalMemory
+  unsigned BufferId = 0;           ///< Kind::Buffer
+  std::vector<std::uint8_t> Bytes; ///< Kind::Scalar
+  std::size_t LocalBytes = 0;      ///< Kind::LocalMemory
 
   static KernelArg buffer(unsigned Id);
   static KernelArg i32(std::int32_t V);
@@ -46,6 +46,9 @@ class OpenCLSession {
 public:
   /// Opens the first platform/device found (CPU preferred, i.e. PoCL).
   /// Errors when no platform is there, with a hint to install PoCL.
+  /// The first call loads the OpenCL drivers with RTLD_DEEPBIND so that
+  /// PoCL's own LLVM (15) does not bind to the LLVM 16 we link; it must come
+  /// before anything else in the process initializes the ICD loader.
   static llvm::Expected<std::unique_ptr<OpenCLSession>> create();
   ~OpenCLSession();
 
