@@ -43,18 +43,18 @@ struct MachineDescription {
   unsigned SMCount = 1;
   unsigned MaxRegistersPerThread = 63;
   RegisterGranularity RegisterAllocation = RegisterGranularity::Warp;
-  unsigned RegisterAllocUnit = 64;     ///< registers, per warp or per block
-  unsigned SharedMemPerBlock = 16384;  ///< max shared bytes one block may use
-  unsigned SharedMemAllocUnit = 512;   ///< bytes
+  unsigned RegisterAllocUnit = 64;    ///< registers, per warp or per block
+  unsigned SharedMemPerBlock = 16384; ///< max shared bytes one block may use
+  unsigned SharedMemAllocUnit = 512;  ///< bytes
   unsigned SharedMemReservedPerBlock = 0; ///< bytes the system takes per block
-  unsigned Banks = 16;                 ///< shared-memory banks
-  unsigned BankWidth = 4;              ///< bytes per bank word
-  unsigned BankConflictGroup = 16;     ///< threads whose accesses may conflict
-  unsigned SegmentBytes = 64;          ///< coalescing segment / cache line
-  unsigned SectorBytes = 32;           ///< smallest DRAM transaction, bytes
+  unsigned Banks = 16;                    ///< shared-memory banks
+  unsigned BankWidth = 4;                 ///< bytes per bank word
+  unsigned BankConflictGroup = 16; ///< threads whose accesses may conflict
+  unsigned SegmentBytes = 64;      ///< coalescing segment / cache line
+  unsigned SectorBytes = 32;       ///< smallest DRAM transaction, bytes
   unsigned MemoryPartitions = 8;
-  unsigned PartitionWidth = 256;       ///< bytes
-  std::string SmArch;                  ///< "sm_90" for nvcc; empty when none
+  unsigned PartitionWidth = 256; ///< bytes
+  std::string SmArch;            ///< "sm_90" for nvcc; empty when none
   double MemoryBandwidthGBs = 0;
   double PeakFP32GFlops = 0;
 };
@@ -65,8 +65,8 @@ std::string defaultTargetsDir();
 
 /// Parses and validates one description from YAML text. \p FileName is used in
 /// messages ("gtx480.yaml: field 'SMCount' ...").
-llvm::Expected<MachineDescription> parseMachineDescription(llvm::StringRef Yaml,
-                                                          llvm::StringRef FileName);
+llvm::Expected<MachineDescription>
+parseMachineDescription(llvm::StringRef Yaml, llvm::StringRef FileName);
 
 /// Loads a target by name (looked up in \p Dir) or by path to a .yaml file.
 /// An unknown name gives an error listing the known targets.
