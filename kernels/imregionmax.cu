@@ -1,0 +1,36 @@
+// imregionmax: simplified regional-maximum test on a w x h image: out = 1 at a
+// pixel whose value is >= all of its 8 neighbours (neighbours outside the
+// image are ignored), else 0. One thread per pixel; the image border is
+// handled by explicit conditions such as x > 0 before each neighbour read.
+// launch: block (16,16), grid (ceil(w/16), ceil(h/16))
+#pragma gpumerge size(w=4096, h=4096)
+#pragma gpumerge output(out)
+__global__ void imregionmax(const float *in, float *out, int w, int h) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < w && y < h) {
+    float v = in[y * w + x];
+    float m = 1.0f;
+    if (y > 0) {
+      if (x > 0 && in[(y - 1) * w + x - 1] > v)
+        m = 0.0f;
+      if (in[(y - 1) * w + x] > v)
+        m = 0.0f;
+      if (x < w - 1 && in[(y - 1) * w + x + 1] > v)
+        m = 0.0f;
+    }
+    if (x > 0 && in[y * w + x - 1] > v)
+      m = 0.0f;
+    if (x < w - 1 && in[y * w + x + 1] > v)
+      m = 0.0f;
+    if (y < h - 1) {
+      if (x > 0 && in[(y + 1) * w + x - 1] > v)
+        m = 0.0f;
+      if (in[(y + 1) * w + x] > v)
+        m = 0.0f;
+      if (x < w - 1 && in[(y + 1) * w + x + 1] > v)
+        m = 0.0f;
+    }
+    out[y * w + x] = m;
+  }
+}
