@@ -1,0 +1,43 @@
+//===- Accesses.h - The global-memory accesses of a kernel ------*- C++ -*-===//
+//
+// Every ArrayRef into global (or constant) memory, with its flattened index
+// as an affine form, its index kind (§3.2: constant, predefined, loop,
+// unresolved), whether it is a read or a write, and the loops around it.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GPUMERGE_ANALYSIS_ACCESSES_H
+#define GPUMERGE_ANALYSIS_ACCESSES_H
+
+#include "Analysis/Affine.h"
+
+namespace gpumerge {
+
+enum class IndexKind { Constant, Predefined, Loop, Unresolved };
+const char *indexKindName(IndexKind K);
+
+/// A loop around an access, as the coalescing check needs it.
+struct LoopInfo {
+  std::string Iter;
+  std::optional<std::int64_t> Start; ///< when the initial value is constant
+  std::int64_t Step = 1;
+  const ForStmt *Loop = nullptr;
+};
+
+struct Access {
+  const ArrayRef *Ref = nullptr;
+  std::string Array;
+  std::string IndexText;           ///< the index as written (debug spelling)
+  std::optional<AffineForm> Index; ///< flattened; nullopt when unresolved
+  IndexKind Kind = IndexKind::Unresolved;
+  bool IsWrite = false;
+  unsigned Line = 0;
+  unsigned ElementBytes = 4;
+  std::vector<LoopInfo> Loops; ///< outermost first
+};
+
+/// The global accesses of \p F in source order.
+std::vector<Access> collectAccesses(const Function &F);
+
+} // namespace gpumerge
+
+#endif

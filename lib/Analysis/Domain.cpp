@@ -1,0 +1,294 @@
+//===- Domain.cpp - Launch domain and buffer extents of a kernel ----------===//
+#include "Analysis/Domain.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+namespace gpumerge {
+
+static llvm::Error error(const llvm::Twine &Msg) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), Msg.str());
+}
+
+namespace {
+
+struct Interval {
+  std::int64_t Lo = 0, Hi = 0;
+  Interval operator*(const Interval &O) const {
+    std::int64_t C[4] = {Lo * O.Lo, Lo * O.Hi, Hi * O.Lo, Hi * O.Hi};
+    return {*std::min_element(C, C + 4), *std::max_element(C, C + 4)};
+  }
+};
+
+AffineContext contextOf(const Function &F) {
+  AffineContext Ctx;
+  Ctx.Definitions = singleAssignmentLocals(F);
+  for (const Param &P : F.Params)
+    if (!P.Ty.IsPointer)
+      Ctx.Symbols.insert(P.Name);
+  for (const char *B : {"bdimx", "bdimy", "gdimx", "gdimy", "gsizex", "gsizey"})
+    Ctx.Symbols.insert(B);
+  return Ctx;
+}
+
+/// The interval of \p A when each variable ranges over \p Ranges.
+std::optional<Interval>
+intervalOf(const AffineForm &A, const std::map<std::string, Interval> &Ranges) {
+  Interval Sum{0, 0};
+  for (const auto &[M, C] : A.Terms) {
+    Interval T{C, C};
+    for (const AffineVar &V : M) {
+      auto It = Ranges.find(V.Name);
+      if (It == Ranges.end())
+        return std::nullopt;
+      T = T * It->second;
+    }
+    Sum.Lo += T.Lo;
+    Sum.Hi += T.Hi;
+  }
+  return Sum;
+}
+
+/// Is \p E the thread position of dimension \p Dim plus a constant?
+std::optional<std::int64_t>
+positionOffset(const Expr &E, const AffineContext &Ctx, unsigned &Dim) {
+  auto A = toAffine(E, Ctx);
+  if (!A)
+    return std::nullopt;
+  for (unsigned D = 0; D < 2; ++D) {
+    AffineVar V{AffineVar::Kind::Thread, D == 0 ? "idx" : "idy"};
+    auto Coeff = A->coefficientOf(V).asConstant();
+    AffineForm Rest = A->without(V);
+    if (Coeff && *Coeff == 1 && Rest.isConstant()) {
+      Dim = D;
+      return Rest.constantTerm();
+    }
+  }
+  return std::nullopt;
+}
+
+void splitOn(const Expr &E, BinaryOp Op, std::vector<const Expr *> &Out) {
+  const auto *B = llvm::dyn_cast<BinaryExpr>(&E);
+  if (B && B->Op == Op) {
+    splitOn(*B->LHS, Op, Out);
+    splitOn(*B->RHS, Op, Out);
+    return;
+  }
+  Out.push_back(&E);
+}
+
+class GuardFinder {
+public:
+  GuardFinder(const Function &F, KernelDomain &D) : Ctx(contextOf(F)), D(D) {}
+
+  /// Upper bounds from `pos < b` style atoms. \p Negated: the atoms come from
+  /// an early-return condition, so `pos >= b` is what bounds the domain.
+  void addAtoms(const Expr &Cond, bool Negated, unsigned Line) {
+    std::vector<const Expr *> Atoms;
+    splitOn(Cond, Negated ? BinaryOp::LOr : BinaryOp::LAnd, Atoms);
+    for (const Expr *A : Atoms) {
+      const auto *B = llvm::dyn_cast<BinaryExpr>(A);
+      if (!B || !isComparison(B->Op))
+        continue;
+      BinaryOp Op = B->Op;
+      const Expr *Pos = B->LHS.get(), *Bound = B->RHS.get();
+      unsigned Dim = 0;
+      auto Off = positionOffset(*Pos, Ctx, Dim);
+      if (!Off) {
+        std::swap(Pos, Bound);
+        Off = positionOffset(*Pos, Ctx, Dim);
+        static const std::map<BinaryOp, BinaryOp> Flip = {
+            {BinaryOp::LT, BinaryOp::GT}, {BinaryOp::GT, BinaryOp::LT},
+            {BinaryOp::LE, BinaryOp::GE}, {BinaryOp::GE, BinaryOp::LE},
+            {BinaryOp::EQ, BinaryOp::EQ}, {BinaryOp::NE, BinaryOp::NE}};
+        Op = Flip.at(Op);
+      }
+      if (!Off)
+        continue;
+      auto BoundForm = toAffine(*Bound, Ctx);
+      if (!BoundForm || BoundForm->mentions(AffineVar::Kind::Thread) ||
+          BoundForm->mentions(AffineVar::Kind::Loop))
+        continue;
+      // pos + off < b  ⇔  pos < b - off.
+      std::optional<std::int64_t> Extra;
+      if (!Negated && Op == BinaryOp::LT)
+        Extra = 0;
+      else if (!Negated && Op == BinaryOp::LE)
+        Extra = 1;
+      else if (Negated && Op == BinaryOp::GE)
+        Extra = 0;
+      else if (Negated && Op == BinaryOp::GT)
+        Extra = 1;
+      if (Extra)
+        D.Bounds[Dim].push_back({Bound, *Extra - *Off, Line});
+    }
+  }
+
+  /// Guards that enclose the rest of the kernel: top-level ifs and early
+  /// returns, and guards nested directly inside a guard.
+  void scan(const BlockStmt &B) {
+    for (const StmtPtr &S : B.Body) {
+      const auto *I = llvm::dyn_cast<IfStmt>(S.get());
+      if (!I)
+        continue;
+      if (isReturn(*I->Then)) {
+        addAtoms(*I->Cond, true, I->getLine());
+        continue;
+      }
+      if (!I->Else) {
+        addAtoms(*I->Cond, false, I->getLine());
+        if (const auto *Inner = llvm::dyn_cast<BlockStmt>(I->Then.get()))
+          scan(*Inner);
+      }
+    }
+  }
+
+private:
+  AffineContext Ctx;
+  KernelDomain &D;
+
+  static bool isReturn(const Stmt &S) {
+    if (llvm::isa<ReturnStmt>(S))
+      return true;
+    const auto *B = llvm::dyn_cast<BlockStmt>(&S);
+    return B && B->Body.size() == 1 && llvm::isa<ReturnStmt>(*B->Body[0]);
+  }
+};
+
+} // namespace
+
+KernelDomain findDomain(const Function &F) {
+  KernelDomain D;
+  AffineContext Ctx = contextOf(F);
+  walkExprs(*F.Body, [&](const Expr &E) {
+    if (const auto *B = llvm::dyn_cast<BuiltinRef>(&E))
+      if (builtinDimension(B->Which) == 1)
+        D.Dims = 2;
+  });
+  GuardFinder(F, D).scan(*F.Body);
+  return D;
+}
+
+std::optional<std::int64_t> evaluateScalar(const Expr &E, const Function &F,
+                                           const SizeBindings &Sizes) {
+  auto A = toAffine(E, contextOf(F));
+  if (!A)
+    return std::nullopt;
+  std::map<std::string, Interval> Ranges;
+  for (const auto &[N, V] : Sizes)
+    Ranges[N] = {V, V};
+  auto I = intervalOf(*A, Ranges);
+  if (!I || I->Lo != I->Hi)
+    return std::nullopt;
+  return I->Lo;
+}
+
+llvm::Expected<std::array<std::int64_t, 2>>
+evaluateDomain(const Function &F, const KernelDomain &D,
+               const SizeBindings &Sizes) {
+  std::array<std::int64_t, 2> Result = {1, 1};
+  for (unsigned Dim = 0; Dim < D.Dims; ++Dim) {
+    const char *Name = Dim == 0 ? "X" : "Y";
+    if (D.Bounds[Dim].empty())
+      return error(llvm::formatv(
+          "cannot infer the launch domain of kernel '{0}' in {1}: no bounds "
+          "guard compares the thread position with a size; give --grid",
+          F.Name, Name));
+    std::optional<std::int64_t> Min;
+    for (const DomainBound &B : D.Bounds[Dim]) {
+      auto V = evaluateScalar(*B.Bound, F, Sizes);
+      if (!V)
+        return error(llvm::formatv(
+            "cannot evaluate the bounds guard of kernel '{0}' at line {1}: "
+            "give every size it uses with --size",
+            F.Name, B.Line));
+      std::int64_t X = *V + B.Offset;
+      Min = Min ? std::min(*Min, X) : X;
+    }
+    if (*Min <= 0)
+      return error(llvm::formatv("kernel '{0}' has an empty domain in {1} "
+                                 "for these sizes",
+                                 F.Name, Name));
+    Result[Dim] = *Min;
+  }
+  return Result;
+}
+
+llvm::Expected<std::map<std::string, std::int64_t>>
+bufferExtents(const Function &F, const SizeBindings &Sizes,
+              std::array<std::int64_t, 2> Domain,
+              std::array<std::int64_t, 2> Block) {
+  std::map<std::string, Interval> Base;
+  for (const auto &[N, V] : Sizes)
+    Base[N] = {V, V};
+  std::int64_t Grid[2] = {(Domain[0] + Block[0] - 1) / Block[0],
+                          (Domain[1] + Block[1] - 1) / Block[1]};
+  Base["idx"] = {0, Domain[0] - 1};
+  Base["idy"] = {0, Domain[1] - 1};
+  Base["tidx"] = {0, Block[0] - 1};
+  Base["tidy"] = {0, Block[1] - 1};
+  Base["bidx"] = {0, Grid[0] - 1};
+  Base["bidy"] = {0, Grid[1] - 1};
+  Base["bdimx"] = {Block[0], Block[0]};
+  Base["bdimy"] = {Block[1], Block[1]};
+  Base["gdimx"] = {Grid[0], Grid[0]};
+  Base["gdimy"] = {Grid[1], Grid[1]};
+  Base["gsizex"] = {Grid[0] * Block[0], Grid[0] * Block[0]};
+  Base["gsizey"] = {Grid[1] * Block[1], Grid[1] * Block[1]};
+
+  std::map<std::string, std::int64_t> Extents;
+  for (const Param &P : F.Params)
+    if (P.Ty.IsPointer) {
+      std::int64_t Inner = 1;
+      for (std::int64_t X : P.Ty.InnerExtents)
+        Inner *= X;
+      Extents[P.Name] = Inner;
+    }
+  AffineContext Ctx = contextOf(F);
+  for (const Access &A : collectAccesses(F)) {
+    if (!Extents.count(A.Array))
+      continue;
+    if (!A.Index)
+      return error(llvm::formatv("cannot bound the size of array '{0}': its "
+                                 "index at line {1} is not affine",
+                                 A.Array, A.Line));
+    std::map<std::string, Interval> Ranges = Base;
+    bool Runs = true;
+    AffineContext LoopCtx = Ctx;
+    for (const LoopInfo &L : A.Loops) {
+      auto Init = toAffine(*L.Loop->Init, LoopCtx);
+      auto Bound = toAffine(*L.Loop->Bound, LoopCtx);
+      auto IInit = Init ? intervalOf(*Init, Ranges) : std::nullopt;
+      auto IBound = Bound ? intervalOf(*Bound, Ranges) : std::nullopt;
+      if (!IInit || !IBound)
+        return error(llvm::formatv("cannot bound the loop over '{0}' at line "
+                                   "{1} (needed for the size of '{2}')",
+                                   L.Iter, L.Loop->getLine(), A.Array));
+      Interval R;
+      BinaryOp Op = L.Loop->CondOp;
+      if (L.Step > 0) {
+        R.Lo = IInit->Lo;
+        R.Hi = Op == BinaryOp::LE ? IBound->Hi : IBound->Hi - 1;
+      } else {
+        R.Hi = IInit->Hi;
+        R.Lo = Op == BinaryOp::GE ? IBound->Lo : IBound->Lo + 1;
+      }
+      if (R.Hi < R.Lo) {
+        Runs = false;
+        break;
+      }
+      Ranges[L.Iter] = R;
+      LoopCtx.LoopIterators.insert(L.Iter);
+    }
+    if (!Runs)
+      continue;
+    auto I = intervalOf(*A.Index, Ranges);
+    if (!I)
+      return error(llvm::formatv("cannot bound the index of '{0}' at line {1}: "
+                                 "give every size it uses with --size",
+                                 A.Array, A.Line));
+    Extents[A.Array] = std::max(Extents[A.Array], I->Hi + 1);
+  }
+  return Extents;
+}
+
+} // namespace gpumerge

@@ -1,0 +1,60 @@
+//===- Domain.h - Launch domain and buffer extents of a kernel --*- C++ -*-===//
+//
+// What a runner needs to launch a naive kernel without being told: the
+// domain of thread positions (from the bounds guards: `if (x < w && y < h)`
+// or `if (x >= n) return;`), and how many elements each array parameter needs
+// (the largest index any access can reach, by interval arithmetic over the
+// domain, the loop ranges and the given sizes).
+//
+//===----------------------------------------------------------------------===//
+#ifndef GPUMERGE_ANALYSIS_DOMAIN_H
+#define GPUMERGE_ANALYSIS_DOMAIN_H
+
+#include "Analysis/Accesses.h"
+
+#include "llvm/Support/Error.h"
+
+#include <array>
+
+namespace gpumerge {
+
+/// Values of the scalar parameters (and #define'd sizes are already literals).
+using SizeBindings = std::map<std::string, std::int64_t>;
+
+/// A bound on one dimension from a guard: threads with position < Bound run.
+struct DomainBound {
+  const Expr *Bound = nullptr; ///< an expression over scalar parameters
+  std::int64_t Offset = 0;     ///< `x <= b` is `x < b + 1`: Offset 1
+  unsigned Line = 0;
+};
+
+struct KernelDomain {
+  unsigned Dims = 1; ///< 1 when the kernel never uses a Y position
+  /// Per dimension, the guards found (the domain is their minimum).
+  std::vector<DomainBound> Bounds[2];
+};
+
+/// The guards of \p F. Dims is 2 when any Y built-in appears.
+KernelDomain findDomain(const Function &F);
+
+/// Evaluates the domain under \p Sizes: threads per dimension. Errors when a
+/// used dimension has no guard (then --grid must say it), naming the kernel.
+llvm::Expected<std::array<std::int64_t, 2>>
+evaluateDomain(const Function &F, const KernelDomain &D,
+               const SizeBindings &Sizes);
+
+/// Elements each array parameter needs when the kernel runs over \p Domain
+/// threads with blocks of \p Block. Errors name the array and line when an
+/// index cannot be bounded.
+llvm::Expected<std::map<std::string, std::int64_t>>
+bufferExtents(const Function &F, const SizeBindings &Sizes,
+              std::array<std::int64_t, 2> Domain,
+              std::array<std::int64_t, 2> Block);
+
+/// Evaluates an integer expression over scalar parameters.
+std::optional<std::int64_t> evaluateScalar(const Expr &E, const Function &F,
+                                           const SizeBindings &Sizes);
+
+} // namespace gpumerge
+
+#endif

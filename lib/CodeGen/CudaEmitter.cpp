@@ -1,0 +1,93 @@
+//===- CudaEmitter.cpp - KIR as CUDA C++ ----------------------------------===//
+#include "CodeGen/Emitter.h"
+
+namespace gpumerge {
+namespace {
+
+class CudaEmitter : public Printer {
+public:
+  using Printer::Printer;
+
+protected:
+  int builtinPrecedence(Builtin B) const override {
+    switch (B) {
+    case Builtin::Idx:
+    case Builtin::Idy:
+      return 12; // blockIdx.x * blockDim.x + threadIdx.x
+    case Builtin::Gsizex:
+    case Builtin::Gsizey:
+      return 13; // gridDim.x * blockDim.x
+    default:
+      return 16;
+    }
+  }
+  void printBuiltin(Builtin B) override {
+    const char *D = builtinDimension(B) == 0 ? "x" : "y";
+    switch (B) {
+    case Builtin::Idx:
+    case Builtin::Idy:
+      OS << "blockIdx." << D << " * blockDim." << D << " + threadIdx." << D;
+      return;
+    case Builtin::Tidx:
+    case Builtin::Tidy:
+      OS << "threadIdx." << D;
+      return;
+    case Builtin::Bidx:
+    case Builtin::Bidy:
+      OS << "blockIdx." << D;
+      return;
+    case Builtin::Bdimx:
+    case Builtin::Bdimy:
+      OS << "blockDim." << D;
+      return;
+    case Builtin::Gdimx:
+    case Builtin::Gdimy:
+      OS << "gridDim." << D;
+      return;
+    case Builtin::Gsizex:
+    case Builtin::Gsizey:
+      OS << "gridDim." << D << " * blockDim." << D;
+      return;
+    }
+  }
+  std::string typeName(const Type &T) const override {
+    if (!T.TypedefName.empty())
+      return T.TypedefName;
+    if (T.VectorWidth == 1) {
+      switch (T.Scalar) {
+      case ScalarKind::UChar:
+        return "unsigned char";
+      case ScalarKind::UShort:
+        return "unsigned short";
+      case ScalarKind::UInt:
+        return "unsigned int";
+      case ScalarKind::Long:
+        return "long long";
+      case ScalarKind::ULong:
+        return "unsigned long long";
+      default:
+        break;
+      }
+    }
+    return Printer::typeName(T);
+  }
+  std::string calleeName(const std::string &Callee,
+                         const Type &Result) const override {
+    // OpenCL spellings that CUDA spells otherwise.
+    if (Callee == "mad")
+      return Result.Scalar == ScalarKind::Float ? "fmaf" : "fma";
+    if (Callee == "native_exp")
+      return "__expf";
+    if (Callee == "native_log")
+      return "__logf";
+    return Callee;
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Printer> makeCudaEmitter(llvm::raw_ostream &OS) {
+  return std::make_unique<CudaEmitter>(OS);
+}
+
+} // namespace gpumerge

@@ -1,0 +1,45 @@
+//===- Emitter.h - CUDA and OpenCL source from KIR --------------*- C++ -*-===//
+//
+// Readable kernels in either language from KIR: names from the source, the
+// thread built-ins spelled as the language spells them. A module is written
+// back either in place (same language: host code, comments and pragmas kept
+// byte for byte, each lowered function replaced) or as a new file (the other
+// language: typedefs, macros, helpers and kernels).
+//
+//===----------------------------------------------------------------------===//
+#ifndef GPUMERGE_CODEGEN_EMITTER_H
+#define GPUMERGE_CODEGEN_EMITTER_H
+
+#include "IR/Kernel.h"
+#include "IR/Printer.h"
+
+#include <map>
+
+namespace gpumerge {
+
+/// A printer for \p L writing to \p OS.
+std::unique_ptr<Printer> makeEmitter(Language L, llvm::raw_ostream &OS);
+
+/// One function in \p L.
+std::string emitFunction(const Function &F, Language L);
+/// One expression in \p L (for reports and launch code).
+std::string emitExpr(const Expr &E, Language L);
+
+struct EmittedModule {
+  std::string Text;
+  /// Kernels that could not be written in the output language, with why.
+  std::vector<std::string> Warnings;
+};
+
+/// Writes \p M in \p L. \p Replacements maps a function name to the KIR that
+/// stands for it in the output (the optimized kernel); functions not named
+/// there are written from M. \p Extra is appended after the functions
+/// (generated launchers, the original kernels under new names).
+EmittedModule
+emitModule(const Module &M, Language L,
+           const std::map<std::string, const Function *> &Replacements = {},
+           const std::string &Extra = "");
+
+} // namespace gpumerge
+
+#endif

@@ -1,0 +1,97 @@
+//===- OpenCLEmitter.cpp - KIR as OpenCL C 1.2 ----------------------------===//
+#include "CodeGen/Emitter.h"
+
+#include "llvm/ADT/StringRef.h"
+
+namespace gpumerge {
+namespace {
+
+class OpenCLEmitter : public Printer {
+public:
+  using Printer::Printer;
+
+protected:
+  void printBuiltin(Builtin B) override {
+    unsigned D = builtinDimension(B);
+    switch (B) {
+    case Builtin::Idx:
+    case Builtin::Idy:
+      OS << "get_global_id(" << D << ")";
+      return;
+    case Builtin::Tidx:
+    case Builtin::Tidy:
+      OS << "get_local_id(" << D << ")";
+      return;
+    case Builtin::Bidx:
+    case Builtin::Bidy:
+      OS << "get_group_id(" << D << ")";
+      return;
+    case Builtin::Bdimx:
+    case Builtin::Bdimy:
+      OS << "get_local_size(" << D << ")";
+      return;
+    case Builtin::Gdimx:
+    case Builtin::Gdimy:
+      OS << "get_num_groups(" << D << ")";
+      return;
+    case Builtin::Gsizex:
+    case Builtin::Gsizey:
+      OS << "get_global_size(" << D << ")";
+      return;
+    }
+  }
+  std::string addressSpaceQualifier(AddressSpace S) const override {
+    switch (S) {
+    case AddressSpace::Global:
+      return "__global ";
+    case AddressSpace::Shared:
+      return "__local ";
+    case AddressSpace::Constant:
+      return "__constant ";
+    case AddressSpace::Private:
+      return "";
+    }
+    return "";
+  }
+  std::string sharedQualifier() const override { return "__local "; }
+  void printSync() override { OS << "barrier(CLK_LOCAL_MEM_FENCE);"; }
+  void printSignature(const Function &F) override {
+    if (F.IsKernel)
+      OS << "__kernel ";
+    OS << typeName(F.ReturnType) << " " << F.Name << "(";
+    for (size_t I = 0; I < F.Params.size(); ++I) {
+      if (I)
+        OS << ", ";
+      printParam(F.Params[I]);
+    }
+    OS << ")";
+  }
+  std::string calleeName(const std::string &Callee,
+                         const Type &Result) const override {
+    // CUDA's float-suffixed math (sqrtf) is overloaded sqrt in OpenCL C.
+    static const char *Suffixed[] = {
+        "sqrtf",  "rsqrtf", "expf",  "logf",  "fabsf",  "sinf",  "cosf",
+        "tanf",   "floorf", "ceilf", "tanhf", "exp2f",  "log2f", "roundf",
+        "truncf", "powf",   "fminf", "fmaxf", "atan2f", "fmodf"};
+    for (const char *S : Suffixed)
+      if (Callee == S)
+        return Callee.substr(0, Callee.size() - 1);
+    if (Callee == "fmaf")
+      return "fma";
+    if (Callee == "__expf")
+      return "native_exp";
+    if (Callee == "__logf")
+      return "native_log";
+    if ((Callee == "min" || Callee == "max") && Result.isFloating())
+      return "f" + Callee;
+    return Callee;
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Printer> makeOpenCLEmitter(llvm::raw_ostream &OS) {
+  return std::make_unique<OpenCLEmitter>(OS);
+}
+
+} // namespace gpumerge

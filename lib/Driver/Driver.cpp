@@ -1,0 +1,484 @@
+//===- Driver.cpp - What the gpumerge command does ------------------------===//
+#include "Driver/Driver.h"
+#include "Analysis/Coalescing.h"
+#include "CodeGen/Emitter.h"
+#include "Frontend/Frontend.h"
+#include "IR/Printer.h"
+#include "IR/Verifier.h"
+#include "Runtime/Verify.h"
+#include "Target/MachineDescription.h"
+#include "Transforms/PassRegistry.h"
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/Path.h"
+
+namespace gpumerge {
+
+bool parseSizes(llvm::StringRef Spec, SizeBindings &Sizes, std::string &Bad) {
+  llvm::SmallVector<llvm::StringRef, 8> Items;
+  Spec.split(Items, ',', -1, false);
+  for (llvm::StringRef Item : Items) {
+    auto [Name, Value] = Item.split('=');
+    std::int64_t V;
+    if (Name.trim().empty() || Value.trim().getAsInteger(10, V) || V <= 0) {
+      Bad = Item.str();
+      return false;
+    }
+    Sizes[Name.trim().str()] = V;
+  }
+  return true;
+}
+
+bool parseGrid(llvm::StringRef Spec, std::array<std::int64_t, 2> &Grid) {
+  auto [X, Y] = Spec.split(',');
+  Grid = {1, 1};
+  if (X.trim().getAsInteger(10, Grid[0]) || Grid[0] <= 0)
+    return false;
+  if (!Y.empty() && (Y.trim().getAsInteger(10, Grid[1]) || Grid[1] <= 0))
+    return false;
+  return true;
+}
+
+llvm::Error writeFileAtomically(const std::string &Path,
+                                const std::string &Text) {
+  llvm::SmallString<256> Temp;
+  int FD;
+  std::string Model = Path + ".tmp-%%%%%%";
+  if (auto EC = llvm::sys::fs::createUniqueFile(Model, FD, Temp))
+    return llvm::createStringError(EC, "cannot write '%s': %s", Path.c_str(),
+                                   EC.message().c_str());
+  {
+    llvm::raw_fd_ostream OS(FD, /*shouldClose=*/true);
+    OS << Text;
+    OS.close();
+    if (OS.has_error()) {
+      llvm::sys::fs::remove(Temp);
+      return llvm::createStringError(OS.error(), "cannot write '%s'",
+                                     Path.c_str());
+    }
+  }
+  if (auto EC = llvm::sys::fs::rename(Temp, Path)) {
+    llvm::sys::fs::remove(Temp);
+    return llvm::createStringError(EC, "cannot write '%s': %s", Path.c_str(),
+                                   EC.message().c_str());
+  }
+  return llvm::Error::success();
+}
+
+namespace {
+
+const char *extensionOf(Language L) {
+  return L == Language::Cuda ? ".cu" : ".cl";
+}
+
+/// One kernel in one variant: what the pipeline made of it.
+struct VariantResult {
+  MemoryVariant Variant;
+  std::string Status = "passed-through";
+  std::string Reason;
+  std::vector<AppliedPass> Passes;
+  std::unique_ptr<Function> Kernel; ///< null when passed through unlowered
+  LaunchShape Shape;
+  llvm::json::Object Launch;
+  std::optional<VerifyResult> Verified;
+};
+
+class FileJob {
+public:
+  FileJob(const DriverOptions &Opts, const MachineDescription &MD,
+          const std::string &Input, llvm::raw_ostream &Out,
+          llvm::raw_ostream &Err)
+      : Opts(Opts), MD(MD), Input(Input), Out(Out), Err(Err) {}
+
+  int run(llvm::json::Array &ReportFiles) {
+    FrontendOptions FO;
+    FO.ExtraArgs = Opts.ClangArgs;
+    auto Parsed = parseFile(Input, FO);
+    if (!Parsed) {
+      std::string Msg = llvm::toString(Parsed.takeError());
+      Err << Msg << (llvm::StringRef(Msg).endswith("\n") ? "" : "\n");
+      return ExitBadInput;
+    }
+    M = std::move(*Parsed);
+    for (const Unsupported &U : M->PassedThrough)
+      Err << llvm::formatv("{0}:{1}: warning: kernel '{2}' passed through "
+                           "unchanged: {3}\n",
+                           Input, U.Line, U.Kernel, U.Construct);
+    for (Function *F : M->kernels())
+      if (auto E = verifyFunction(*F, M.get())) {
+        Err << Input << ": error: " << llvm::toString(std::move(E)) << "\n";
+        return ExitBadInput;
+      }
+    if (Opts.Analyze)
+      return analyze(ReportFiles);
+    return optimize(ReportFiles);
+  }
+
+private:
+  const DriverOptions &Opts;
+  const MachineDescription &MD;
+  const std::string &Input;
+  llvm::raw_ostream &Out;
+  llvm::raw_ostream &Err;
+  std::unique_ptr<Module> M;
+
+  int analyze(llvm::json::Array &ReportFiles) {
+    llvm::json::Array Kernels;
+    for (Function *F : M->kernels()) {
+      llvm::json::Array Accesses;
+      if (!Opts.JsonReport)
+        Out << "kernel " << F->Name << " (line " << F->Span.Line << ")\n";
+      for (const Access &A : collectAccesses(*F)) {
+        CoalescingResult C = checkCoalescing(A, MD);
+        std::string Index = A.Index ? A.Index->str() : A.IndexText;
+        if (Opts.JsonReport) {
+          llvm::json::Object O{{"array", A.Array},
+                               {"index", Index},
+                               {"source_index", A.IndexText},
+                               {"kind", indexKindName(A.Kind)},
+                               {"coalesced", tristateName(C.Coalesced)},
+                               {"access", A.IsWrite ? "write" : "read"},
+                               {"line", A.Line}};
+          if (C.Transactions)
+            O["transactions"] = llvm::json::Object{
+                {"worst", C.Transactions}, {"minimum", C.MinTransactions}};
+          if (!C.Reason.empty())
+            O["reason"] = C.Reason;
+          Accesses.push_back(std::move(O));
+        } else {
+          Out << llvm::formatv("  line {0,-4} {1,-5} {2}[{3}]  kind={4} "
+                               "coalesced={5}",
+                               A.Line, A.IsWrite ? "write" : "read", A.Array,
+                               Index, indexKindName(A.Kind),
+                               tristateName(C.Coalesced));
+          if (!C.Reason.empty())
+            Out << "  (" << C.Reason << ")";
+          Out << "\n";
+        }
+      }
+      Kernels.push_back(llvm::json::Object{{"name", F->Name},
+                                           {"line", F->Span.Line},
+                                           {"accesses", std::move(Accesses)}});
+    }
+    for (const Unsupported &U : M->PassedThrough)
+      Kernels.push_back(llvm::json::Object{
+          {"name", U.Kernel},
+          {"line", U.Line},
+          {"status", "passed-through"},
+          {"reason", llvm::formatv("{0} at line {1}", U.Construct, U.Line)}});
+    ReportFiles.push_back(llvm::json::Object{
+        {"file", Input}, {"target", MD.Name}, {"kernels", std::move(Kernels)}});
+    return ExitOk;
+  }
+
+  std::vector<MemoryVariant> variants() const {
+    if (Opts.Memory == "global")
+      return {MemoryVariant::Global};
+    if (Opts.Memory == "texture")
+      return {MemoryVariant::Texture};
+    return {MemoryVariant::Global, MemoryVariant::Texture};
+  }
+
+  Language outputLang() const { return Opts.OutputLang.value_or(M->Lang); }
+
+  std::string stepPath(const Function &F, unsigned Step,
+                       const std::string &Name, MemoryVariant V) const {
+    llvm::SmallString<256> P(Opts.EmitSteps);
+    llvm::sys::path::append(P, llvm::formatv("{0}.{1}.{2:d2}-{3}{4}", F.Name,
+                                             memoryVariantName(V), Step, Name,
+                                             extensionOf(outputLang()))
+                                   .str());
+    return std::string(P);
+  }
+
+  llvm::Error writeStep(const Function &F, unsigned Step,
+                        const std::string &Name, MemoryVariant V) {
+    if (Opts.EmitSteps.empty())
+      return llvm::Error::success();
+    if (auto EC = llvm::sys::fs::create_directories(Opts.EmitSteps))
+      return llvm::createStringError(EC, "cannot create '%s'",
+                                     Opts.EmitSteps.c_str());
+    return writeFileAtomically(stepPath(F, Step, Name, V),
+                               emitFunction(F, outputLang()));
+  }
+
+  /// The pipeline over one kernel in one variant.
+  llvm::Expected<VariantResult> runPipeline(const Function &Naive,
+                                            MemoryVariant V) {
+    VariantResult R;
+    R.Variant = V;
+    R.Kernel = Naive.clone();
+    std::vector<std::string> Names;
+    if (Opts.Passes) {
+      auto P = parsePipeline(*Opts.Passes);
+      if (!P)
+        return P.takeError();
+      Names = *P;
+    } else {
+      Names = defaultPipeline(V);
+    }
+    if (auto E = writeStep(*R.Kernel, 0, "input", V))
+      return std::move(E);
+    PassContext Ctx{MD, V};
+    std::vector<std::string> NotApplied;
+    unsigned Step = 1;
+    for (const std::string &Name : Names) {
+      std::string Why;
+      auto Applied = passRegistry().at(Name).Run(*R.Kernel, Ctx, Why);
+      if (!Applied)
+        return Applied.takeError();
+      if (auto E = verifyFunction(*R.Kernel, M.get()))
+        return llvm::createStringError(
+            llvm::inconvertibleErrorCode(),
+            "pass '%s' produced malformed KIR (a gpumerge bug): %s",
+            Name.c_str(), llvm::toString(std::move(E)).c_str());
+      if (*Applied)
+        R.Passes.push_back(**Applied);
+      else
+        NotApplied.push_back(Name + ": " + Why);
+      if (auto E = writeStep(*R.Kernel, Step++, Name, V))
+        return std::move(E);
+    }
+    if (!R.Passes.empty()) {
+      R.Status = "optimized";
+    } else if (Opts.Passes && Names.empty()) {
+      R.Reason = "no passes requested (--passes=none): the kernel went "
+                 "through KIR unchanged";
+    } else if (Names.empty()) {
+      R.Reason = std::string("the ") + memoryVariantName(V) +
+                 " pipeline has no optimization pass implemented yet; the "
+                 "kernel is written back unchanged";
+    } else {
+      R.Reason = "no pass applied (" + llvm::join(NotApplied, "; ") + ")";
+    }
+    KernelDomain D = findDomain(*R.Kernel);
+    R.Shape = naiveLaunch(D.Dims);
+    llvm::json::Array Grid;
+    for (unsigned Dim = 0; Dim < D.Dims; ++Dim) {
+      std::string Extent =
+          Opts.Grid ? std::to_string((*Opts.Grid)[Dim])
+          : D.Bounds[Dim].empty()
+              ? std::string("<from --grid>")
+              : printExprDebug(*D.Bounds[Dim].front().Bound) +
+                    (D.Bounds[Dim].front().Offset
+                         ? llvm::formatv(" {0} {1}",
+                                         D.Bounds[Dim].front().Offset < 0 ? "-"
+                                                                          : "+",
+                                         std::abs(D.Bounds[Dim].front().Offset))
+                               .str()
+                         : "");
+      Grid.push_back(llvm::formatv("ceil(({0}) / {1})", Extent,
+                                   R.Shape.Block[Dim] * R.Shape.Coverage[Dim])
+                         .str());
+    }
+    llvm::json::Array Block;
+    for (unsigned Dim = 0; Dim < D.Dims; ++Dim)
+      Block.push_back(R.Shape.Block[Dim]);
+    R.Launch = llvm::json::Object{{"block", std::move(Block)},
+                                  {"grid", std::move(Grid)}};
+    return R;
+  }
+
+  std::string outputPath(MemoryVariant V, size_t NumVariants) const {
+    if (!Opts.Output.empty())
+      return Opts.Output;
+    llvm::SmallString<256> P;
+    if (!Opts.OutDir.empty())
+      P = Opts.OutDir;
+    else
+      P = llvm::sys::path::parent_path(Input);
+    llvm::sys::path::append(P, llvm::sys::path::stem(Input) + "." +
+                                   memoryVariantName(V) +
+                                   extensionOf(outputLang()));
+    return std::string(P);
+  }
+
+  int optimize(llvm::json::Array &ReportFiles) {
+    std::vector<MemoryVariant> Vs = variants();
+    // kernel name → one result per variant
+    std::map<std::string, std::vector<VariantResult>> Results;
+    bool Mismatch = false;
+    for (MemoryVariant V : Vs) {
+      for (Function *F : M->kernels()) {
+        auto R = runPipeline(*F, V);
+        if (!R) {
+          Err << Input << ": error: " << llvm::toString(R.takeError()) << "\n";
+          return ExitUsage;
+        }
+        if (Opts.Verify) {
+          VerifyOptions VO;
+          VO.Sizes = Opts.Sizes;
+          VO.Grid = Opts.Grid;
+          auto Ver = verifyKernel(*M, *F, *R->Kernel, R->Shape, VO);
+          if (!Ver) {
+            Err << llvm::formatv("{0}:{1}: error: cannot verify kernel "
+                                 "'{2}': {3}\n",
+                                 Input, F->Span.Line, F->Name,
+                                 llvm::toString(Ver.takeError()));
+            return ExitBadInput;
+          }
+          if (Ver->Outcome == VerifyResult::Status::Mismatch) {
+            Mismatch = true;
+            Err << llvm::formatv("{0}:{1}: error: --verify: kernel '{2}' "
+                                 "({3} variant) does not match the input: "
+                                 "{4}\n",
+                                 Input, F->Span.Line, F->Name,
+                                 memoryVariantName(V), Ver->Detail);
+          }
+          R->Verified = std::move(*Ver);
+        }
+        Results[F->Name].push_back(std::move(*R));
+      }
+    }
+
+    // Write every variant's file: whole or not at all.
+    llvm::json::Array Outputs;
+    for (size_t I = 0; I < Vs.size(); ++I) {
+      std::map<std::string, const Function *> Replacements;
+      for (auto &[Name, Rs] : Results)
+        Replacements[Name] = Rs[I].Kernel.get();
+      EmittedModule E = emitModule(*M, outputLang(), Replacements);
+      if (I == 0)
+        for (const std::string &W : E.Warnings)
+          Err << "warning: " << W << "\n";
+      std::string Path = outputPath(Vs[I], Vs.size());
+      if (llvm::sys::fs::equivalent(Path, Input)) {
+        Err << "error: refusing to overwrite the input '" << Input
+            << "'; choose another -o\n";
+        return ExitUsage;
+      }
+      if (!Opts.OutDir.empty())
+        llvm::sys::fs::create_directories(Opts.OutDir);
+      if (auto Error = writeFileAtomically(Path, E.Text)) {
+        Err << "error: " << llvm::toString(std::move(Error)) << "\n";
+        return ExitBadInput;
+      }
+      Outputs.push_back(llvm::json::Object{{"memory", memoryVariantName(Vs[I])},
+                                           {"path", Path}});
+      if (!Opts.JsonReport)
+        Out << "wrote " << Path << "\n";
+    }
+
+    llvm::json::Array Kernels;
+    for (Function *F : M->kernels()) {
+      llvm::json::Array Variants;
+      for (VariantResult &R : Results[F->Name]) {
+        llvm::json::Array Passes;
+        for (const AppliedPass &P : R.Passes) {
+          llvm::json::Object Params;
+          for (auto &[K, V] : P.Parameters)
+            Params[K] = V;
+          Passes.push_back(llvm::json::Object{
+              {"name", P.Name}, {"parameters", std::move(Params)}});
+        }
+        llvm::json::Object O{{"memory", memoryVariantName(R.Variant)},
+                             {"status", R.Status},
+                             {"passes", std::move(Passes)},
+                             {"launch", std::move(R.Launch)}};
+        if (!R.Reason.empty())
+          O["reason"] = R.Reason;
+        if (R.Verified) {
+          O["verify"] = verifyStatusName(R.Verified->Outcome);
+          O["max_rel_error"] = R.Verified->MaxRelError;
+          llvm::json::Object Sizes;
+          for (auto &[K, V] : R.Verified->Sizes)
+            Sizes[K] = V;
+          O["verify_sizes"] = std::move(Sizes);
+          if (!R.Verified->Detail.empty())
+            O["verify_detail"] = R.Verified->Detail;
+          if (!Opts.JsonReport)
+            Out << llvm::formatv(
+                "verify {0} ({1}): {2}, max relative error "
+                "{3:e}{4}\n",
+                F->Name, memoryVariantName(R.Variant),
+                verifyStatusName(R.Verified->Outcome), R.Verified->MaxRelError,
+                R.Verified->Detail.empty() ? "" : " — " + R.Verified->Detail);
+        }
+        Variants.push_back(std::move(O));
+      }
+      Kernels.push_back(llvm::json::Object{{"name", F->Name},
+                                           {"line", F->Span.Line},
+                                           {"variants", std::move(Variants)}});
+    }
+    for (const Unsupported &U : M->PassedThrough) {
+      llvm::json::Array Variants;
+      std::string Reason =
+          llvm::formatv("{0} at line {1}", U.Construct, U.Line);
+      for (MemoryVariant V : Vs)
+        Variants.push_back(llvm::json::Object{{"memory", memoryVariantName(V)},
+                                              {"status", "passed-through"},
+                                              {"reason", Reason},
+                                              {"passes", llvm::json::Array{}}});
+      Kernels.push_back(llvm::json::Object{{"name", U.Kernel},
+                                           {"line", U.Line},
+                                           {"variants", std::move(Variants)}});
+    }
+    ReportFiles.push_back(
+        llvm::json::Object{{"file", Input},
+                           {"target", MD.Name},
+                           {"language", languageName(outputLang())},
+                           {"outputs", std::move(Outputs)},
+                           {"kernels", std::move(Kernels)}});
+    return Mismatch ? ExitMismatch : ExitOk;
+  }
+};
+
+} // namespace
+
+int runDriver(const DriverOptions &Opts, llvm::raw_ostream &Out,
+              llvm::raw_ostream &Err) {
+  if (Opts.Inputs.empty()) {
+    Err << "error: no input file\n";
+    return ExitUsage;
+  }
+  if (Opts.Memory != "global" && Opts.Memory != "texture" &&
+      Opts.Memory != "both") {
+    Err << "error: --memory must be global, texture or both\n";
+    return ExitUsage;
+  }
+  if (!Opts.Output.empty() &&
+      (Opts.Memory == "both" || Opts.Inputs.size() > 1)) {
+    Err << "error: -o names one file: use it with one input and "
+           "--memory=global or --memory=texture (or use --out-dir)\n";
+    return ExitUsage;
+  }
+  if (Opts.Target.empty()) {
+    Err << "error: no target: give --target=NAME (see --list-targets)\n";
+    return ExitUsage;
+  }
+  auto MD = loadTarget(Opts.Target, defaultTargetsDir());
+  if (!MD) {
+    Err << "error: " << llvm::toString(MD.takeError()) << "\n";
+    return ExitBadInput;
+  }
+  if (Opts.Passes) {
+    if (auto P = parsePipeline(*Opts.Passes); !P) {
+      Err << "error: " << llvm::toString(P.takeError()) << "\n";
+      return ExitUsage;
+    }
+  }
+  llvm::json::Array Files;
+  int Worst = ExitOk;
+  for (const std::string &In : Opts.Inputs) {
+    int Code = FileJob(Opts, *MD, In, Out, Err).run(Files);
+    Worst = std::max(Worst, Code);
+  }
+  if (Opts.JsonReport) {
+    llvm::json::Object Report{{"target", MD->Name},
+                              {"files", std::move(Files)}};
+    // One file: its object at top level with "kernels", as DESIGN.md shows.
+    llvm::json::Array &Fs = *Report.getArray("files");
+    if (Fs.size() == 1)
+      Out << llvm::formatv("{0:2}", Fs[0]) << "\n";
+    else
+      Out << llvm::formatv("{0:2}", llvm::json::Value(std::move(Report)))
+          << "\n";
+  }
+  return Worst;
+}
+
+} // namespace gpumerge

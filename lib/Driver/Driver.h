@@ -1,0 +1,58 @@
+//===- Driver.h - What the gpumerge command does ----------------*- C++ -*-===//
+//
+// The CLI parses options into DriverOptions and calls runDriver; everything
+// else (parse, analyze, transform, emit, verify, report, write files) is here
+// so tests link the same code. Exit codes follow DESIGN.md: 0 success, 1 bad
+// input, 2 bad usage, 3 --verify found a mismatch.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GPUMERGE_DRIVER_DRIVER_H
+#define GPUMERGE_DRIVER_DRIVER_H
+
+#include "Analysis/Domain.h"
+#include "IR/Kernel.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <array>
+#include <optional>
+
+namespace gpumerge {
+
+enum ExitCode { ExitOk = 0, ExitBadInput = 1, ExitUsage = 2, ExitMismatch = 3 };
+
+struct DriverOptions {
+  std::vector<std::string> Inputs;
+  std::string Target;                 ///< name or path of a YAML file
+  std::optional<Language> OutputLang; ///< default: the input's
+  std::optional<std::string> Passes;  ///< --passes=; default: the pipelines
+  std::string Memory = "both";        ///< global | texture | both
+  bool Verify = false;
+  bool Analyze = false;
+  bool JsonReport = false;
+  SizeBindings Sizes;
+  std::optional<std::array<std::int64_t, 2>> Grid;
+  std::string Output;                 ///< -o
+  std::string OutDir;                 ///< --out-dir
+  std::string EmitSteps;              ///< --emit-steps=DIR
+  std::vector<std::string> ClangArgs; ///< after --
+};
+
+/// Runs gpumerge. Results go to \p Out (reports, analysis), messages to
+/// \p Err (warnings and errors with file and line).
+int runDriver(const DriverOptions &Opts, llvm::raw_ostream &Out,
+              llvm::raw_ostream &Err);
+
+/// Parses "w=1000,h=1003" into \p Sizes; false on a malformed item.
+bool parseSizes(llvm::StringRef Spec, SizeBindings &Sizes, std::string &Bad);
+/// Parses "X[,Y]" threads.
+bool parseGrid(llvm::StringRef Spec, std::array<std::int64_t, 2> &Grid);
+
+/// Writes \p Text to \p Path through a temporary file renamed into place, so
+/// the file is written whole or not at all.
+llvm::Error writeFileAtomically(const std::string &Path,
+                                const std::string &Text);
+
+} // namespace gpumerge
+
+#endif

@@ -1,0 +1,249 @@
+//===- Frontend.cpp - Naive kernels from source to KIR --------------------===//
+#include "Frontend/Frontend.h"
+#include "Frontend/Lower.h"
+#include "Frontend/Pragmas.h"
+#include "Frontend/Prelude.h"
+
+#include "clang/AST/Attr.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "clang/ASTMatchers/ASTMatchers.h"
+#include "clang/Frontend/ASTUnit.h"
+#include "clang/Frontend/TextDiagnosticPrinter.h"
+#include "clang/Tooling/Tooling.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+
+using namespace clang;
+using namespace clang::ast_matchers;
+
+namespace gpumerge {
+
+Language languageOfFile(llvm::StringRef Path) {
+  return llvm::sys::path::extension(Path) == ".cl" ? Language::OpenCL
+                                                   : Language::Cuda;
+}
+
+llvm::Expected<std::string> findClangResourceDir() {
+  std::vector<std::string> Candidates = {GPUMERGE_CLANG_RESOURCE_DIR,
+                                         "/usr/lib/llvm-16/lib/clang/16",
+                                         "/usr/lib/clang/16"};
+  for (const std::string &C : Candidates)
+    if (llvm::sys::fs::exists(C + "/include/__clang_cuda_builtin_vars.h"))
+      return C;
+  return llvm::createStringError(
+      llvm::inconvertibleErrorCode(),
+      "cannot find Clang's resource directory (builtin headers); install "
+      "libclang-common-16-dev");
+}
+
+/// The CUDA toolkit, for files with host code: beside nvcc on PATH, else
+/// /usr/local/cuda.
+static std::string findCudaPath() {
+  if (auto Nvcc = llvm::sys::findProgramByName("nvcc")) {
+    llvm::SmallString<256> P(*Nvcc);
+    llvm::sys::fs::real_path(*Nvcc, P);
+    llvm::sys::path::remove_filename(P); // bin
+    llvm::sys::path::remove_filename(P);
+    if (llvm::sys::fs::exists(P + "/include/cuda_runtime.h"))
+      return std::string(P);
+  }
+  if (llvm::sys::fs::exists("/usr/local/cuda/include/cuda_runtime.h"))
+    return "/usr/local/cuda";
+  return "";
+}
+
+/// Host code needs the CUDA headers: launches, runtime calls, includes.
+static bool needsCudaSdk(llvm::StringRef Source) {
+  return Source.contains("<<<") || Source.contains("cuda_runtime") ||
+         Source.contains("cudaMalloc") || Source.contains("#include <cuda");
+}
+
+namespace {
+/// Collects function definitions of the main file: kernels and helpers.
+class FunctionCollector : public MatchFinder::MatchCallback {
+public:
+  std::vector<const FunctionDecl *> Kernels, Helpers, Host;
+  void run(const MatchFinder::MatchResult &R) override {
+    const auto *FD = R.Nodes.getNodeAs<FunctionDecl>("fn");
+    if (!FD || !FD->doesThisDeclarationHaveABody())
+      return;
+    const SourceManager &SM = *R.SourceManager;
+    if (!SM.isInMainFile(SM.getExpansionLoc(FD->getLocation())))
+      return;
+    if (FD->hasAttr<CUDAGlobalAttr>() || FD->hasAttr<OpenCLKernelAttr>())
+      Kernels.push_back(FD);
+    else if (FD->hasAttr<CUDADeviceAttr>() || R.Context->getLangOpts().OpenCL)
+      Helpers.push_back(FD);
+    else
+      Host.push_back(FD);
+  }
+};
+} // namespace
+
+static SourceSpan spanOf(const FunctionDecl &FD, const SourceManager &SM) {
+  SourceLocation Begin = SM.getExpansionLoc(FD.getOuterLocStart());
+  for (const Attr *A : FD.attrs()) {
+    SourceLocation L = SM.getExpansionLoc(A->getLocation());
+    if (L.isValid() && SM.isInMainFile(L) &&
+        SM.getFileOffset(L) < SM.getFileOffset(Begin))
+      Begin = L;
+  }
+  SourceLocation End = SM.getExpansionLoc(FD.getEndLoc());
+  SourceSpan S;
+  S.Begin = SM.getFileOffset(Begin);
+  S.End = SM.getFileOffset(End) + 1; // the closing brace
+  S.Line = SM.getExpansionLineNumber(Begin);
+  return S;
+}
+
+llvm::Expected<std::unique_ptr<Module>>
+parseSource(const std::string &Source, const std::string &FileName,
+            const FrontendOptions &Opts) {
+  auto M = std::make_unique<Module>();
+  M->FileName = FileName;
+  M->Source = Source;
+  M->Lang = Opts.Lang ? *Opts.Lang : languageOfFile(FileName);
+
+  auto ResourceDir = findClangResourceDir();
+  if (!ResourceDir)
+    return ResourceDir.takeError();
+
+  std::vector<std::string> Args;
+  tooling::FileContentMappings Virtual;
+  if (M->Lang == Language::OpenCL) {
+    Args = {"-x",
+            "cl",
+            "-cl-std=CL1.2",
+            "-Xclang",
+            "-finclude-default-header",
+            "-include",
+            PreludePath};
+    Virtual.emplace_back(PreludePath, OpenCLPrelude);
+  } else {
+    Args = {"-x", "cuda", "--cuda-device-only", "--cuda-gpu-arch=sm_80",
+            "-std=c++17"};
+    if (needsCudaSdk(Source)) {
+      std::string Cuda = findCudaPath();
+      if (Cuda.empty())
+        return llvm::createStringError(
+            llvm::inconvertibleErrorCode(),
+            "%s: the file has host code, which needs the CUDA toolkit's "
+            "headers, and none was found (nvcc on PATH or /usr/local/cuda)",
+            FileName.c_str());
+      M->HasHostCode = true;
+      Args.insert(Args.end(),
+                  {"--cuda-path=" + Cuda, "-I" + std::string(CudaCompatDir),
+                   "-Wno-unknown-cuda-version", "-include", PreludePath});
+      Virtual.emplace_back(PreludePath, CudaWithSdkPrelude);
+      Virtual.emplace_back(
+          std::string(CudaCompatDir) + "/texture_fetch_functions.h", "");
+    } else {
+      Args.insert(Args.end(),
+                  {"-nocudainc", "-nocudalib", "-include", PreludePath});
+      Virtual.emplace_back(PreludePath, CudaKernelOnlyPrelude);
+    }
+  }
+  Args.insert(Args.end(), {"-resource-dir", *ResourceDir, "-w"});
+  Args.insert(Args.end(), Opts.ExtraArgs.begin(), Opts.ExtraArgs.end());
+
+  std::string DiagText;
+  llvm::raw_string_ostream DiagOS(DiagText);
+  DiagnosticOptions *DiagOpts = new DiagnosticOptions();
+  TextDiagnosticPrinter Printer(DiagOS, DiagOpts);
+  std::unique_ptr<ASTUnit> AST = tooling::buildASTFromCodeWithArgs(
+      Source, Args, FileName, "gpumerge",
+      std::make_shared<PCHContainerOperations>(),
+      tooling::getClangStripDependencyFileAdjuster(), Virtual, &Printer);
+  if (!AST || AST->getDiagnostics().hasErrorOccurred()) {
+    DiagOS.flush();
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), "%s",
+                                   DiagText.empty()
+                                       ? ("cannot parse " + FileName).c_str()
+                                       : DiagText.c_str());
+  }
+
+  auto Pragmas = scanPragmas(Source, FileName);
+  if (!Pragmas)
+    return Pragmas.takeError();
+
+  FunctionCollector Collector;
+  MatchFinder Finder;
+  Finder.addMatcher(functionDecl(isDefinition()).bind("fn"), &Collector);
+  Finder.matchAST(AST->getASTContext());
+  if (!Collector.Host.empty())
+    M->HasHostCode = true;
+
+  ASTContext &Ctx = AST->getASTContext();
+  const SourceManager &SM = Ctx.getSourceManager();
+  std::vector<const FunctionDecl *> All = Collector.Helpers;
+  All.insert(All.end(), Collector.Kernels.begin(), Collector.Kernels.end());
+  std::sort(All.begin(), All.end(),
+            [&](const FunctionDecl *A, const FunctionDecl *B) {
+              return SM.isBeforeInTranslationUnit(A->getBeginLoc(),
+                                                  B->getBeginLoc());
+            });
+  std::set<std::string> FailedHelpers;
+  for (const FunctionDecl *FD : All) {
+    SourceSpan Span = spanOf(*FD, SM);
+    auto Lowered = lowerFunction(*FD, Ctx, AST->getPreprocessor(), *M);
+    bool IsKernel =
+        FD->hasAttr<CUDAGlobalAttr>() || FD->hasAttr<OpenCLKernelAttr>();
+    if (auto *Failure = std::get_if<LoweringFailure>(&Lowered)) {
+      Unsupported U{FD->getNameAsString(), Failure->Construct, Failure->Line,
+                    Span};
+      if (!IsKernel)
+        FailedHelpers.insert(U.Kernel);
+      M->PassedThrough.push_back(std::move(U));
+      continue;
+    }
+    auto F = std::move(std::get<std::unique_ptr<Function>>(Lowered));
+    F->Span = Span;
+    // A kernel calling a helper we could not lower is passed through too.
+    std::string BadCall;
+    walkExprs(*F->Body, [&](const Expr &E) {
+      if (auto *C = llvm::dyn_cast<CallExpr>(&E))
+        if (FailedHelpers.count(C->Callee) && BadCall.empty())
+          BadCall = C->Callee;
+    });
+    if (!BadCall.empty()) {
+      M->PassedThrough.push_back(
+          {F->Name,
+           "call of helper '" + BadCall + "' that could not be lowered",
+           Span.Line, Span});
+      continue;
+    }
+    M->Functions.push_back(std::move(F));
+  }
+  // Hints apply to the next kernel only: drop the ones of earlier kernels.
+  for (size_t I = 0; I < M->Functions.size(); ++I) {
+    Function &F = *M->Functions[I];
+    unsigned Prev = I ? M->Functions[I - 1]->Span.Line : 0;
+    std::map<std::string, std::int64_t> Sizes;
+    std::vector<std::string> Outputs;
+    for (const PragmaHints &H : *Pragmas)
+      if (H.Line > Prev && H.Line < F.Span.Line) {
+        for (auto &[K, V] : H.Sizes)
+          Sizes[K] = V;
+        if (!H.Outputs.empty())
+          Outputs = H.Outputs;
+      }
+    F.SizeHints = Sizes;
+    F.OutputHints = Outputs;
+  }
+  return M;
+}
+
+llvm::Expected<std::unique_ptr<Module>> parseFile(const std::string &Path,
+                                                  const FrontendOptions &Opts) {
+  auto Buf = llvm::MemoryBuffer::getFile(Path);
+  if (!Buf)
+    return llvm::createStringError(Buf.getError(), "cannot read '%s': %s",
+                                   Path.c_str(),
+                                   Buf.getError().message().c_str());
+  return parseSource((*Buf)->getBuffer().str(), Path, Opts);
+}
+
+} // namespace gpumerge

@@ -1,0 +1,849 @@
+//===- Lower.cpp - Clang AST to KIR ---------------------------------------===//
+//
+// A direct recursive lowering: statements and expressions of the kernel body
+// map one to one onto KIR nodes; parentheses and implicit conversions are
+// dropped (the printer and C's rules recreate them); CUDA's threadIdx.x and
+// OpenCL's get_local_id(0) become the same built-in, and the usual ways of
+// writing the global position (bidx*bdimx+tidx in any order) fold to idx.
+//
+//===----------------------------------------------------------------------===//
+#include "Frontend/Lower.h"
+
+#include "clang/AST/Attr.h"
+#include "clang/AST/Expr.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/Stmt.h"
+#include "clang/Lex/Lexer.h"
+#include "clang/Lex/MacroInfo.h"
+
+#include "llvm/ADT/StringSwitch.h"
+
+#include <set>
+
+using namespace clang;
+
+namespace gpumerge {
+namespace {
+
+/// Names the paper's dialect uses bare (§3): the prelude declares them.
+std::optional<Builtin> dialectBuiltin(llvm::StringRef Name) {
+  return llvm::StringSwitch<std::optional<Builtin>>(Name)
+      .Case("idx", Builtin::Idx)
+      .Case("idy", Builtin::Idy)
+      .Case("tidx", Builtin::Tidx)
+      .Case("tidy", Builtin::Tidy)
+      .Case("bidx", Builtin::Bidx)
+      .Case("bidy", Builtin::Bidy)
+      .Default(std::nullopt);
+}
+
+/// `bidx*bdimx + tidx` (either product order, either sum order) → idx; the
+/// same in Y. The frontend's one piece of pattern matching, so analyses see
+/// thread positions as single nodes.
+ExprPtr foldThreadPosition(Expr &E) {
+  auto *Add = llvm::dyn_cast<BinaryExpr>(&E);
+  if (!Add || Add->Op != BinaryOp::Add)
+    return nullptr;
+  auto IsBuiltin = [](const Expr *X, Builtin B) {
+    auto *R = llvm::dyn_cast<BuiltinRef>(X);
+    return R && R->Which == B;
+  };
+  auto IsBlockOffset = [&](const Expr *X, Builtin Bid, Builtin Bdim) {
+    auto *M = llvm::dyn_cast<BinaryExpr>(X);
+    return M && M->Op == BinaryOp::Mul &&
+           ((IsBuiltin(M->LHS.get(), Bid) && IsBuiltin(M->RHS.get(), Bdim)) ||
+            (IsBuiltin(M->LHS.get(), Bdim) && IsBuiltin(M->RHS.get(), Bid)));
+  };
+  struct Dim {
+    Builtin Bid, Bdim, Tid, Id;
+  };
+  for (Dim D :
+       {Dim{Builtin::Bidx, Builtin::Bdimx, Builtin::Tidx, Builtin::Idx},
+        Dim{Builtin::Bidy, Builtin::Bdimy, Builtin::Tidy, Builtin::Idy}}) {
+    if ((IsBlockOffset(Add->LHS.get(), D.Bid, D.Bdim) &&
+         IsBuiltin(Add->RHS.get(), D.Tid)) ||
+        (IsBlockOffset(Add->RHS.get(), D.Bid, D.Bdim) &&
+         IsBuiltin(Add->LHS.get(), D.Tid))) {
+      auto R = builtin(D.Id);
+      R->setLine(E.getLine());
+      return R;
+    }
+  }
+  return nullptr;
+}
+
+class Lowering {
+public:
+  Lowering(ASTContext &Ctx, Preprocessor &PP, Module &M)
+      : Ctx(Ctx), SM(Ctx.getSourceManager()), PP(PP), M(M) {}
+
+  std::variant<std::unique_ptr<Function>, LoweringFailure>
+  run(const FunctionDecl &FD) {
+    auto F = std::make_unique<Function>();
+    F->Name = FD.getNameAsString();
+    F->IsKernel =
+        FD.hasAttr<CUDAGlobalAttr>() || FD.hasAttr<OpenCLKernelAttr>();
+    F->ReturnType = lowerType(FD.getReturnType(), FD.getBeginLoc());
+    for (const ParmVarDecl *P : FD.parameters()) {
+      Param KP;
+      KP.Name = P->getNameAsString();
+      if (KP.Name.empty())
+        fail("unnamed parameter", P->getBeginLoc());
+      KP.Ty = lowerType(P->getType(), P->getBeginLoc());
+      if (KP.Ty.IsPointer && KP.Ty.Space == AddressSpace::Private)
+        KP.Ty.Space = AddressSpace::Global; // CUDA kernel pointers
+      F->Params.push_back(std::move(KP));
+    }
+    StmtPtr Body = lowerStmt(FD.getBody());
+    if (Failure)
+      return *Failure;
+    F->Body.reset(llvm::cast<BlockStmt>(Body.release()));
+    F->PaperDialect = UsesDialect;
+    if (UsesDialect) {
+      // In the original compiler's dialect __syncthreads() separates phases
+      // of the whole grid: a global barrier.
+      walkStmts(*F->Body, [](Stmt &S) {
+        S.forEachStmt([](StmtPtr &C) {
+          if (llvm::isa<SyncStmt>(*C)) {
+            unsigned L = C->getLine();
+            C = std::make_unique<GlobalSyncStmt>();
+            C->setLine(L);
+          }
+        });
+      });
+    }
+    return F;
+  }
+
+private:
+  ASTContext &Ctx;
+  SourceManager &SM;
+  Preprocessor &PP;
+  Module &M;
+  std::optional<LoweringFailure> Failure;
+  bool UsesDialect = false;
+
+  unsigned lineOf(SourceLocation L) const {
+    return SM.getExpansionLineNumber(L);
+  }
+  void fail(const std::string &What, SourceLocation L) {
+    if (!Failure)
+      Failure = LoweringFailure{What, lineOf(L)};
+  }
+  ExprPtr failExpr(const std::string &What, SourceLocation L) {
+    fail(What, L);
+    return intLit(0);
+  }
+  StmtPtr failStmt(const std::string &What, SourceLocation L) {
+    fail(What, L);
+    return std::make_unique<BlockStmt>();
+  }
+
+  // --- types -------------------------------------------------------------
+  void noteTypedef(const TypedefNameDecl *TD) {
+    std::string Name = TD->getNameAsString();
+    for (auto &[N, _] : M.Typedefs)
+      if (N == Name)
+        return;
+    if (!SM.isInMainFile(SM.getExpansionLoc(TD->getLocation())))
+      return; // from a header (float4, size_t): not ours to write again
+    M.Typedefs.emplace_back(
+        Name, "typedef " +
+                  TD->getUnderlyingType().getCanonicalType().getAsString() +
+                  " " + Name + ";");
+  }
+
+  Type lowerScalar(QualType Q, SourceLocation Loc) {
+    Type T;
+    std::string TypedefName;
+    if (const auto *TT = Q->getAs<TypedefType>()) {
+      const TypedefNameDecl *TD = TT->getDecl();
+      if (SM.isInMainFile(SM.getExpansionLoc(TD->getLocation()))) {
+        noteTypedef(TD);
+        TypedefName = TD->getNameAsString();
+      }
+    }
+    QualType C = Q.getCanonicalType();
+    if (const auto *V = C->getAs<clang::VectorType>()) {
+      T = lowerScalar(V->getElementType(), Loc);
+      T.VectorWidth = V->getNumElements();
+      T.TypedefName = TypedefName;
+      return T;
+    }
+    const auto *B = C->getAs<BuiltinType>();
+    if (!B) {
+      fail("type '" + Q.getAsString() + "'", Loc);
+      return T;
+    }
+    switch (B->getKind()) {
+    case BuiltinType::Void:
+      T.Scalar = ScalarKind::Void;
+      break;
+    case BuiltinType::Bool:
+      T.Scalar = ScalarKind::Bool;
+      break;
+    case BuiltinType::Char_S:
+    case BuiltinType::SChar:
+      T.Scalar = ScalarKind::Char;
+      break;
+    case BuiltinType::Char_U:
+    case BuiltinType::UChar:
+      T.Scalar = ScalarKind::UChar;
+      break;
+    case BuiltinType::Short:
+      T.Scalar = ScalarKind::Short;
+      break;
+    case BuiltinType::UShort:
+      T.Scalar = ScalarKind::UShort;
+      break;
+    case BuiltinType::Int:
+      T.Scalar = ScalarKind::Int;
+      break;
+    case BuiltinType::UInt:
+      T.Scalar = ScalarKind::UInt;
+      break;
+    case BuiltinType::Long:
+    case BuiltinType::LongLong:
+      T.Scalar = ScalarKind::Long;
+      break;
+    case BuiltinType::ULong:
+    case BuiltinType::ULongLong:
+      T.Scalar = ScalarKind::ULong;
+      break;
+    case BuiltinType::Float:
+      T.Scalar = ScalarKind::Float;
+      break;
+    case BuiltinType::Double:
+      T.Scalar = ScalarKind::Double;
+      break;
+    default:
+      fail("type '" + Q.getAsString() + "'", Loc);
+    }
+    T.TypedefName = TypedefName;
+    return T;
+  }
+
+  AddressSpace lowerSpace(LangAS AS) {
+    switch (AS) {
+    case LangAS::opencl_global:
+    case LangAS::cuda_device:
+      return AddressSpace::Global;
+    case LangAS::opencl_local:
+    case LangAS::cuda_shared:
+      return AddressSpace::Shared;
+    case LangAS::opencl_constant:
+    case LangAS::cuda_constant:
+      return AddressSpace::Constant;
+    default:
+      return AddressSpace::Private;
+    }
+  }
+
+  Type lowerType(QualType Q, SourceLocation Loc) {
+    if (const auto *P = Q->getAs<PointerType>()) {
+      QualType Pointee = P->getPointeeType();
+      std::vector<std::int64_t> Inner;
+      QualType Elem = Pointee;
+      while (const auto *A = Ctx.getAsConstantArrayType(Elem)) {
+        Inner.push_back(A->getSize().getSExtValue());
+        Elem = A->getElementType();
+      }
+      if (Elem->isPointerType()) {
+        fail("pointer to pointer '" + Q.getAsString() + "'", Loc);
+        return Type();
+      }
+      Type T = lowerScalar(Elem, Loc);
+      T.IsPointer = true;
+      T.Space = lowerSpace(Pointee.getAddressSpace());
+      T.IsConst = Pointee.isConstQualified() || Elem.isConstQualified();
+      T.InnerExtents = Inner;
+      return T;
+    }
+    if (Q->isArrayType() || Q->isReferenceType() || Q->isRecordType()) {
+      fail("type '" + Q.getAsString() + "'", Loc);
+      return Type();
+    }
+    Type T = lowerScalar(Q, Loc);
+    T.IsConst = Q.isConstQualified();
+    return T;
+  }
+
+  // --- expressions -------------------------------------------------------
+  static const clang::Expr *strip(const clang::Expr *E) {
+    while (true) {
+      if (const auto *P = llvm::dyn_cast<ParenExpr>(E))
+        E = P->getSubExpr();
+      else if (const auto *I = llvm::dyn_cast<ImplicitCastExpr>(E))
+        E = I->getSubExpr();
+      else if (const auto *C = llvm::dyn_cast<ConstantExpr>(E))
+        E = C->getSubExpr();
+      else if (const auto *W = llvm::dyn_cast<ExprWithCleanups>(E))
+        E = W->getSubExpr();
+      else if (const auto *T = llvm::dyn_cast<MaterializeTemporaryExpr>(E))
+        E = T->getSubExpr();
+      else
+        return E;
+    }
+  }
+
+  /// threadIdx.x and friends: a property access on a CUDA built-in variable.
+  ExprPtr lowerCudaBuiltin(const PseudoObjectExpr &PO) {
+    const auto *Prop = llvm::dyn_cast<MSPropertyRefExpr>(
+        PO.getSyntacticForm()->IgnoreParens());
+    if (!Prop)
+      return failExpr("property expression", PO.getBeginLoc());
+    const auto *Base =
+        llvm::dyn_cast<DeclRefExpr>(Prop->getBaseExpr()->IgnoreImpCasts());
+    if (const auto *OV = llvm::dyn_cast<OpaqueValueExpr>(
+            Prop->getBaseExpr()->IgnoreImpCasts()))
+      Base = llvm::dyn_cast<DeclRefExpr>(OV->getSourceExpr()->IgnoreImpCasts());
+    if (!Base)
+      return failExpr("property expression", PO.getBeginLoc());
+    std::string Var = Base->getDecl()->getNameAsString();
+    std::string Field = Prop->getPropertyDecl()->getNameAsString();
+    if (Field == "z")
+      return failExpr(Var + ".z (3-D grids)", PO.getBeginLoc());
+    bool X = Field == "x";
+    if (Var == "threadIdx")
+      return builtin(X ? Builtin::Tidx : Builtin::Tidy);
+    if (Var == "blockIdx")
+      return builtin(X ? Builtin::Bidx : Builtin::Bidy);
+    if (Var == "blockDim")
+      return builtin(X ? Builtin::Bdimx : Builtin::Bdimy);
+    if (Var == "gridDim")
+      return builtin(X ? Builtin::Gdimx : Builtin::Gdimy);
+    return failExpr("built-in '" + Var + "'", PO.getBeginLoc());
+  }
+
+  /// get_global_id(0) and the other OpenCL work-item functions.
+  ExprPtr lowerWorkItemCall(llvm::StringRef Name, const clang::CallExpr &C,
+                            bool &Handled) {
+    Handled = false;
+    static const std::pair<const char *, std::pair<Builtin, Builtin>> Table[] =
+        {
+            {"get_global_id", {Builtin::Idx, Builtin::Idy}},
+            {"get_local_id", {Builtin::Tidx, Builtin::Tidy}},
+            {"get_group_id", {Builtin::Bidx, Builtin::Bidy}},
+            {"get_local_size", {Builtin::Bdimx, Builtin::Bdimy}},
+            {"get_num_groups", {Builtin::Gdimx, Builtin::Gdimy}},
+            {"get_global_size", {Builtin::Gsizex, Builtin::Gsizey}},
+        };
+    for (const auto &[Fn, Pair] : Table) {
+      if (Name != Fn)
+        continue;
+      Handled = true;
+      clang::Expr::EvalResult R;
+      if (C.getNumArgs() != 1 || !C.getArg(0)->EvaluateAsInt(R, Ctx))
+        return failExpr(Name.str() + " with a non-constant dimension",
+                        C.getBeginLoc());
+      std::int64_t D = R.Val.getInt().getExtValue();
+      if (D > 1)
+        return failExpr(Name.str() + "(2) (3-D grids)", C.getBeginLoc());
+      return builtin(D == 0 ? Pair.first : Pair.second);
+    }
+    return nullptr;
+  }
+
+  /// An integer literal written as an object-like macro (`#define WIDTH
+  /// 2048`) keeps the macro's name so the output reads like the input.
+  void noteMacro(IntLit &L, SourceLocation Loc) {
+    if (!Loc.isMacroID())
+      return;
+    llvm::StringRef Name =
+        Lexer::getImmediateMacroName(Loc, SM, Ctx.getLangOpts());
+    if (Name.empty())
+      return;
+    const IdentifierInfo *II = PP.getIdentifierInfo(Name);
+    const MacroInfo *MI = II ? PP.getMacroInfo(II) : nullptr;
+    if (!MI || !MI->isObjectLike() || MI->getNumTokens() != 1 ||
+        !MI->getReplacementToken(0).is(tok::numeric_constant))
+      return;
+    if (!SM.isInMainFile(SM.getExpansionLoc(MI->getDefinitionLoc())))
+      return;
+    L.MacroName = Name.str();
+    for (auto &[N, _] : M.Macros)
+      if (N == L.MacroName)
+        return;
+    const Token &Tok = MI->getReplacementToken(0);
+    std::string Text(Tok.getLiteralData(), Tok.getLength());
+    M.Macros.emplace_back(L.MacroName, "#define " + L.MacroName + " " + Text);
+  }
+
+  std::optional<BinaryOp> binaryOp(BinaryOperatorKind K) {
+    switch (K) {
+    case BO_Mul:
+      return BinaryOp::Mul;
+    case BO_Div:
+      return BinaryOp::Div;
+    case BO_Rem:
+      return BinaryOp::Rem;
+    case BO_Add:
+      return BinaryOp::Add;
+    case BO_Sub:
+      return BinaryOp::Sub;
+    case BO_Shl:
+      return BinaryOp::Shl;
+    case BO_Shr:
+      return BinaryOp::Shr;
+    case BO_LT:
+      return BinaryOp::LT;
+    case BO_GT:
+      return BinaryOp::GT;
+    case BO_LE:
+      return BinaryOp::LE;
+    case BO_GE:
+      return BinaryOp::GE;
+    case BO_EQ:
+      return BinaryOp::EQ;
+    case BO_NE:
+      return BinaryOp::NE;
+    case BO_And:
+      return BinaryOp::BitAnd;
+    case BO_Xor:
+      return BinaryOp::BitXor;
+    case BO_Or:
+      return BinaryOp::BitOr;
+    case BO_LAnd:
+      return BinaryOp::LAnd;
+    case BO_LOr:
+      return BinaryOp::LOr;
+    default:
+      return std::nullopt;
+    }
+  }
+
+  ExprPtr lowerExpr(const clang::Expr *E) {
+    ExprPtr R = lowerExprImpl(strip(E));
+    R->setLine(lineOf(E->getBeginLoc()));
+    return rewriteExpr(std::move(R), foldThreadPosition);
+  }
+
+  ExprPtr lowerExprImpl(const clang::Expr *E) {
+    SourceLocation Loc = E->getBeginLoc();
+    if (const auto *L = llvm::dyn_cast<IntegerLiteral>(E)) {
+      auto R = std::make_unique<IntLit>(L->getValue().getSExtValue(),
+                                        lowerScalar(L->getType(), Loc));
+      noteMacro(*R, Loc);
+      return R;
+    }
+    if (const auto *L = llvm::dyn_cast<CXXBoolLiteralExpr>(E))
+      return std::make_unique<IntLit>(L->getValue() ? 1 : 0);
+    if (const auto *L = llvm::dyn_cast<CharacterLiteral>(E))
+      return std::make_unique<IntLit>(L->getValue());
+    if (const auto *L = llvm::dyn_cast<FloatingLiteral>(E)) {
+      SourceLocation S = SM.getSpellingLoc(Loc);
+      std::string Text =
+          Lexer::getSourceText(CharSourceRange::getTokenRange(S, S), SM,
+                               Ctx.getLangOpts())
+              .str();
+      if (Text.empty())
+        Text = std::to_string(L->getValueAsApproximateDouble());
+      return std::make_unique<FloatLit>(L->getValueAsApproximateDouble(), Text,
+                                        lowerScalar(L->getType(), Loc));
+    }
+    if (const auto *D = llvm::dyn_cast<DeclRefExpr>(E)) {
+      const ValueDecl *VD = D->getDecl();
+      if (const auto *EC = llvm::dyn_cast<EnumConstantDecl>(VD))
+        return intLit(EC->getInitVal().getSExtValue());
+      const auto *Var = llvm::dyn_cast<VarDecl>(VD);
+      if (!Var)
+        return failExpr("reference to '" + VD->getNameAsString() + "'", Loc);
+      if (!Var->isLocalVarDeclOrParm()) {
+        if (auto B = dialectBuiltin(Var->getName());
+            B && !SM.isInMainFile(SM.getExpansionLoc(Var->getLocation()))) {
+          UsesDialect = true;
+          return builtin(*B);
+        }
+        return failExpr("global variable '" + Var->getNameAsString() + "'",
+                        Loc);
+      }
+      return var(Var->getNameAsString(), lowerType(Var->getType(), Loc));
+    }
+    if (const auto *PO = llvm::dyn_cast<PseudoObjectExpr>(E))
+      return lowerCudaBuiltin(*PO);
+    if (const auto *A = llvm::dyn_cast<ArraySubscriptExpr>(E)) {
+      std::vector<ExprPtr> Indices;
+      const clang::Expr *Base = E;
+      while (const auto *S = llvm::dyn_cast<ArraySubscriptExpr>(strip(Base))) {
+        Indices.insert(Indices.begin(), lowerExpr(S->getIdx()));
+        Base = S->getBase();
+      }
+      const auto *BD = llvm::dyn_cast<DeclRefExpr>(strip(Base));
+      const auto *BV = BD ? llvm::dyn_cast<VarDecl>(BD->getDecl()) : nullptr;
+      if (!BV || !BV->isLocalVarDeclOrParm())
+        return failExpr("array access through a computed pointer", Loc);
+      auto R =
+          std::make_unique<ArrayRef>(BV->getNameAsString(), std::move(Indices),
+                                     lowerScalar(A->getType(), Loc));
+      QualType BT = BV->getType();
+      if (BT->isPointerType())
+        R->Space = lowerSpace(BT->getPointeeType().getAddressSpace());
+      else
+        R->Space = BV->hasAttr<CUDASharedAttr>() ||
+                           BT.getAddressSpace() == LangAS::opencl_local
+                       ? AddressSpace::Shared
+                       : AddressSpace::Private;
+      if (BT->isPointerType() && R->Space == AddressSpace::Private)
+        R->Space = AddressSpace::Global;
+      return R;
+    }
+    if (const auto *U = llvm::dyn_cast<clang::UnaryOperator>(E)) {
+      std::optional<UnaryOp> Op;
+      switch (U->getOpcode()) {
+      case UO_Minus:
+        Op = UnaryOp::Neg;
+        break;
+      case UO_Plus:
+        Op = UnaryOp::Plus;
+        break;
+      case UO_LNot:
+        Op = UnaryOp::Not;
+        break;
+      case UO_Not:
+        Op = UnaryOp::BitNot;
+        break;
+      case UO_Deref:
+        return failExpr("pointer dereference", Loc);
+      case UO_AddrOf:
+        return failExpr("address-of operator", Loc);
+      default:
+        return failExpr("increment or decrement inside an expression", Loc);
+      }
+      return std::make_unique<UnaryExpr>(*Op, lowerExpr(U->getSubExpr()),
+                                         lowerType(U->getType(), Loc));
+    }
+    if (const auto *B = llvm::dyn_cast<clang::BinaryOperator>(E)) {
+      if (B->isAssignmentOp())
+        return failExpr("assignment inside an expression", Loc);
+      auto Op = binaryOp(B->getOpcode());
+      if (!Op)
+        return failExpr("operator '" + B->getOpcodeStr().str() + "'", Loc);
+      if (B->getLHS()->getType()->isPointerType() ||
+          B->getRHS()->getType()->isPointerType())
+        return failExpr("pointer arithmetic", Loc);
+      return std::make_unique<BinaryExpr>(*Op, lowerExpr(B->getLHS()),
+                                          lowerExpr(B->getRHS()),
+                                          lowerType(B->getType(), Loc));
+    }
+    if (const auto *C = llvm::dyn_cast<ConditionalOperator>(E))
+      return std::make_unique<SelectExpr>(
+          lowerExpr(C->getCond()), lowerExpr(C->getTrueExpr()),
+          lowerExpr(C->getFalseExpr()), lowerType(C->getType(), Loc));
+    if (const auto *C = llvm::dyn_cast<ExplicitCastExpr>(E))
+      return std::make_unique<CastExpr>(lowerType(C->getType(), Loc),
+                                        lowerExpr(C->getSubExpr()));
+    if (const auto *V = llvm::dyn_cast<ExtVectorElementExpr>(E))
+      return std::make_unique<MemberExpr>(lowerExpr(V->getBase()),
+                                          V->getAccessor().getName().str(),
+                                          lowerType(V->getType(), Loc));
+    if (const auto *S = llvm::dyn_cast<UnaryExprOrTypeTraitExpr>(E)) {
+      clang::Expr::EvalResult R;
+      if (S->EvaluateAsInt(R, Ctx))
+        return intLit(R.Val.getInt().getExtValue());
+      return failExpr("sizeof of a variable-size type", Loc);
+    }
+    if (const auto *C = llvm::dyn_cast<clang::CallExpr>(E)) {
+      const FunctionDecl *Callee = C->getDirectCallee();
+      if (!Callee)
+        return failExpr("indirect call", Loc);
+      std::string Name = Callee->getNameAsString();
+      bool Handled;
+      if (ExprPtr B = lowerWorkItemCall(Name, *C, Handled); Handled)
+        return B;
+      if (llvm::StringRef(Name).startswith("atomic") ||
+          llvm::StringRef(Name).startswith("atom_"))
+        return failExpr("atomic operation '" + Name + "'", Loc);
+      if (Name == "__syncthreads" || Name == "barrier" ||
+          Name == "gpumerge_global_sync")
+        return failExpr("barrier inside an expression", Loc);
+      std::vector<ExprPtr> Args;
+      for (const clang::Expr *A : C->arguments()) {
+        if (A->getType()->isPointerType())
+          return failExpr("pointer argument to '" + Name + "'", Loc);
+        Args.push_back(lowerExpr(A));
+      }
+      return std::make_unique<gpumerge::CallExpr>(Name, std::move(Args),
+                                                  lowerType(C->getType(), Loc));
+    }
+    if (llvm::isa<CXXTemporaryObjectExpr>(E) ||
+        llvm::isa<CXXConstructExpr>(E) || llvm::isa<InitListExpr>(E))
+      return failExpr("constructor or initializer list", Loc);
+    return failExpr(std::string("expression '") + E->getStmtClassName() + "'",
+                    Loc);
+  }
+
+  // --- statements --------------------------------------------------------
+  StmtPtr withLine(StmtPtr S, SourceLocation L) {
+    S->setLine(lineOf(L));
+    return S;
+  }
+
+  void lowerInto(const clang::Stmt *S, BlockStmt &Into) {
+    if (const auto *DS = llvm::dyn_cast<clang::DeclStmt>(S)) {
+      for (const Decl *D : DS->decls())
+        Into.Body.push_back(lowerVarDecl(D));
+      return;
+    }
+    if (llvm::isa<NullStmt>(S))
+      return;
+    Into.Body.push_back(lowerStmt(S));
+  }
+
+  StmtPtr lowerVarDecl(const Decl *D) {
+    const auto *V = llvm::dyn_cast<VarDecl>(D);
+    if (!V)
+      return failStmt("declaration in a kernel", D->getBeginLoc());
+    QualType Q = V->getType();
+    std::vector<std::int64_t> Extents;
+    while (const auto *A = Ctx.getAsConstantArrayType(Q)) {
+      Extents.push_back(A->getSize().getSExtValue());
+      Q = A->getElementType();
+    }
+    if (Q->isArrayType())
+      return failStmt("variable-length array '" + V->getNameAsString() + "'",
+                      V->getBeginLoc());
+    Type T = lowerType(Q, V->getBeginLoc());
+    if (V->hasAttr<CUDASharedAttr>() ||
+        V->getType().getAddressSpace() == LangAS::opencl_local)
+      T.Space = AddressSpace::Shared;
+    else if (V->isStaticLocal())
+      return failStmt("static local variable", V->getBeginLoc());
+    ExprPtr Init;
+    if (V->hasInit()) {
+      if (!Extents.empty())
+        return failStmt("initialized local array", V->getBeginLoc());
+      Init = lowerExpr(V->getInit());
+    }
+    auto DS = std::make_unique<gpumerge::DeclStmt>(V->getNameAsString(), T,
+                                                   std::move(Init));
+    DS->Extents = Extents;
+    return withLine(std::move(DS), V->getBeginLoc());
+  }
+
+  std::optional<AssignOp> assignOp(BinaryOperatorKind K) {
+    switch (K) {
+    case BO_Assign:
+      return AssignOp::Set;
+    case BO_AddAssign:
+      return AssignOp::Add;
+    case BO_SubAssign:
+      return AssignOp::Sub;
+    case BO_MulAssign:
+      return AssignOp::Mul;
+    case BO_DivAssign:
+      return AssignOp::Div;
+    default:
+      return std::nullopt;
+    }
+  }
+
+  StmtPtr lowerStmt(const clang::Stmt *S) {
+    SourceLocation Loc = S->getBeginLoc();
+    if (const auto *C = llvm::dyn_cast<CompoundStmt>(S)) {
+      auto B = std::make_unique<BlockStmt>();
+      for (const clang::Stmt *Child : C->body())
+        lowerInto(Child, *B);
+      return withLine(std::move(B), Loc);
+    }
+    if (llvm::isa<clang::DeclStmt>(S)) {
+      auto B = std::make_unique<BlockStmt>();
+      lowerInto(S, *B);
+      if (B->Body.size() == 1)
+        return std::move(B->Body.front());
+      return withLine(std::move(B), Loc);
+    }
+    if (llvm::isa<NullStmt>(S))
+      return withLine(std::make_unique<BlockStmt>(), Loc);
+    if (const auto *E = llvm::dyn_cast<clang::Expr>(S))
+      return lowerExprStmt(strip(E));
+    if (const auto *I = llvm::dyn_cast<clang::IfStmt>(S)) {
+      if (I->getInit() || I->getConditionVariable())
+        return failStmt("declaration in an if condition", Loc);
+      return withLine(std::make_unique<gpumerge::IfStmt>(
+                          lowerExpr(I->getCond()), lowerStmt(I->getThen()),
+                          I->getElse() ? lowerStmt(I->getElse()) : nullptr),
+                      Loc);
+    }
+    if (const auto *F = llvm::dyn_cast<clang::ForStmt>(S))
+      return lowerFor(*F);
+    if (const auto *R = llvm::dyn_cast<clang::ReturnStmt>(S))
+      return withLine(
+          std::make_unique<gpumerge::ReturnStmt>(
+              R->getRetValue() ? lowerExpr(R->getRetValue()) : nullptr),
+          Loc);
+    if (llvm::isa<WhileStmt>(S))
+      return failStmt("while loop", Loc);
+    if (llvm::isa<DoStmt>(S))
+      return failStmt("do-while loop", Loc);
+    if (llvm::isa<SwitchStmt>(S))
+      return failStmt("switch statement", Loc);
+    if (llvm::isa<BreakStmt>(S))
+      return failStmt("break statement", Loc);
+    if (llvm::isa<ContinueStmt>(S))
+      return failStmt("continue statement", Loc);
+    if (llvm::isa<GotoStmt>(S))
+      return failStmt("goto statement", Loc);
+    return failStmt(std::string("statement '") + S->getStmtClassName() + "'",
+                    Loc);
+  }
+
+  StmtPtr lowerExprStmt(const clang::Expr *E) {
+    SourceLocation Loc = E->getBeginLoc();
+    if (const auto *B = llvm::dyn_cast<clang::BinaryOperator>(E)) {
+      if (B->isAssignmentOp()) {
+        auto Op = assignOp(B->getOpcode());
+        if (!Op)
+          return failStmt(
+              "compound assignment '" + B->getOpcodeStr().str() + "'", Loc);
+        return withLine(std::make_unique<AssignStmt>(lowerExpr(B->getLHS()),
+                                                     *Op,
+                                                     lowerExpr(B->getRHS())),
+                        Loc);
+      }
+    }
+    if (const auto *U = llvm::dyn_cast<clang::UnaryOperator>(E)) {
+      if (U->isIncrementDecrementOp())
+        return withLine(std::make_unique<AssignStmt>(
+                            lowerExpr(U->getSubExpr()),
+                            U->isIncrementOp() ? AssignOp::Add : AssignOp::Sub,
+                            intLit(1)),
+                        Loc);
+    }
+    if (const auto *C = llvm::dyn_cast<clang::CallExpr>(E)) {
+      if (const FunctionDecl *FD = C->getDirectCallee()) {
+        std::string Name = FD->getNameAsString();
+        if (Name == "__syncthreads" || Name == "barrier")
+          return withLine(std::make_unique<SyncStmt>(), Loc);
+        if (Name == "gpumerge_global_sync")
+          return withLine(std::make_unique<GlobalSyncStmt>(), Loc);
+      }
+    }
+    return withLine(std::make_unique<gpumerge::ExprStmt>(lowerExpr(E)), Loc);
+  }
+
+  /// The iterator a loop-control expression names, or null.
+  static const VarDecl *iterOf(const clang::Expr *E) {
+    const auto *D = llvm::dyn_cast<DeclRefExpr>(strip(E));
+    return D ? llvm::dyn_cast<VarDecl>(D->getDecl()) : nullptr;
+  }
+
+  /// Canonical loops only (§3.2): for (i = S; i < B; i += c) with
+  /// i++, ++i, i--, i += c, i -= c, i = i + c; <, <=, !=, >, >= (either side).
+  StmtPtr lowerFor(const clang::ForStmt &F) {
+    SourceLocation Loc = F.getBeginLoc();
+    auto L = std::make_unique<gpumerge::ForStmt>();
+    const VarDecl *Iter = nullptr;
+    if (const auto *DS = llvm::dyn_cast_or_null<clang::DeclStmt>(F.getInit())) {
+      if (!DS->isSingleDecl())
+        return failStmt("loop declaring several variables", Loc);
+      Iter = llvm::dyn_cast<VarDecl>(DS->getSingleDecl());
+      if (!Iter || !Iter->hasInit())
+        return failStmt("loop without an initialized iterator", Loc);
+      L->Init = lowerExpr(Iter->getInit());
+      L->DeclaresIter = true;
+    } else if (const auto *B =
+                   llvm::dyn_cast_or_null<clang::BinaryOperator>(F.getInit());
+               B && B->getOpcode() == BO_Assign) {
+      Iter = iterOf(B->getLHS());
+      if (!Iter)
+        return failStmt("loop initializing a non-variable", Loc);
+      L->Init = lowerExpr(B->getRHS());
+      L->DeclaresIter = false;
+    } else {
+      return failStmt("loop without a canonical initialization", Loc);
+    }
+    L->Iter = Iter->getNameAsString();
+    L->IterType = lowerType(Iter->getType(), Loc);
+    if (!L->IterType.isInteger())
+      return failStmt("loop over a non-integer iterator", Loc);
+
+    const auto *Cond = llvm::dyn_cast_or_null<clang::BinaryOperator>(
+        F.getCond() ? strip(F.getCond()) : nullptr);
+    auto Op = Cond ? binaryOp(Cond->getOpcode()) : std::nullopt;
+    if (!Op || !(isComparison(*Op) && *Op != BinaryOp::EQ))
+      return failStmt("loop without a canonical condition", Loc);
+    if (iterOf(Cond->getLHS()) == Iter) {
+      L->CondOp = *Op;
+      L->Bound = lowerExpr(Cond->getRHS());
+    } else if (iterOf(Cond->getRHS()) == Iter) {
+      // `n > i` is `i < n`.
+      static const std::map<BinaryOp, BinaryOp> Flip = {
+          {BinaryOp::LT, BinaryOp::GT},
+          {BinaryOp::GT, BinaryOp::LT},
+          {BinaryOp::LE, BinaryOp::GE},
+          {BinaryOp::GE, BinaryOp::LE},
+          {BinaryOp::NE, BinaryOp::NE}};
+      L->CondOp = Flip.at(*Op);
+      L->Bound = lowerExpr(Cond->getLHS());
+    } else {
+      return failStmt("loop condition not on the iterator", Loc);
+    }
+
+    const clang::Expr *Inc = F.getInc() ? strip(F.getInc()) : nullptr;
+    std::optional<std::int64_t> Step;
+    auto ConstantOf = [&](const clang::Expr *E) -> std::optional<std::int64_t> {
+      clang::Expr::EvalResult R;
+      if (E->EvaluateAsInt(R, Ctx))
+        return R.Val.getInt().getExtValue();
+      return std::nullopt;
+    };
+    if (const auto *U = llvm::dyn_cast_or_null<clang::UnaryOperator>(Inc)) {
+      if (U->isIncrementDecrementOp() && iterOf(U->getSubExpr()) == Iter)
+        Step = U->isIncrementOp() ? 1 : -1;
+    } else if (const auto *B =
+                   llvm::dyn_cast_or_null<clang::BinaryOperator>(Inc)) {
+      if (iterOf(B->getLHS()) == Iter) {
+        if (B->getOpcode() == BO_AddAssign)
+          Step = ConstantOf(B->getRHS());
+        else if (B->getOpcode() == BO_SubAssign) {
+          if (auto C = ConstantOf(B->getRHS()))
+            Step = -*C;
+        } else if (B->getOpcode() == BO_Assign) {
+          const auto *Sum =
+              llvm::dyn_cast<clang::BinaryOperator>(strip(B->getRHS()));
+          if (Sum &&
+              (Sum->getOpcode() == BO_Add || Sum->getOpcode() == BO_Sub)) {
+            if (iterOf(Sum->getLHS()) == Iter) {
+              if (auto C = ConstantOf(Sum->getRHS()))
+                Step = Sum->getOpcode() == BO_Add ? *C : -*C;
+            } else if (Sum->getOpcode() == BO_Add &&
+                       iterOf(Sum->getRHS()) == Iter) {
+              Step = ConstantOf(Sum->getLHS());
+            }
+          }
+        }
+      }
+    }
+    if (!Step || *Step == 0)
+      return failStmt("loop without a constant step", Loc);
+    L->Step = *Step;
+    L->Body = lowerStmt(F.getBody());
+    if (!llvm::isa<BlockStmt>(*L->Body)) {
+      auto B = std::make_unique<BlockStmt>();
+      B->setLine(L->Body->getLine());
+      B->Body.push_back(std::move(L->Body));
+      L->Body = std::move(B);
+    }
+    // The analyses rely on S, S+Inc, ...: the body must not move the iterator.
+    bool Modified = false;
+    walkStmts(*L->Body, [&](Stmt &X) {
+      if (auto *A = llvm::dyn_cast<AssignStmt>(&X))
+        if (auto *V = llvm::dyn_cast<VarRef>(A->LHS.get()))
+          Modified |= V->Name == L->Iter;
+    });
+    if (Modified)
+      return failStmt("loop iterator '" + L->Iter + "' modified in the body",
+                      Loc);
+    return withLine(std::move(L), Loc);
+  }
+};
+
+} // namespace
+
+std::variant<std::unique_ptr<Function>, LoweringFailure>
+lowerFunction(const FunctionDecl &FD, ASTContext &Ctx, Preprocessor &PP,
+              Module &M) {
+  return Lowering(Ctx, PP, M).run(FD);
+}
+
+} // namespace gpumerge

@@ -1,0 +1,32 @@
+//===- Lower.h - Clang AST to KIR -------------------------------*- C++ -*-===//
+//
+// Internal to lib/Frontend. Lowers one FunctionDecl to a KIR Function, or
+// says which construct (and line) it cannot express.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GPUMERGE_FRONTEND_LOWER_H
+#define GPUMERGE_FRONTEND_LOWER_H
+
+#include "IR/Kernel.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/Lex/Preprocessor.h"
+
+#include <variant>
+
+namespace gpumerge {
+
+struct LoweringFailure {
+  std::string Construct;
+  unsigned Line = 0;
+};
+
+/// Lowers \p FD. Typedefs and object-like macros the body uses are added to
+/// \p M (once each), so an emitter can write them again.
+std::variant<std::unique_ptr<Function>, LoweringFailure>
+lowerFunction(const clang::FunctionDecl &FD, clang::ASTContext &Ctx,
+              clang::Preprocessor &PP, Module &M);
+
+} // namespace gpumerge
+
+#endif

@@ -1,0 +1,52 @@
+//===- Prelude.cpp - Declarations a naive kernel file assumes -------------===//
+#include "Frontend/Prelude.h"
+
+namespace gpumerge {
+
+const char CudaKernelOnlyPrelude[] = R"(
+#include "__clang_cuda_builtin_vars.h"
+#define __global__ __attribute__((global))
+#define __device__ __attribute__((device))
+#define __host__ __attribute__((host))
+#define __shared__ __attribute__((shared))
+#define __constant__ __attribute__((constant))
+#define __restrict__ __restrict
+#define __forceinline__ __inline__ __attribute__((always_inline))
+#define __noinline__ __attribute__((noinline))
+typedef unsigned long size_t;
+__device__ void __syncthreads(void);
+__device__ void __threadfence(void);
+__device__ void gpumerge_global_sync(void);
+#define GPUMERGE_MATH1(f) __device__ float f##f(float); __device__ double f(double); __device__ float f(float);
+#define GPUMERGE_MATH2(f) __device__ float f##f(float, float); __device__ double f(double, double); __device__ float f(float, float);
+GPUMERGE_MATH1(sqrt) GPUMERGE_MATH1(rsqrt) GPUMERGE_MATH1(exp) GPUMERGE_MATH1(log)
+GPUMERGE_MATH1(fabs) GPUMERGE_MATH1(sin) GPUMERGE_MATH1(cos) GPUMERGE_MATH1(tan)
+GPUMERGE_MATH1(floor) GPUMERGE_MATH1(ceil) GPUMERGE_MATH1(tanh) GPUMERGE_MATH1(exp2)
+GPUMERGE_MATH1(log2) GPUMERGE_MATH1(round) GPUMERGE_MATH1(trunc)
+GPUMERGE_MATH2(pow) GPUMERGE_MATH2(fmin) GPUMERGE_MATH2(fmax) GPUMERGE_MATH2(atan2)
+GPUMERGE_MATH2(fmod)
+__device__ float fmaf(float, float, float); __device__ double fma(double, double, double);
+__device__ float __expf(float); __device__ float __logf(float);
+__device__ int min(int, int); __device__ int max(int, int);
+__device__ unsigned min(unsigned, unsigned); __device__ unsigned max(unsigned, unsigned);
+__device__ float min(float, float); __device__ float max(float, float);
+__device__ double min(double, double); __device__ double max(double, double);
+__device__ int abs(int);
+__device__ int atomicAdd(int *, int); __device__ unsigned atomicAdd(unsigned *, unsigned);
+__device__ float atomicAdd(float *, float); __device__ int atomicMax(int *, int);
+__device__ int atomicMin(int *, int); __device__ int atomicExch(int *, int);
+__device__ int atomicCAS(int *, int, int);
+// The original GPGPU compiler's dialect: bare thread positions. A local of
+// the same name shadows these.
+static __device__ const int idx = 0, idy = 0, tidx = 0, tidy = 0, bidx = 0, bidy = 0;
+)";
+
+const char CudaWithSdkPrelude[] = R"(
+__device__ void gpumerge_global_sync(void);
+)";
+
+const char OpenCLPrelude[] = R"(
+void gpumerge_global_sync(void);
+)";
+
+} // namespace gpumerge

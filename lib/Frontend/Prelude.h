@@ -1,0 +1,28 @@
+//===- Prelude.h - Declarations a naive kernel file assumes -----*- C++ -*-===//
+//
+// Kernel-only CUDA files are parsed without the CUDA SDK: Clang's
+// __clang_cuda_builtin_vars.h gives threadIdx & co., and this prelude gives
+// the attribute macros, barriers, math functions, atomics (so a kernel using
+// them parses and is then passed through), the global barrier hint and the
+// original GPGPU compiler's bare built-ins (idx, idy, tidx, ...).
+//
+//===----------------------------------------------------------------------===//
+#ifndef GPUMERGE_FRONTEND_PRELUDE_H
+#define GPUMERGE_FRONTEND_PRELUDE_H
+
+namespace gpumerge {
+
+/// The virtual path the prelude is mapped at.
+inline constexpr const char *PreludePath =
+    "/gpumerge-prelude/gpumerge_prelude.h";
+/// A directory with an empty texture_fetch_functions.h: CUDA 12+ dropped that
+/// header, which Clang 16's CUDA wrapper still includes.
+inline constexpr const char *CudaCompatDir = "/gpumerge-prelude/compat";
+
+extern const char CudaKernelOnlyPrelude[];
+extern const char CudaWithSdkPrelude[];
+extern const char OpenCLPrelude[];
+
+} // namespace gpumerge
+
+#endif

@@ -1,0 +1,46 @@
+//===- Kernel.cpp - KIR functions and modules -----------------------------===//
+#include "IR/Kernel.h"
+
+namespace gpumerge {
+
+const char *languageName(Language L) {
+  return L == Language::Cuda ? "cuda" : "opencl";
+}
+
+const Param *Function::findParam(const std::string &N) const {
+  for (const Param &P : Params)
+    if (P.Name == N)
+      return &P;
+  return nullptr;
+}
+
+std::unique_ptr<Function> Function::clone() const {
+  auto F = std::make_unique<Function>();
+  F->Name = Name;
+  F->IsKernel = IsKernel;
+  F->ReturnType = ReturnType;
+  F->Params = Params;
+  F->Body.reset(static_cast<BlockStmt *>(Body->clone().release()));
+  F->Span = Span;
+  F->SizeHints = SizeHints;
+  F->OutputHints = OutputHints;
+  F->PaperDialect = PaperDialect;
+  return F;
+}
+
+std::vector<Function *> Module::kernels() const {
+  std::vector<Function *> K;
+  for (const auto &F : Functions)
+    if (F->IsKernel)
+      K.push_back(F.get());
+  return K;
+}
+
+Function *Module::find(const std::string &Name) const {
+  for (const auto &F : Functions)
+    if (F->Name == Name)
+      return F.get();
+  return nullptr;
+}
+
+} // namespace gpumerge

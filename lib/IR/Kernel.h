@@ -1,0 +1,78 @@
+//===- Kernel.h - KIR functions and modules ---------------------*- C++ -*-===//
+//
+// A Module is one input file: its kernels and __device__ helpers lowered to
+// KIR, plus what the emitters need to write a whole file again (typedefs and
+// object-like macros the kernels use, the hints of `#pragma gpumerge`).
+//
+//===----------------------------------------------------------------------===//
+#ifndef GPUMERGE_IR_KERNEL_H
+#define GPUMERGE_IR_KERNEL_H
+
+#include "IR/Stmt.h"
+
+#include <map>
+#include <optional>
+
+namespace gpumerge {
+
+enum class Language { Cuda, OpenCL };
+const char *languageName(Language L);
+
+struct Param {
+  std::string Name;
+  Type Ty;
+  bool isArray() const { return Ty.IsPointer; }
+};
+
+/// Source offsets of a function definition, for in-place rewriting of the
+/// input text (host code is kept byte for byte).
+struct SourceSpan {
+  unsigned Begin = 0, End = 0; ///< [Begin, End) byte offsets in the main file
+  unsigned Line = 0;
+};
+
+struct Function {
+  std::string Name;
+  bool IsKernel = true;
+  Type ReturnType = Type::scalar(ScalarKind::Void);
+  std::vector<Param> Params;
+  std::unique_ptr<BlockStmt> Body;
+  SourceSpan Span;
+  /// From `#pragma gpumerge size(w=4096, ...)` right before the kernel.
+  std::map<std::string, std::int64_t> SizeHints;
+  /// From `#pragma gpumerge output(c, ...)`.
+  std::vector<std::string> OutputHints;
+  /// The kernel used the original GPGPU compiler's dialect (bare idx, ...).
+  bool PaperDialect = false;
+
+  const Param *findParam(const std::string &N) const;
+  std::unique_ptr<Function> clone() const;
+};
+
+/// Why a kernel of the input could not be lowered: it is passed through.
+struct Unsupported {
+  std::string Kernel;
+  std::string Construct; ///< "atomicAdd call", "while loop", ...
+  unsigned Line = 0;
+  SourceSpan Span;
+};
+
+struct Module {
+  std::string FileName;
+  std::string Source; ///< the whole input text
+  Language Lang = Language::Cuda;
+  bool HasHostCode = false;
+  std::vector<std::unique_ptr<Function>> Functions; ///< kernels and helpers
+  std::vector<Unsupported> PassedThrough;
+  /// name → definition text, for typedefs and object-like macros the lowered
+  /// functions mention, in source order.
+  std::vector<std::pair<std::string, std::string>> Typedefs;
+  std::vector<std::pair<std::string, std::string>> Macros;
+
+  std::vector<Function *> kernels() const;
+  Function *find(const std::string &Name) const;
+};
+
+} // namespace gpumerge
+
+#endif

@@ -1,0 +1,297 @@
+//===- Printer.cpp - Print KIR as C-like source ---------------------------===//
+#include "IR/Printer.h"
+
+namespace gpumerge {
+
+std::string Printer::typeName(const Type &T) const {
+  if (!T.TypedefName.empty())
+    return T.TypedefName;
+  if (T.Scalar == ScalarKind::UInt && T.VectorWidth == 1)
+    return "unsigned int";
+  return scalarName(T.Scalar, T.VectorWidth);
+}
+
+std::string Printer::addressSpaceQualifier(AddressSpace S) const { return ""; }
+
+void Printer::printParam(const Param &P) {
+  const Type &T = P.Ty;
+  if (!T.IsPointer) {
+    OS << typeName(T) << " " << P.Name;
+    return;
+  }
+  OS << addressSpaceQualifier(T.Space);
+  if (T.IsConst)
+    OS << "const ";
+  OS << typeName(T.element());
+  if (T.InnerExtents.empty()) {
+    OS << " *" << P.Name;
+    return;
+  }
+  OS << " (*" << P.Name << ")";
+  for (std::int64_t X : T.InnerExtents)
+    OS << "[" << X << "]";
+}
+
+void Printer::printSignature(const Function &F) {
+  OS << (F.IsKernel ? "__global__ " : "__device__ ") << typeName(F.ReturnType)
+     << " " << F.Name << "(";
+  for (size_t I = 0; I < F.Params.size(); ++I) {
+    if (I)
+      OS << ", ";
+    printParam(F.Params[I]);
+  }
+  OS << ")";
+}
+
+void Printer::printFunction(const Function &F) {
+  printSignature(F);
+  OS << " ";
+  printStmt(*F.Body);
+  OS << "\n";
+}
+
+void Printer::printDecl(const DeclStmt &D) {
+  if (D.Ty.Space == AddressSpace::Shared)
+    OS << sharedQualifier();
+  if (D.Ty.IsConst)
+    OS << "const ";
+  OS << typeName(D.Ty.element()) << " " << D.Name;
+  for (std::int64_t X : D.Extents)
+    OS << "[" << X << "]";
+  if (D.Init) {
+    OS << " = ";
+    printExpr(*D.Init);
+  }
+  OS << ";";
+}
+
+/// Bodies of if/for: a block prints as `{...}`, anything else on its own line.
+void Printer::printBody(const Stmt &S) {
+  if (llvm::isa<BlockStmt>(S)) {
+    OS << " ";
+    printStmt(S);
+    return;
+  }
+  OS << "\n";
+  ++Indent;
+  indent();
+  printStmt(S);
+  --Indent;
+}
+
+void Printer::printStmt(const Stmt &S) {
+  switch (S.getKind()) {
+  case Stmt::Kind::Block: {
+    OS << "{\n";
+    ++Indent;
+    for (const StmtPtr &C : llvm::cast<BlockStmt>(S).Body) {
+      indent();
+      printStmt(*C);
+      OS << "\n";
+    }
+    --Indent;
+    indent();
+    OS << "}";
+    return;
+  }
+  case Stmt::Kind::Decl:
+    printDecl(llvm::cast<DeclStmt>(S));
+    return;
+  case Stmt::Kind::Assign: {
+    const auto &A = llvm::cast<AssignStmt>(S);
+    printExpr(*A.LHS);
+    OS << " " << assignOpSpelling(A.Op) << " ";
+    printExpr(*A.RHS);
+    OS << ";";
+    return;
+  }
+  case Stmt::Kind::If: {
+    const auto &I = llvm::cast<IfStmt>(S);
+    OS << "if (";
+    printExpr(*I.Cond);
+    OS << ")";
+    printBody(*I.Then);
+    if (I.Else) {
+      if (llvm::isa<BlockStmt>(*I.Then))
+        OS << " else";
+      else {
+        OS << "\n";
+        indent();
+        OS << "else";
+      }
+      if (llvm::isa<IfStmt>(*I.Else)) {
+        OS << " ";
+        printStmt(*I.Else);
+      } else {
+        printBody(*I.Else);
+      }
+    }
+    return;
+  }
+  case Stmt::Kind::For: {
+    const auto &L = llvm::cast<ForStmt>(S);
+    OS << "for (";
+    if (L.DeclaresIter)
+      OS << typeName(L.IterType) << " ";
+    OS << L.Iter << " = ";
+    printExpr(*L.Init);
+    OS << "; " << L.Iter << " " << binaryOpSpelling(L.CondOp) << " ";
+    printExpr(*L.Bound, binaryOpPrecedence(L.CondOp) + 1);
+    OS << "; " << L.Iter;
+    if (L.Step == 1)
+      OS << "++";
+    else if (L.Step == -1)
+      OS << "--";
+    else if (L.Step > 0)
+      OS << " += " << L.Step;
+    else
+      OS << " -= " << -L.Step;
+    OS << ")";
+    printBody(*L.Body);
+    return;
+  }
+  case Stmt::Kind::Sync:
+    printSync();
+    return;
+  case Stmt::Kind::GlobalSync:
+    printGlobalSync();
+    return;
+  case Stmt::Kind::Return: {
+    const auto &R = llvm::cast<ReturnStmt>(S);
+    OS << "return";
+    if (R.Value) {
+      OS << " ";
+      printExpr(*R.Value);
+    }
+    OS << ";";
+    return;
+  }
+  case Stmt::Kind::ExprStmt:
+    printExpr(*llvm::cast<ExprStmt>(S).E);
+    OS << ";";
+    return;
+  }
+}
+
+void Printer::printExpr(const Expr &E, int Parent) {
+  switch (E.getKind()) {
+  case Expr::Kind::IntLit: {
+    const auto &L = llvm::cast<IntLit>(E);
+    if (!L.MacroName.empty())
+      OS << L.MacroName;
+    else if (L.Value < 0 && Parent > 14)
+      OS << "(" << L.Value << ")";
+    else
+      OS << L.Value;
+    return;
+  }
+  case Expr::Kind::FloatLit:
+    OS << llvm::cast<FloatLit>(E).Spelling;
+    return;
+  case Expr::Kind::VarRef:
+    OS << llvm::cast<VarRef>(E).Name;
+    return;
+  case Expr::Kind::BuiltinRef: {
+    Builtin B = llvm::cast<BuiltinRef>(E).Which;
+    bool Paren = builtinPrecedence(B) < Parent;
+    if (Paren)
+      OS << "(";
+    printBuiltin(B);
+    if (Paren)
+      OS << ")";
+    return;
+  }
+  case Expr::Kind::Unary: {
+    const auto &U = llvm::cast<UnaryExpr>(E);
+    bool Paren = Parent > 14;
+    if (Paren)
+      OS << "(";
+    OS << unaryOpSpelling(U.Op);
+    printExpr(*U.Sub, 14);
+    if (Paren)
+      OS << ")";
+    return;
+  }
+  case Expr::Kind::Binary: {
+    const auto &B = llvm::cast<BinaryExpr>(E);
+    int P = binaryOpPrecedence(B.Op);
+    bool Paren = P < Parent;
+    if (Paren)
+      OS << "(";
+    printExpr(*B.LHS, P);
+    OS << " " << binaryOpSpelling(B.Op) << " ";
+    printExpr(*B.RHS, P + 1);
+    if (Paren)
+      OS << ")";
+    return;
+  }
+  case Expr::Kind::Select: {
+    const auto &S = llvm::cast<SelectExpr>(E);
+    bool Paren = Parent > 3;
+    if (Paren)
+      OS << "(";
+    printExpr(*S.Cond, 4);
+    OS << " ? ";
+    printExpr(*S.TrueVal, 3);
+    OS << " : ";
+    printExpr(*S.FalseVal, 3);
+    if (Paren)
+      OS << ")";
+    return;
+  }
+  case Expr::Kind::Call: {
+    const auto &C = llvm::cast<CallExpr>(E);
+    OS << calleeName(C.Callee, C.getType()) << "(";
+    for (size_t I = 0; I < C.Args.size(); ++I) {
+      if (I)
+        OS << ", ";
+      printExpr(*C.Args[I], 2);
+    }
+    OS << ")";
+    return;
+  }
+  case Expr::Kind::Cast: {
+    const auto &C = llvm::cast<CastExpr>(E);
+    bool Paren = Parent > 14;
+    if (Paren)
+      OS << "(";
+    OS << "(" << typeName(C.getType()) << ")";
+    printExpr(*C.Sub, 14);
+    if (Paren)
+      OS << ")";
+    return;
+  }
+  case Expr::Kind::ArrayRef: {
+    const auto &A = llvm::cast<ArrayRef>(E);
+    OS << A.Array;
+    for (const ExprPtr &I : A.Indices) {
+      OS << "[";
+      printExpr(*I);
+      OS << "]";
+    }
+    return;
+  }
+  case Expr::Kind::Member: {
+    const auto &M = llvm::cast<MemberExpr>(E);
+    printExpr(*M.Base, 16);
+    OS << "." << M.Member;
+    return;
+  }
+  }
+}
+
+std::string printFunctionDebug(const Function &F) {
+  std::string S;
+  llvm::raw_string_ostream OS(S);
+  Printer(OS).printFunction(F);
+  return OS.str();
+}
+
+std::string printExprDebug(const Expr &E) {
+  std::string S;
+  llvm::raw_string_ostream OS(S);
+  Printer(OS).printExpr(E);
+  return OS.str();
+}
+
+} // namespace gpumerge

@@ -1,0 +1,62 @@
+//===- Printer.h - Print KIR as C-like source -------------------*- C++ -*-===//
+//
+// One printer for the debug dump and both emitters: statements, expressions
+// with minimal parentheses, declarations. What differs between CUDA, OpenCL
+// and the debug form (built-ins, qualifiers, barriers, math names) are virtual
+// hooks; the debug form prints the paper's names (idx, tidx, ...).
+//
+//===----------------------------------------------------------------------===//
+#ifndef GPUMERGE_IR_PRINTER_H
+#define GPUMERGE_IR_PRINTER_H
+
+#include "IR/Kernel.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+namespace gpumerge {
+
+class Printer {
+public:
+  explicit Printer(llvm::raw_ostream &OS) : OS(OS) {}
+  virtual ~Printer() = default;
+
+  void printFunction(const Function &F);
+  void printStmt(const Stmt &S);
+  void printExpr(const Expr &E, int ParentPrecedence = 0);
+
+protected:
+  llvm::raw_ostream &OS;
+  unsigned Indent = 0;
+
+  // --- hooks ---------------------------------------------------------------
+  /// Prints a built-in; returns the precedence of what it printed (16 for a
+  /// primary such as get_global_id(0), 12 for a sum such as
+  /// blockIdx.x * blockDim.x + threadIdx.x) so the caller can parenthesize.
+  virtual int builtinPrecedence(Builtin B) const { return 16; }
+  virtual void printBuiltin(Builtin B) { OS << builtinName(B); }
+  virtual std::string typeName(const Type &T) const;
+  virtual std::string addressSpaceQualifier(AddressSpace S) const;
+  virtual void printSignature(const Function &F);
+  virtual void printSync() { OS << "__syncthreads();"; }
+  virtual void printGlobalSync() { OS << "gpumerge_global_sync();"; }
+  virtual std::string calleeName(const std::string &Callee,
+                                 const Type &ResultType) const {
+    return Callee;
+  }
+  virtual std::string sharedQualifier() const { return "__shared__ "; }
+
+  // --- helpers -------------------------------------------------------------
+  void printParam(const Param &P);
+  void printDecl(const DeclStmt &D);
+  void printBody(const Stmt &S);
+  void indent() { OS.indent(Indent * 2); }
+};
+
+/// The debug form of a function (paper's built-in names), for --emit-steps
+/// headers, tests and debugging.
+std::string printFunctionDebug(const Function &F);
+std::string printExprDebug(const Expr &E);
+
+} // namespace gpumerge
+
+#endif

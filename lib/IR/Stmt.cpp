@@ -1,0 +1,65 @@
+//===- Stmt.cpp - KIR statements ------------------------------------------===//
+#include "IR/Stmt.h"
+
+namespace gpumerge {
+
+const char *assignOpSpelling(AssignOp Op) {
+  switch (Op) {
+  case AssignOp::Set:
+    return "=";
+  case AssignOp::Add:
+    return "+=";
+  case AssignOp::Sub:
+    return "-=";
+  case AssignOp::Mul:
+    return "*=";
+  case AssignOp::Div:
+    return "/=";
+  }
+  return "?";
+}
+
+StmtPtr BlockStmt::clone() const {
+  auto B = withCommon(std::make_unique<BlockStmt>());
+  for (const StmtPtr &S : Body)
+    B->Body.push_back(S->clone());
+  return B;
+}
+
+StmtPtr DeclStmt::clone() const {
+  auto D = withCommon(
+      std::make_unique<DeclStmt>(Name, Ty, Init ? Init->clone() : nullptr));
+  D->Extents = Extents;
+  return D;
+}
+
+StmtPtr ForStmt::clone() const {
+  auto F = withCommon(std::make_unique<ForStmt>());
+  F->Iter = Iter;
+  F->IterType = IterType;
+  F->DeclaresIter = DeclaresIter;
+  F->Init = Init->clone();
+  F->CondOp = CondOp;
+  F->Bound = Bound->clone();
+  F->Step = Step;
+  F->Body = Body->clone();
+  return F;
+}
+
+void walkStmts(Stmt &S, const std::function<void(Stmt &)> &F) {
+  F(S);
+  S.forEachStmt([&](StmtPtr &C) { walkStmts(*C, F); });
+}
+
+void walkExprs(Stmt &S, const std::function<void(const Expr &)> &F) {
+  walkStmts(
+      S, [&](Stmt &T) { T.forEachExpr([&](ExprPtr &E) { walkExpr(*E, F); }); });
+}
+
+void rewriteExprs(Stmt &S, const std::function<ExprPtr(Expr &)> &F) {
+  walkStmts(S, [&](Stmt &T) {
+    T.forEachExpr([&](ExprPtr &E) { E = rewriteExpr(std::move(E), F); });
+  });
+}
+
+} // namespace gpumerge

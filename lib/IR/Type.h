@@ -1,0 +1,87 @@
+//===- Type.h - KIR types ---------------------------------------*- C++ -*-===//
+//
+// A KIR type is a scalar or vector element type, optionally behind one pointer
+// into an address space, optionally an array of fixed inner extents (a true
+// 2-D array parameter `float (*a)[1024]`). The source spelling of a typedef'd
+// element type (DATA_TYPE) is kept so the emitted kernel reads like the input.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GPUMERGE_IR_TYPE_H
+#define GPUMERGE_IR_TYPE_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gpumerge {
+
+enum class ScalarKind {
+  Void,
+  Bool,
+  Char,
+  UChar,
+  Short,
+  UShort,
+  Int,
+  UInt,
+  Long,
+  ULong,
+  Float,
+  Double
+};
+
+enum class AddressSpace { Private, Global, Shared, Constant };
+
+struct Type {
+  ScalarKind Scalar = ScalarKind::Int;
+  unsigned VectorWidth = 1;                   ///< float2 → 2
+  bool IsPointer = false;                     ///< one level of pointer
+  AddressSpace Space = AddressSpace::Private; ///< of the pointee
+  bool IsConst = false;                   ///< of the pointee (or of the scalar)
+  std::string TypedefName;                ///< "DATA_TYPE" when spelled so
+  std::vector<std::int64_t> InnerExtents; ///< float (*a)[N] → {N}
+
+  static Type scalar(ScalarKind K) {
+    Type T;
+    T.Scalar = K;
+    return T;
+  }
+  static Type pointer(ScalarKind K, AddressSpace S, bool Const = false) {
+    Type T = scalar(K);
+    T.IsPointer = true;
+    T.Space = S;
+    T.IsConst = Const;
+    return T;
+  }
+
+  /// The type of one element reached through the pointer (and all inner
+  /// extents): a private scalar or vector.
+  Type element() const {
+    Type T = *this;
+    T.IsPointer = false;
+    T.Space = AddressSpace::Private;
+    T.IsConst = false;
+    T.InnerExtents.clear();
+    return T;
+  }
+  bool isFloating() const {
+    return Scalar == ScalarKind::Float || Scalar == ScalarKind::Double;
+  }
+  bool isInteger() const { return !isFloating() && Scalar != ScalarKind::Void; }
+  /// Bytes of one element (vector included).
+  unsigned elementBytes() const;
+
+  bool operator==(const Type &O) const {
+    return Scalar == O.Scalar && VectorWidth == O.VectorWidth &&
+           IsPointer == O.IsPointer && Space == O.Space &&
+           IsConst == O.IsConst && InnerExtents == O.InnerExtents;
+  }
+  bool operator!=(const Type &O) const { return !(*this == O); }
+};
+
+/// "float", "unsigned int", "float2" (the builtin spelling, no typedef).
+std::string scalarName(ScalarKind K, unsigned VectorWidth = 1);
+
+} // namespace gpumerge
+
+#endif

@@ -1,0 +1,325 @@
+//===- Verify.cpp - Run naive and emitted kernels, compare ----------------===//
+#include "Runtime/Verify.h"
+#include "CodeGen/Emitter.h"
+#include "Runtime/OpenCLSession.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cmath>
+#include <cstring>
+
+namespace gpumerge {
+
+const char *verifyStatusName(VerifyResult::Status S) {
+  switch (S) {
+  case VerifyResult::Status::Ok:
+    return "ok";
+  case VerifyResult::Status::Mismatch:
+    return "mismatch";
+  case VerifyResult::Status::Skipped:
+    return "skipped";
+  }
+  return "?";
+}
+
+LaunchShape naiveLaunch(unsigned Dims) {
+  LaunchShape S;
+  S.Block = Dims == 2 ? std::array<std::int64_t, 2>{16, 16}
+                      : std::array<std::int64_t, 2>{256, 1};
+  return S;
+}
+
+SizeBindings chooseSizes(const Function &F, const SizeBindings &Given) {
+  static const std::int64_t Defaults[] = {67, 45, 53, 39, 71, 29, 61, 37};
+  static const std::int64_t Offsets[] = {3, 5, 7, 9, 11, 13};
+  SizeBindings S;
+  unsigned NextDefault = 0, NextOffset = 0;
+  for (const Param &P : F.Params) {
+    if (P.Ty.IsPointer || !P.Ty.isInteger())
+      continue;
+    if (auto It = Given.find(P.Name); It != Given.end()) {
+      S[P.Name] = It->second;
+    } else if (auto H = F.SizeHints.find(P.Name); H != F.SizeHints.end()) {
+      std::int64_t V = H->second;
+      S[P.Name] = V >= 256 ? V / 32 + Offsets[NextOffset++ % 6] : V;
+    } else {
+      S[P.Name] = Defaults[NextDefault++ % 8];
+    }
+  }
+  return S;
+}
+
+namespace {
+
+/// splitmix64: a small, well-mixed generator, so runs are repeatable.
+struct Random {
+  std::uint64_t State;
+  std::uint64_t next() {
+    std::uint64_t Z = (State += 0x9e3779b97f4a7c15ULL);
+    Z = (Z ^ (Z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    Z = (Z ^ (Z >> 27)) * 0x94d049bb133111ebULL;
+    return Z ^ (Z >> 31);
+  }
+  double uniform() { return (next() >> 11) * (1.0 / 9007199254740992.0); }
+};
+
+template <typename T> void put(std::vector<std::uint8_t> &B, size_t I, T V) {
+  std::memcpy(B.data() + I * sizeof(T), &V, sizeof(T));
+}
+template <typename T> T get(const std::vector<std::uint8_t> &B, size_t I) {
+  T V;
+  std::memcpy(&V, B.data() + I * sizeof(T), sizeof(T));
+  return V;
+}
+
+unsigned scalarBytes(ScalarKind K) { return Type::scalar(K).elementBytes(); }
+
+/// Pseudo-random contents for an array of \p Count elements of \p T:
+/// floats in [-1, 1), integers in [-8, 8].
+std::vector<std::uint8_t> randomContents(const Type &T, std::int64_t Count,
+                                         Random &R) {
+  unsigned Lanes = T.VectorWidth == 3 ? 4 : T.VectorWidth;
+  size_t N = size_t(Count) * Lanes;
+  unsigned Bytes = scalarBytes(T.Scalar);
+  std::vector<std::uint8_t> B(N * Bytes);
+  for (size_t I = 0; I < N; ++I) {
+    double U = R.uniform();
+    switch (T.Scalar) {
+    case ScalarKind::Float:
+      put<float>(B, I, float(2 * U - 1));
+      break;
+    case ScalarKind::Double:
+      put<double>(B, I, 2 * U - 1);
+      break;
+    case ScalarKind::Int:
+      put<std::int32_t>(B, I, std::int32_t(U * 17) - 8);
+      break;
+    case ScalarKind::UInt:
+      put<std::uint32_t>(B, I, std::uint32_t(U * 17));
+      break;
+    case ScalarKind::Long:
+      put<std::int64_t>(B, I, std::int64_t(U * 17) - 8);
+      break;
+    case ScalarKind::ULong:
+      put<std::uint64_t>(B, I, std::uint64_t(U * 17));
+      break;
+    default:
+      for (unsigned K = 0; K < Bytes; ++K)
+        B[I * Bytes + K] = std::uint8_t(U * 7);
+    }
+  }
+  return B;
+}
+
+/// Largest relative difference |a-b| / max(1, |a|, |b|) over the elements;
+/// NaN in both at the same place counts as equal. Sets \p FirstBad.
+double compare(const Type &T, const std::vector<std::uint8_t> &A,
+               const std::vector<std::uint8_t> &B, double Tolerance,
+               std::int64_t &FirstBad) {
+  unsigned Bytes = scalarBytes(T.Scalar);
+  size_t N = std::min(A.size(), B.size()) / Bytes;
+  double Max = 0;
+  FirstBad = -1;
+  for (size_t I = 0; I < N; ++I) {
+    double X, Y;
+    switch (T.Scalar) {
+    case ScalarKind::Float:
+      X = get<float>(A, I);
+      Y = get<float>(B, I);
+      break;
+    case ScalarKind::Double:
+      X = get<double>(A, I);
+      Y = get<double>(B, I);
+      break;
+    default:
+      X = std::memcmp(A.data() + I * Bytes, B.data() + I * Bytes, Bytes) ? 1
+                                                                         : 0;
+      Y = 0;
+    }
+    double E;
+    if (std::isnan(X) || std::isnan(Y))
+      E = std::isnan(X) && std::isnan(Y) ? 0 : INFINITY;
+    else if (X == Y)
+      E = 0;
+    else
+      E = std::fabs(X - Y) / std::max({1.0, std::fabs(X), std::fabs(Y)});
+    if (E > Max)
+      Max = E;
+    if (E > Tolerance && FirstBad < 0)
+      FirstBad = std::int64_t(I);
+  }
+  return Max;
+}
+
+KernelArg scalarArg(const Type &T, double Value) {
+  switch (T.Scalar) {
+  case ScalarKind::Float:
+    return KernelArg::f32(float(Value));
+  case ScalarKind::Double:
+    return KernelArg::f64(Value);
+  case ScalarKind::Long:
+  case ScalarKind::ULong:
+    return KernelArg::i64(std::int64_t(Value));
+  case ScalarKind::UInt:
+    return KernelArg::u32(std::uint32_t(Value));
+  default:
+    return KernelArg::i32(std::int32_t(Value));
+  }
+}
+
+bool hasGlobalSync(const Function &F) {
+  bool Found = false;
+  walkStmts(*F.Body, [&](Stmt &S) { Found |= llvm::isa<GlobalSyncStmt>(S); });
+  return Found;
+}
+
+NDRange rangeFor(const std::array<std::int64_t, 2> &Domain, unsigned Dims,
+                 const LaunchShape &S) {
+  NDRange R;
+  R.Dims = Dims;
+  for (unsigned D = 0; D < Dims; ++D) {
+    std::int64_t Threads = (Domain[D] + S.Coverage[D] - 1) / S.Coverage[D];
+    std::int64_t Blocks = (Threads + S.Block[D] - 1) / S.Block[D];
+    R.Global[D] = size_t(Blocks * S.Block[D]);
+    R.Local[D] = size_t(S.Block[D]);
+  }
+  return R;
+}
+
+} // namespace
+
+llvm::Expected<VerifyResult>
+verifyKernel(const Module &M, const Function &Naive, const Function &Emitted,
+             const LaunchShape &Shape, const VerifyOptions &Opts) {
+  VerifyResult Result;
+  if (hasGlobalSync(Naive)) {
+    Result.Detail = "the kernel has a global barrier (gpumerge_global_sync); "
+                    "running it as split launches is not implemented yet";
+    return Result;
+  }
+  Result.Sizes = chooseSizes(Naive, Opts.Sizes);
+  KernelDomain KD = findDomain(Naive);
+  if (Opts.Grid) {
+    Result.Domain = *Opts.Grid;
+  } else {
+    auto D = evaluateDomain(Naive, KD, Result.Sizes);
+    if (!D)
+      return D.takeError();
+    Result.Domain = *D;
+  }
+  unsigned Dims = Result.Domain[1] > 1 || KD.Dims == 2 ? 2 : 1;
+  LaunchShape NaiveShape = naiveLaunch(Dims);
+  auto Extents =
+      bufferExtents(Naive, Result.Sizes, Result.Domain, NaiveShape.Block);
+  if (!Extents)
+    return Extents.takeError();
+  auto EmittedExtents =
+      bufferExtents(Emitted, Result.Sizes, Result.Domain, Shape.Block);
+  if (!EmittedExtents)
+    return EmittedExtents.takeError();
+  for (auto &[Name, N] : *EmittedExtents)
+    (*Extents)[Name] = std::max((*Extents)[Name], N);
+
+  std::string Reference = M.Lang == Language::OpenCL
+                              ? M.Source
+                              : emitModule(M, Language::OpenCL).Text;
+  std::string Candidate =
+      emitModule(M, Language::OpenCL, {{Naive.Name, &Emitted}}).Text;
+
+  auto Session = OpenCLSession::create();
+  if (!Session)
+    return Session.takeError();
+  auto RefProgram = (*Session)->buildProgram(Reference);
+  if (!RefProgram)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "the input kernel does not build as OpenCL: " +
+            llvm::toString(RefProgram.takeError()));
+  auto CandProgram = (*Session)->buildProgram(Candidate);
+  if (!CandProgram)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "the emitted kernel does not build as OpenCL (a gpumerge bug): " +
+            llvm::toString(CandProgram.takeError()));
+
+  // Same inputs for both runs: generate once, upload twice.
+  Random R{Opts.Seed};
+  std::vector<std::vector<std::uint8_t>> Inputs;
+  std::vector<double> Scalars;
+  unsigned FloatParam = 0;
+  for (const Param &P : Naive.Params) {
+    if (P.Ty.IsPointer) {
+      Inputs.push_back(randomContents(P.Ty.element(), (*Extents)[P.Name], R));
+      Scalars.push_back(0);
+    } else if (P.Ty.isInteger()) {
+      Inputs.emplace_back();
+      Scalars.push_back(
+          double(Result.Sizes.count(P.Name) ? Result.Sizes.at(P.Name) : 0));
+    } else {
+      Inputs.emplace_back();
+      // alpha, beta, ...: distinct values that are not 0 or 1.
+      Scalars.push_back(1.25 + 0.5 * FloatParam++);
+    }
+  }
+
+  auto Run = [&](unsigned Program, const Function &F, const LaunchShape &S)
+      -> llvm::Expected<std::vector<std::vector<std::uint8_t>>> {
+    std::vector<KernelArg> Args;
+    std::vector<unsigned> Buffers;
+    for (size_t I = 0; I < Naive.Params.size(); ++I) {
+      const Param &P = Naive.Params[I];
+      if (P.Ty.IsPointer) {
+        auto B = (*Session)->createBuffer(Inputs[I]);
+        if (!B)
+          return B.takeError();
+        Buffers.push_back(*B);
+        Args.push_back(KernelArg::buffer(*B));
+      } else {
+        Args.push_back(scalarArg(P.Ty, Scalars[I]));
+      }
+    }
+    if (auto E = (*Session)->launch(Program, F.Name, Args,
+                                    rangeFor(Result.Domain, Dims, S)))
+      return std::move(E);
+    std::vector<std::vector<std::uint8_t>> Out;
+    for (unsigned B : Buffers) {
+      auto Data = (*Session)->readBuffer(B);
+      if (!Data)
+        return Data.takeError();
+      Out.push_back(std::move(*Data));
+    }
+    return Out;
+  };
+  auto Expected = Run(*RefProgram, Naive, NaiveShape);
+  if (!Expected)
+    return Expected.takeError();
+  auto Actual = Run(*CandProgram, Emitted, Shape);
+  if (!Actual)
+    return Actual.takeError();
+
+  Result.Outcome = VerifyResult::Status::Ok;
+  size_t BufferIndex = 0;
+  for (const Param &P : Naive.Params) {
+    if (!P.Ty.IsPointer)
+      continue;
+    Type T = P.Ty.element();
+    double Tolerance = T.Scalar == ScalarKind::Double  ? 1e-9
+                       : T.Scalar == ScalarKind::Float ? 1e-4
+                                                       : 0;
+    std::int64_t FirstBad;
+    double E = compare(T, (*Expected)[BufferIndex], (*Actual)[BufferIndex],
+                       Tolerance, FirstBad);
+    Result.MaxRelError = std::max(Result.MaxRelError, E);
+    if (FirstBad >= 0 && Result.Outcome == VerifyResult::Status::Ok) {
+      Result.Outcome = VerifyResult::Status::Mismatch;
+      Result.Detail = llvm::formatv("'{0}' differs first at element {1} "
+                                    "(relative error {2:e})",
+                                    P.Name, FirstBad, E)
+                          .str();
+    }
+    ++BufferIndex;
+  }
+  return Result;
+}
+
+} // namespace gpumerge

@@ -1,0 +1,63 @@
+//===- Verify.h - Run naive and emitted kernels, compare --------*- C++ -*-===//
+//
+// --verify: the input kernel and the emitted one run on the same
+// pseudo-random, non-symmetric inputs through OpenCL (PoCL on a CPU); every
+// array parameter is compared afterwards. A CUDA input is run as its OpenCL
+// translation (no GPU is needed). Sizes come from --size, else defaults that
+// are non-square and not multiples of 16 (scaled from the kernel's
+// `#pragma gpumerge size` when it has one); the launch domain from the bounds
+// guards, else --grid; buffer sizes from the index ranges.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GPUMERGE_RUNTIME_VERIFY_H
+#define GPUMERGE_RUNTIME_VERIFY_H
+
+#include "Analysis/Domain.h"
+#include "IR/Kernel.h"
+
+#include "llvm/Support/Error.h"
+
+#include <array>
+#include <optional>
+
+namespace gpumerge {
+
+/// How a kernel is launched: threads per block and, per dimension, how many
+/// naive threads one thread of this kernel stands for (1 for the naive one).
+struct LaunchShape {
+  std::array<std::int64_t, 2> Block = {16, 16};
+  std::array<std::int64_t, 2> Coverage = {1, 1};
+};
+
+/// The naive launch: 16x16 blocks for 2-D kernels, 256 threads for 1-D.
+LaunchShape naiveLaunch(unsigned Dims);
+
+struct VerifyOptions {
+  SizeBindings Sizes;                              ///< --size
+  std::optional<std::array<std::int64_t, 2>> Grid; ///< --grid (threads)
+  std::uint64_t Seed = 20121;
+};
+
+struct VerifyResult {
+  enum class Status { Ok, Mismatch, Skipped } Outcome = Status::Skipped;
+  double MaxRelError = 0;
+  std::string Detail; ///< the first mismatch, or why skipped
+  SizeBindings Sizes; ///< the sizes used
+  std::array<std::int64_t, 2> Domain = {1, 1};
+};
+const char *verifyStatusName(VerifyResult::Status S);
+
+/// Sizes for every integer parameter: \p Given first, then the kernel's
+/// size hints scaled down (v ≥ 256 → v/32 + an odd offset), then defaults
+/// 67, 45, 53, 39, ... — non-square, not multiples of 16.
+SizeBindings chooseSizes(const Function &F, const SizeBindings &Given);
+
+/// Runs \p Naive (the input kernel of \p M) and \p Emitted (standing in for it
+/// in the output, launched with \p Shape) and compares every array.
+llvm::Expected<VerifyResult>
+verifyKernel(const Module &M, const Function &Naive, const Function &Emitted,
+             const LaunchShape &Shape, const VerifyOptions &Opts);
+
+} // namespace gpumerge
+
+#endif

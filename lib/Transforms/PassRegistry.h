@@ -1,0 +1,59 @@
+//===- PassRegistry.h - Passes by name, pipelines as lists ------*- C++ -*-===//
+//
+// Every transformation registers here under a kebab-case name (coalesce,
+// block-merge, thread-merge, ...); a pipeline is a list of names, so
+// --passes= and --emit-steps come for free. The global and texture
+// pipelines of the paper's Fig. 1 are lists of these names.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GPUMERGE_TRANSFORMS_PASSREGISTRY_H
+#define GPUMERGE_TRANSFORMS_PASSREGISTRY_H
+
+#include "IR/Kernel.h"
+#include "Target/MachineDescription.h"
+
+#include "llvm/Support/Error.h"
+
+#include <functional>
+#include <map>
+
+namespace gpumerge {
+
+enum class MemoryVariant { Global, Texture };
+const char *memoryVariantName(MemoryVariant V);
+
+/// What a pass did, for the report: its name and parameters.
+struct AppliedPass {
+  std::string Name;
+  std::map<std::string, std::string> Parameters;
+};
+
+struct PassContext {
+  const MachineDescription &Target;
+  MemoryVariant Variant;
+};
+
+/// A pass rewrites \p F in place. It returns the parameters it applied, or
+/// nullopt when it did not apply (with \p Why saying why), or an error.
+using PassFn = std::function<llvm::Expected<std::optional<AppliedPass>>(
+    Function &F, const PassContext &Ctx, std::string &Why)>;
+
+struct PassInfo {
+  std::string Name;
+  std::string Summary;
+  PassFn Run;
+};
+
+/// All registered passes, by name.
+const std::map<std::string, PassInfo> &passRegistry();
+
+/// The default pipeline of a variant (Fig. 1), as names of registered passes.
+std::vector<std::string> defaultPipeline(MemoryVariant V);
+
+/// Parses "--passes=a,b" ("none" is the empty pipeline); errors name an
+/// unknown pass and list the known ones.
+llvm::Expected<std::vector<std::string>> parsePipeline(llvm::StringRef Spec);
+
+} // namespace gpumerge
+
+#endif

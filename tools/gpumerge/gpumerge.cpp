@@ -1,0 +1,145 @@
+//===- gpumerge.cpp - The gpumerge command
+//---------------------------------===//
+//
+// Thin: parses options, then calls runDriver in lib/Driver. Clang options for
+// the parse go after `--`, as with every Clang tool.
+//
+//===----------------------------------------------------------------------===//
+#include "Driver/Driver.h"
+#include "Target/MachineDescription.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+
+using namespace llvm;
+using namespace gpumerge;
+
+static cl::OptionCategory Category("gpumerge options");
+static cl::list<std::string> Inputs(cl::Positional, cl::desc("<input files>"),
+                                    cl::cat(Category));
+static cl::opt<std::string> Target("target",
+                                   cl::desc("GPU: a name (see "
+                                            "--list-targets) or a .yaml path"),
+                                   cl::cat(Category));
+static cl::opt<bool> ListTargets("list-targets",
+                                 cl::desc("List the known targets"),
+                                 cl::cat(Category));
+static cl::opt<std::string> Lang("lang",
+                                 cl::desc("Output language: cuda or "
+                                          "opencl (default: the input's)"),
+                                 cl::cat(Category));
+static cl::opt<std::string> Passes("passes",
+                                   cl::desc("Comma-separated passes, or none"),
+                                   cl::cat(Category));
+static cl::opt<std::string> Memory("memory",
+                                   cl::desc("Variant: global, texture or both"),
+                                   cl::init("both"), cl::cat(Category));
+static cl::opt<bool>
+    Verify("verify",
+           cl::desc("Run input and output on "
+                    "OpenCL (PoCL) and compare; exit 3 on mismatch"),
+           cl::cat(Category));
+static cl::opt<bool> Analyze("analyze",
+                             cl::desc("Print each global access "
+                                      "with its index kind and coalescing"),
+                             cl::cat(Category));
+static cl::opt<std::string> Report("report",
+                                   cl::desc("Report format: text or "
+                                            "json"),
+                                   cl::init("text"), cl::cat(Category));
+static cl::list<std::string> Sizes("size", cl::desc("Sizes: name=v,..."),
+                                   cl::cat(Category));
+static cl::opt<std::string> Grid("grid",
+                                 cl::desc("Launch domain in threads: "
+                                          "X[,Y] (when guards do not tell)"),
+                                 cl::cat(Category));
+static cl::opt<std::string> Output("o", cl::desc("Output file (one variant)"),
+                                   cl::cat(Category));
+static cl::opt<std::string> OutDir("out-dir", cl::desc("Directory for outputs"),
+                                   cl::cat(Category));
+static cl::opt<std::string> EmitSteps("emit-steps",
+                                      cl::desc("Write the kernel "
+                                               "after every pass into DIR"),
+                                      cl::cat(Category));
+
+int main(int argc, char **argv) {
+  InitLLVM X(argc, argv);
+  // Everything after `--` is for Clang.
+  std::vector<const char *> Args;
+  std::vector<std::string> ClangArgs;
+  bool AfterDashes = false;
+  for (int I = 0; I < argc; ++I) {
+    if (AfterDashes)
+      ClangArgs.push_back(argv[I]);
+    else if (std::string(argv[I]) == "--")
+      AfterDashes = true;
+    else
+      Args.push_back(argv[I]);
+  }
+  cl::HideUnrelatedOptions(Category);
+  if (!cl::ParseCommandLineOptions(
+          int(Args.size()), Args.data(),
+          "gpumerge: optimizes naive CUDA and OpenCL kernels for a GPU\n",
+          &errs()))
+    return ExitUsage;
+
+  if (ListTargets) {
+    std::string Dir = defaultTargetsDir();
+    for (const std::string &Name : listTargets(Dir)) {
+      auto MD = loadTarget(Name, Dir);
+      outs() << Name;
+      if (MD)
+        outs() << "\t" << MD->DisplayName;
+      else
+        consumeError(MD.takeError());
+      outs() << "\n";
+    }
+    return ExitOk;
+  }
+
+  DriverOptions Opts;
+  Opts.Inputs = Inputs;
+  Opts.Target = Target;
+  Opts.ClangArgs = ClangArgs;
+  if (!Lang.empty()) {
+    if (Lang == "cuda")
+      Opts.OutputLang = Language::Cuda;
+    else if (Lang == "opencl")
+      Opts.OutputLang = Language::OpenCL;
+    else {
+      errs() << "error: --lang must be cuda or opencl\n";
+      return ExitUsage;
+    }
+  }
+  if (Passes.getNumOccurrences())
+    Opts.Passes = Passes;
+  Opts.Memory = Memory;
+  Opts.Verify = Verify;
+  Opts.Analyze = Analyze;
+  if (Report != "text" && Report != "json") {
+    errs() << "error: --report must be text or json\n";
+    return ExitUsage;
+  }
+  Opts.JsonReport = Report == "json";
+  for (const std::string &S : Sizes) {
+    std::string Bad;
+    if (!parseSizes(S, Opts.Sizes, Bad)) {
+      errs() << "error: --size wants name=positive-integer, got '" << Bad
+             << "'\n";
+      return ExitUsage;
+    }
+  }
+  if (!Grid.empty()) {
+    std::array<std::int64_t, 2> G;
+    if (!parseGrid(Grid, G)) {
+      errs() << "error: --grid wants X[,Y] thread counts, got '" << Grid
+             << "'\n";
+      return ExitUsage;
+    }
+    Opts.Grid = G;
+  }
+  Opts.Output = Output;
+  Opts.OutDir = OutDir;
+  Opts.EmitSteps = EmitSteps;
+  return runDriver(Opts, outs(), errs());
+}
