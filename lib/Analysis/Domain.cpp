@@ -123,9 +123,11 @@ public:
     }
   }
 
-  /// Guards that enclose the rest of the kernel: top-level ifs and early
-  /// returns, and guards nested directly inside a guard.
-  void scan(const BlockStmt &B) {
+  /// Guards that enclose every global write of the kernel: ifs (at the top
+  /// level or nested in such a guard) holding all the writes, and early
+  /// returns before them. A condition around only some writes (x < w - 1
+  /// before a neighbour read) says nothing about the domain.
+  void scan(const BlockStmt &B, unsigned TotalWrites) {
     for (const StmtPtr &S : B.Body) {
       const auto *I = llvm::dyn_cast<IfStmt>(S.get());
       if (!I)
@@ -134,12 +136,23 @@ public:
         addAtoms(*I->Cond, true, I->getLine());
         continue;
       }
-      if (!I->Else) {
+      if (!I->Else && TotalWrites && globalWrites(*I->Then) == TotalWrites) {
         addAtoms(*I->Cond, false, I->getLine());
         if (const auto *Inner = llvm::dyn_cast<BlockStmt>(I->Then.get()))
-          scan(*Inner);
+          scan(*Inner, TotalWrites);
       }
     }
+  }
+
+public:
+  static unsigned globalWrites(Stmt &S) {
+    unsigned N = 0;
+    walkStmts(S, [&](Stmt &X) {
+      if (auto *A = llvm::dyn_cast<AssignStmt>(&X))
+        if (auto *R = llvm::dyn_cast<ArrayRef>(A->LHS.get()))
+          N += R->Space == AddressSpace::Global;
+    });
+    return N;
   }
 
 private:
@@ -164,7 +177,7 @@ KernelDomain findDomain(const Function &F) {
       if (builtinDimension(B->Which) == 1)
         D.Dims = 2;
   });
-  GuardFinder(F, D).scan(*F.Body);
+  GuardFinder(F, D).scan(*F.Body, GuardFinder::globalWrites(*F.Body));
   return D;
 }
 
