@@ -6,7 +6,7 @@ import lit.formats
 config.name = "gpumerge"
 config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".cu", ".cl", ".test"]
-config.excludes = ["unit", "Inputs", "CMakeLists.txt"]
+config.excludes = ["unit", "e2e", "Inputs", "CMakeLists.txt"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(os.path.dirname(config.gpumerge_bin_dir), "..", "test")
 

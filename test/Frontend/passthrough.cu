@@ -1,0 +1,28 @@
+// A kernel the frontend cannot lower is passed through unchanged, with a
+// warning naming the construct and its line; the others are still handled.
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: %gpumerge --target=h100 --passes=none --memory=global --report=json -o %t/out.cu %s 2>%t/err > %t/report.json
+// RUN: FileCheck --check-prefix=WARN %s < %t/err
+// RUN: FileCheck --check-prefix=JSON %s < %t/report.json
+// RUN: FileCheck --check-prefix=OUT %s < %t/out.cu
+
+// WARN: passthrough.cu:[[@LINE+4]]: warning: kernel 'spin' passed through unchanged: while loop
+// OUT: while (i < n) { a[i] += 1.0f; i += 4; }
+__global__ void spin(float *a, int n) {
+  int i = threadIdx.x;
+  while (i < n) { a[i] += 1.0f; i += 4; }
+}
+
+// WARN: passthrough.cu:[[@LINE+3]]: warning: kernel 'hist' passed through unchanged: atomic operation 'atomicAdd'
+__global__ void hist(const int *v, int *bins, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) atomicAdd(&bins[v[i]], 1);
+}
+
+// JSON: "name": "spin"
+// JSON: "reason": "while loop at line
+// JSON: "status": "passed-through"
+__global__ void fine(float *a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) a[i] = 0.5f;
+}
