@@ -49,8 +49,11 @@ private:
       Info.Iter = L->Iter;
       Info.Step = L->Step;
       Info.Loop = L;
-      if (auto Start = toAffine(*L->Init, Ctx))
+      if (auto Start = toAffine(*L->Init, Ctx)) {
         Info.Start = Start->asConstant();
+        if (Start->mentions(AffineVar::Kind::Thread))
+          Info.ThreadStart = *Start;
+      }
       Loops.push_back(Info);
       Ctx.LoopIterators.insert(L->Iter);
       visit(*L->Body);
@@ -108,6 +111,14 @@ private:
           Stride *= P->Ty.InnerExtents[J];
       *Flat = *Flat + Part->scaled(Stride);
     }
+    // j = start + (distance travelled) when the start is a thread position.
+    for (const LoopInfo &L : Loops)
+      if (Flat && L.ThreadStart) {
+        AffineVar V{AffineVar::Kind::Loop, L.Iter};
+        *Flat =
+            Flat->without(V) +
+            Flat->coefficientOf(V) * (*L.ThreadStart + AffineForm::variable(V));
+      }
     if (Flat && !Flat->isAffine())
       Flat.reset();
     A.Index = Flat;

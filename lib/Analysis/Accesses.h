@@ -19,6 +19,11 @@ const char *indexKindName(IndexKind K);
 struct LoopInfo {
   std::string Iter;
   std::optional<std::int64_t> Start; ///< when the initial value is constant
+  /// The initial value's form when it depends on the thread position
+  /// (`for (j = idx; j < n; j += 1024)`). The access's index then has the
+  /// start folded in: j stands for the distance travelled from it, so the
+  /// index reads `idx + j` and the analyses see each thread's own element.
+  std::optional<AffineForm> ThreadStart;
   std::int64_t Step = 1;
   const ForStmt *Loop = nullptr;
 };

@@ -32,7 +32,7 @@ static std::vector<std::int64_t> baseOffsets(const Access &A,
     std::int64_t Start = 0, Step = 1;
     for (const LoopInfo &L : A.Loops)
       if (L.Iter == V.Name) {
-        Start = L.Start.value_or(0);
+        Start = L.ThreadStart ? 0 : L.Start.value_or(0);
         Step = L.Step;
       }
     for (std::int64_t K = 0; K < 16; ++K)
@@ -119,7 +119,7 @@ CoalescingResult checkCoalescing(const Access &A,
     }
     return R;
   }
-  if (S != 0 && S != 1) {
+  if (S != 0 && S != 1 && S != -1) {
     R.Coalesced = Tristate::False;
     R.Reason = "neighbouring threads in X are " + std::to_string(S) +
                " elements apart";

@@ -285,6 +285,11 @@ bufferExtents(const Function &F, const SizeBindings &Sizes,
         R.Hi = IInit->Hi;
         R.Lo = Op == BinaryOp::GE ? IBound->Lo : IBound->Lo + 1;
       }
+      // With a thread-dependent start the index holds start + j: j is the
+      // distance travelled, at most the span from the lowest start.
+      if (L.ThreadStart)
+        R = L.Step > 0 ? Interval{0, R.Hi - IInit->Lo}
+                       : Interval{R.Lo - IInit->Hi, 0};
       if (R.Hi < R.Lo) {
         Runs = false;
         break;

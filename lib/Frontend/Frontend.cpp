@@ -218,9 +218,18 @@ parseSource(const std::string &Source, const std::string &FileName,
     M->Functions.push_back(std::move(F));
   }
   // Hints apply to the next kernel only: drop the ones of earlier kernels.
-  for (size_t I = 0; I < M->Functions.size(); ++I) {
-    Function &F = *M->Functions[I];
-    unsigned Prev = I ? M->Functions[I - 1]->Span.Line : 0;
+  std::vector<unsigned> Starts;
+  for (const auto &F : M->Functions)
+    Starts.push_back(F->Span.Line);
+  for (const Unsupported &U : M->PassedThrough)
+    Starts.push_back(U.Span.Line);
+  for (auto &FP : M->Functions) {
+    Function &F = *FP;
+    // The hints between the previous function (lowered or not) and this one.
+    unsigned Prev = 0;
+    for (unsigned L : Starts)
+      if (L < F.Span.Line)
+        Prev = std::max(Prev, L);
     std::map<std::string, std::int64_t> Sizes;
     std::vector<std::string> Outputs;
     for (const PragmaHints &H : *Pragmas)

@@ -173,6 +173,21 @@ void Printer::printStmt(const Stmt &S) {
   }
 }
 
+/// Would printing \p U's operand right after its sign make `--` or `++`?
+static bool formsIncrement(const UnaryExpr &U) {
+  if (U.Op != UnaryOp::Neg && U.Op != UnaryOp::Plus)
+    return false;
+  if (const auto *S = llvm::dyn_cast<UnaryExpr>(U.Sub.get()))
+    return S->Op == U.Op;
+  if (U.Op != UnaryOp::Neg)
+    return false;
+  if (const auto *L = llvm::dyn_cast<IntLit>(U.Sub.get()))
+    return L->Value < 0 && L->MacroName.empty();
+  if (const auto *L = llvm::dyn_cast<FloatLit>(U.Sub.get()))
+    return !L->Spelling.empty() && L->Spelling[0] == '-';
+  return false;
+}
+
 void Printer::printExpr(const Expr &E, int Parent) {
   switch (E.getKind()) {
   case Expr::Kind::IntLit: {
@@ -207,7 +222,8 @@ void Printer::printExpr(const Expr &E, int Parent) {
     if (Paren)
       OS << "(";
     OS << unaryOpSpelling(U.Op);
-    printExpr(*U.Sub, 14);
+    // -(-a) and -(-1) must not print as --a or --1 (a decrement).
+    printExpr(*U.Sub, formsIncrement(U) ? 15 : 14);
     if (Paren)
       OS << ")";
     return;

@@ -455,7 +455,10 @@ __global__ void k(const float *a, float *c, int w, int n) {
   EXPECT_EQ(A[0]->Loops[1].Step, 2);
   EXPECT_EQ(A[0]->Kind, IndexKind::Loop);
   ASSERT_TRUE(A[0]->Index.has_value());
-  EXPECT_EQ(*A[0]->Index, loop("j") * symbol("w") + loop("i"));
+  // j starts at the thread position x: the start is folded into the index
+  // (see LoopStartingAtThreadPosition), j then counts from 0.
+  EXPECT_EQ(*A[0]->Index,
+            (thread("idx") + loop("j")) * symbol("w") + loop("i"));
   // After the loops, no loop is around c[x].
   auto C = accessesTo(All, "c");
   ASSERT_EQ(C.size(), 1u);
