@@ -276,20 +276,22 @@ bufferExtents(const Function &F, const SizeBindings &Sizes,
         return error(llvm::formatv("cannot bound the loop over '{0}' at line "
                                    "{1} (needed for the size of '{2}')",
                                    L.Iter, L.Loop->getLine(), A.Array));
+      // Copies: GCC cannot see through the optionals checked above.
+      const Interval Start = *IInit, Bnd = *IBound;
       Interval R;
       BinaryOp Op = L.Loop->CondOp;
       if (L.Step > 0) {
-        R.Lo = IInit->Lo;
-        R.Hi = Op == BinaryOp::LE ? IBound->Hi : IBound->Hi - 1;
+        R.Lo = Start.Lo;
+        R.Hi = Op == BinaryOp::LE ? Bnd.Hi : Bnd.Hi - 1;
       } else {
-        R.Hi = IInit->Hi;
-        R.Lo = Op == BinaryOp::GE ? IBound->Lo : IBound->Lo + 1;
+        R.Hi = Start.Hi;
+        R.Lo = Op == BinaryOp::GE ? Bnd.Lo : Bnd.Lo + 1;
       }
       // With a thread-dependent start the index holds start + j: j is the
       // distance travelled, at most the span from the lowest start.
       if (L.ThreadStart)
-        R = L.Step > 0 ? Interval{0, R.Hi - IInit->Lo}
-                       : Interval{R.Lo - IInit->Hi, 0};
+        R = L.Step > 0 ? Interval{0, R.Hi - Start.Lo}
+                       : Interval{R.Lo - Start.Hi, 0};
       if (R.Hi < R.Lo) {
         Runs = false;
         break;

@@ -222,7 +222,7 @@ private:
       Names = defaultPipeline(V);
     }
     if (auto E = writeStep(*R.Kernel, 0, "input", V))
-      return std::move(E);
+      return E;
     PassContext Ctx{MD, V};
     std::vector<std::string> NotApplied;
     unsigned Step = 1;
@@ -241,7 +241,7 @@ private:
       else
         NotApplied.push_back(Name + ": " + Why);
       if (auto E = writeStep(*R.Kernel, Step++, Name, V))
-        return std::move(E);
+        return E;
     }
     if (!R.Passes.empty()) {
       R.Status = "optimized";

@@ -280,7 +280,7 @@ verifyKernel(const Module &M, const Function &Naive, const Function &Emitted,
     }
     if (auto E = (*Session)->launch(Program, F.Name, Args,
                                     rangeFor(Result.Domain, Dims, S)))
-      return std::move(E);
+      return E;
     std::vector<std::vector<std::uint8_t>> Out;
     for (unsigned B : Buffers) {
       auto Data = (*Session)->readBuffer(B);
