@@ -23,12 +23,7 @@ namespace {
 
 class Collector {
 public:
-  explicit Collector(const Function &F) : F(F) {
-    Ctx.Definitions = singleAssignmentLocals(F);
-    for (const Param &P : F.Params)
-      if (!P.Ty.IsPointer)
-        Ctx.Symbols.insert(P.Name);
-  }
+  explicit Collector(const Function &F) : F(F), Ctx(kernelAffineContext(F)) {}
 
   std::vector<Access> run() {
     visit(*F.Body);

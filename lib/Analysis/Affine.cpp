@@ -237,6 +237,17 @@ std::optional<AffineForm> toAffine(const Expr &E, const AffineContext &Ctx) {
   return toAffineImpl(E, Ctx, 0);
 }
 
+AffineContext kernelAffineContext(const Function &F) {
+  AffineContext Ctx;
+  Ctx.Definitions = singleAssignmentLocals(F);
+  for (const Param &P : F.Params)
+    if (!P.Ty.IsPointer)
+      Ctx.Symbols.insert(P.Name);
+  for (const char *B : {"bdimx", "bdimy", "gdimx", "gdimy", "gsizex", "gsizey"})
+    Ctx.Symbols.insert(B);
+  return Ctx;
+}
+
 std::map<std::string, const Expr *> singleAssignmentLocals(const Function &F) {
   std::map<std::string, const Expr *> Defs;
   std::map<std::string, unsigned> Writes;

@@ -74,6 +74,10 @@ struct AffineContext {
 /// (a division, a reassigned variable, an array element).
 std::optional<AffineForm> toAffine(const Expr &E, const AffineContext &Ctx);
 
+/// The context at the top of kernel \p F: its single-assignment locals, its
+/// scalar parameters and the block/grid extents as symbols.
+AffineContext kernelAffineContext(const Function &F);
+
 /// The definitions of \p F's locals that are assigned exactly once (their
 /// initializer), for AffineContext::Definitions.
 std::map<std::string, const Expr *> singleAssignmentLocals(const Function &F);

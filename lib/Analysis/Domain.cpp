@@ -19,17 +19,6 @@ struct Interval {
   }
 };
 
-AffineContext contextOf(const Function &F) {
-  AffineContext Ctx;
-  Ctx.Definitions = singleAssignmentLocals(F);
-  for (const Param &P : F.Params)
-    if (!P.Ty.IsPointer)
-      Ctx.Symbols.insert(P.Name);
-  for (const char *B : {"bdimx", "bdimy", "gdimx", "gdimy", "gsizex", "gsizey"})
-    Ctx.Symbols.insert(B);
-  return Ctx;
-}
-
 /// The interval of \p A when each variable ranges over \p Ranges.
 std::optional<Interval>
 intervalOf(const AffineForm &A, const std::map<std::string, Interval> &Ranges) {
@@ -78,7 +67,8 @@ void splitOn(const Expr &E, BinaryOp Op, std::vector<const Expr *> &Out) {
 
 class GuardFinder {
 public:
-  GuardFinder(const Function &F, KernelDomain &D) : Ctx(contextOf(F)), D(D) {}
+  GuardFinder(const Function &F, KernelDomain &D)
+      : Ctx(kernelAffineContext(F)), D(D) {}
 
   /// Upper bounds from `pos < b` style atoms. \p Negated: the atoms come from
   /// an early-return condition, so `pos >= b` is what bounds the domain.
@@ -96,11 +86,7 @@ public:
       if (!Off) {
         std::swap(Pos, Bound);
         Off = positionOffset(*Pos, Ctx, Dim);
-        static const std::map<BinaryOp, BinaryOp> Flip = {
-            {BinaryOp::LT, BinaryOp::GT}, {BinaryOp::GT, BinaryOp::LT},
-            {BinaryOp::LE, BinaryOp::GE}, {BinaryOp::GE, BinaryOp::LE},
-            {BinaryOp::EQ, BinaryOp::EQ}, {BinaryOp::NE, BinaryOp::NE}};
-        Op = Flip.at(Op);
+        Op = swapComparison(Op);
       }
       if (!Off)
         continue;
@@ -171,7 +157,7 @@ private:
 
 KernelDomain findDomain(const Function &F) {
   KernelDomain D;
-  AffineContext Ctx = contextOf(F);
+  AffineContext Ctx = kernelAffineContext(F);
   walkExprs(*F.Body, [&](const Expr &E) {
     if (const auto *B = llvm::dyn_cast<BuiltinRef>(&E))
       if (builtinDimension(B->Which) == 1)
@@ -183,7 +169,7 @@ KernelDomain findDomain(const Function &F) {
 
 std::optional<std::int64_t> evaluateScalar(const Expr &E, const Function &F,
                                            const SizeBindings &Sizes) {
-  auto A = toAffine(E, contextOf(F));
+  auto A = toAffine(E, kernelAffineContext(F));
   if (!A)
     return std::nullopt;
   std::map<std::string, Interval> Ranges;
@@ -256,7 +242,7 @@ bufferExtents(const Function &F, const SizeBindings &Sizes,
         Inner *= X;
       Extents[P.Name] = Inner;
     }
-  AffineContext Ctx = contextOf(F);
+  AffineContext Ctx = kernelAffineContext(F);
   for (const Access &A : collectAccesses(F)) {
     if (!Extents.count(A.Array))
       continue;

@@ -767,13 +767,7 @@ private:
       L->Bound = lowerExpr(Cond->getRHS());
     } else if (iterOf(Cond->getRHS()) == Iter) {
       // `n > i` is `i < n`.
-      static const std::map<BinaryOp, BinaryOp> Flip = {
-          {BinaryOp::LT, BinaryOp::GT},
-          {BinaryOp::GT, BinaryOp::LT},
-          {BinaryOp::LE, BinaryOp::GE},
-          {BinaryOp::GE, BinaryOp::LE},
-          {BinaryOp::NE, BinaryOp::NE}};
-      L->CondOp = Flip.at(*Op);
+      L->CondOp = swapComparison(*Op);
       L->Bound = lowerExpr(Cond->getLHS());
     } else {
       return failStmt("loop condition not on the iterator", Loc);

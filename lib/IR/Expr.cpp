@@ -142,6 +142,21 @@ bool isComparison(BinaryOp Op) {
   return P == 10 || P == 9;
 }
 
+BinaryOp swapComparison(BinaryOp Op) {
+  switch (Op) {
+  case BinaryOp::LT:
+    return BinaryOp::GT;
+  case BinaryOp::GT:
+    return BinaryOp::LT;
+  case BinaryOp::LE:
+    return BinaryOp::GE;
+  case BinaryOp::GE:
+    return BinaryOp::LE;
+  default:
+    return Op;
+  }
+}
+
 ExprPtr CallExpr::clone() const {
   std::vector<ExprPtr> A;
   for (const ExprPtr &E : Args)

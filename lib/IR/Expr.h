@@ -71,6 +71,8 @@ const char *binaryOpSpelling(BinaryOp Op);
 /// C precedence, larger binds tighter (Mul 13 ... LOr 4).
 int binaryOpPrecedence(BinaryOp Op);
 bool isComparison(BinaryOp Op);
+/// The comparison with its operands swapped: `a < b` is `b > a`.
+BinaryOp swapComparison(BinaryOp Op);
 
 class Expr {
 public:
