@@ -86,19 +86,16 @@ CoalescingResult checkCoalescing(const Access &A,
   unsigned G = HalfWarp ? MD.CoalescedThread : MD.ThreadInWarp;
   unsigned Unit = HalfWarp ? MD.SegmentBytes : MD.SectorBytes;
   unsigned E = A.ElementBytes;
+  // The fewest transactions the group's bytes could take (one for a
+  // broadcast).
   unsigned Min =
       S == 0 ? 1 : (G * E * unsigned(S < 0 ? -S : S) + Unit - 1) / Unit;
-  if (S == 0 || S == 1 || S == -1)
-    Min = S == 0 ? 1 : (G * E + Unit - 1) / Unit;
-
   R.MinTransactions = Min;
-  bool AllAligned = true;
+  bool AllAligned = true; // §3.2's half-warp rule: base on a segment boundary
   for (std::int64_t B : baseOffsets(A, Rest)) {
     unsigned T = blocksTouched(B, S, G, E, Unit);
     R.Transactions = std::max(R.Transactions, T);
-    AllAligned &= (B * std::int64_t(E)) %
-                      std::int64_t(HalfWarp ? Unit : MD.SegmentBytes) ==
-                  0;
+    AllAligned &= (B * std::int64_t(E)) % std::int64_t(Unit) == 0;
   }
 
   if (HalfWarp) {

@@ -65,6 +65,17 @@ void splitOn(const Expr &E, BinaryOp Op, std::vector<const Expr *> &Out) {
   Out.push_back(&E);
 }
 
+/// Assignments to global memory under \p S.
+unsigned globalWrites(Stmt &S) {
+  unsigned N = 0;
+  walkStmts(S, [&](Stmt &X) {
+    if (auto *A = llvm::dyn_cast<AssignStmt>(&X))
+      if (auto *R = llvm::dyn_cast<ArrayRef>(A->LHS.get()))
+        N += R->Space == AddressSpace::Global;
+  });
+  return N;
+}
+
 class GuardFinder {
 public:
   GuardFinder(const Function &F, KernelDomain &D)
@@ -130,17 +141,6 @@ public:
     }
   }
 
-public:
-  static unsigned globalWrites(Stmt &S) {
-    unsigned N = 0;
-    walkStmts(S, [&](Stmt &X) {
-      if (auto *A = llvm::dyn_cast<AssignStmt>(&X))
-        if (auto *R = llvm::dyn_cast<ArrayRef>(A->LHS.get()))
-          N += R->Space == AddressSpace::Global;
-    });
-    return N;
-  }
-
 private:
   AffineContext Ctx;
   KernelDomain &D;
@@ -163,7 +163,7 @@ KernelDomain findDomain(const Function &F) {
       if (builtinDimension(B->Which) == 1)
         D.Dims = 2;
   });
-  GuardFinder(F, D).scan(*F.Body, GuardFinder::globalWrites(*F.Body));
+  GuardFinder(F, D).scan(*F.Body, globalWrites(*F.Body));
   return D;
 }
 

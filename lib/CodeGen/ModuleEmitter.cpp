@@ -42,12 +42,6 @@ static bool usesDouble(const Function &F) {
   return Uses;
 }
 
-static bool usesGlobalSync(const Function &F) {
-  bool Uses = false;
-  walkStmts(*F.Body, [&](Stmt &S) { Uses |= llvm::isa<GlobalSyncStmt>(S); });
-  return Uses;
-}
-
 /// Same language: the input text with each lowered function's definition
 /// replaced (spans do not overlap and are visited last to first, so offsets
 /// stay valid).
@@ -93,7 +87,7 @@ emitTranslated(const Module &M, Language L,
   bool Double = false, GlobalSync = false;
   for (const auto &F : M.Functions) {
     Double |= usesDouble(*F);
-    GlobalSync |= usesGlobalSync(*F);
+    GlobalSync |= hasGlobalSync(*F);
   }
   if (L == Language::OpenCL && Double)
     OS << "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";

@@ -109,7 +109,7 @@ public:
                            "unchanged: {3}\n",
                            Input, U.Line, U.Kernel, U.Construct);
     for (Function *F : M->kernels())
-      if (auto E = verifyFunction(*F, M.get())) {
+      if (auto E = verifyFunction(*F)) {
         Err << Input << ": error: " << llvm::toString(std::move(E)) << "\n";
         return ExitBadInput;
       }
@@ -231,7 +231,7 @@ private:
       auto Applied = passRegistry().at(Name).Run(*R.Kernel, Ctx, Why);
       if (!Applied)
         return Applied.takeError();
-      if (auto E = verifyFunction(*R.Kernel, M.get()))
+      if (auto E = verifyFunction(*R.Kernel))
         return llvm::createStringError(
             llvm::inconvertibleErrorCode(),
             "pass '%s' produced malformed KIR (a gpumerge bug): %s",
@@ -283,7 +283,7 @@ private:
     return R;
   }
 
-  std::string outputPath(MemoryVariant V, size_t NumVariants) const {
+  std::string outputPath(MemoryVariant V) const {
     if (!Opts.Output.empty())
       return Opts.Output;
     llvm::SmallString<256> P;
@@ -345,7 +345,7 @@ private:
       if (I == 0)
         for (const std::string &W : E.Warnings)
           Err << "warning: " << W << "\n";
-      std::string Path = outputPath(Vs[I], Vs.size());
+      std::string Path = outputPath(Vs[I]);
       if (llvm::sys::fs::equivalent(Path, Input)) {
         Err << "error: refusing to overwrite the input '" << Input
             << "'; choose another -o\n";

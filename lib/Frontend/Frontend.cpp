@@ -73,7 +73,7 @@ public:
     const SourceManager &SM = *R.SourceManager;
     if (!SM.isInMainFile(SM.getExpansionLoc(FD->getLocation())))
       return;
-    if (FD->hasAttr<CUDAGlobalAttr>() || FD->hasAttr<OpenCLKernelAttr>())
+    if (isKernelDecl(*FD))
       Kernels.push_back(FD);
     else if (FD->hasAttr<CUDADeviceAttr>() || R.Context->getLangOpts().OpenCL)
       Helpers.push_back(FD);
@@ -189,8 +189,7 @@ parseSource(const std::string &Source, const std::string &FileName,
   for (const FunctionDecl *FD : All) {
     SourceSpan Span = spanOf(*FD, SM);
     auto Lowered = lowerFunction(*FD, Ctx, AST->getPreprocessor(), *M);
-    bool IsKernel =
-        FD->hasAttr<CUDAGlobalAttr>() || FD->hasAttr<OpenCLKernelAttr>();
+    bool IsKernel = isKernelDecl(*FD);
     if (auto *Failure = std::get_if<LoweringFailure>(&Lowered)) {
       Unsupported U{FD->getNameAsString(), Failure->Construct, Failure->Line,
                     Span};

@@ -81,8 +81,7 @@ public:
   run(const FunctionDecl &FD) {
     auto F = std::make_unique<Function>();
     F->Name = FD.getNameAsString();
-    F->IsKernel =
-        FD.hasAttr<CUDAGlobalAttr>() || FD.hasAttr<OpenCLKernelAttr>();
+    F->IsKernel = isKernelDecl(FD);
     F->ReturnType = lowerType(FD.getReturnType(), FD.getBeginLoc());
     for (const ParmVarDecl *P : FD.parameters()) {
       Param KP;
@@ -833,6 +832,10 @@ private:
 };
 
 } // namespace
+
+bool isKernelDecl(const FunctionDecl &FD) {
+  return FD.hasAttr<CUDAGlobalAttr>() || FD.hasAttr<OpenCLKernelAttr>();
+}
 
 std::variant<std::unique_ptr<Function>, LoweringFailure>
 lowerFunction(const FunctionDecl &FD, ASTContext &Ctx, Preprocessor &PP,

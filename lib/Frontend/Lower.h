@@ -21,6 +21,9 @@ struct LoweringFailure {
   unsigned Line = 0;
 };
 
+/// A __global__ (CUDA) or __kernel (OpenCL) function.
+bool isKernelDecl(const clang::FunctionDecl &FD);
+
 /// Lowers \p FD. Typedefs and object-like macros the body uses are added to
 /// \p M (once each), so an emitter can write them again.
 std::variant<std::unique_ptr<Function>, LoweringFailure>

@@ -28,6 +28,12 @@ std::unique_ptr<Function> Function::clone() const {
   return F;
 }
 
+bool hasGlobalSync(const Function &F) {
+  bool Found = false;
+  walkStmts(*F.Body, [&](Stmt &S) { Found |= llvm::isa<GlobalSyncStmt>(S); });
+  return Found;
+}
+
 std::vector<Function *> Module::kernels() const {
   std::vector<Function *> K;
   for (const auto &F : Functions)

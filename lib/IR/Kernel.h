@@ -49,6 +49,9 @@ struct Function {
   std::unique_ptr<Function> clone() const;
 };
 
+/// Does \p F contain a global barrier (gpumerge_global_sync)?
+bool hasGlobalSync(const Function &F);
+
 /// Why a kernel of the input could not be lowered: it is passed through.
 struct Unsupported {
   std::string Kernel;

@@ -15,7 +15,7 @@
 namespace gpumerge {
 
 /// Errors name the function, the problem and the source line.
-llvm::Error verifyFunction(const Function &F, const Module *M = nullptr);
+llvm::Error verifyFunction(const Function &F);
 
 } // namespace gpumerge
 

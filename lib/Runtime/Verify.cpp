@@ -167,12 +167,6 @@ KernelArg scalarArg(const Type &T, double Value) {
   }
 }
 
-bool hasGlobalSync(const Function &F) {
-  bool Found = false;
-  walkStmts(*F.Body, [&](Stmt &S) { Found |= llvm::isa<GlobalSyncStmt>(S); });
-  return Found;
-}
-
 NDRange rangeFor(const std::array<std::int64_t, 2> &Domain, unsigned Dims,
                  const LaunchShape &S) {
   NDRange R;

@@ -763,7 +763,7 @@ TEST(Frontend, CorpusLowersAndVerifies) {
       continue;
     }
     for (const auto &F : (*M)->Functions) {
-      llvm::Error E = verifyFunction(*F, M->get());
+      llvm::Error E = verifyFunction(*F);
       EXPECT_FALSE(bool(E))
           << F->Name << ": " << (E ? llvm::toString(std::move(E)) : "");
       EXPECT_FALSE(F->Body->Body.empty()) << F->Name;
