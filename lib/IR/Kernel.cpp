@@ -7,6 +7,10 @@ const char *languageName(Language L) {
   return L == Language::Cuda ? "cuda" : "opencl";
 }
 
+std::string fallbackName(const std::string &Kernel) {
+  return Kernel + "_naive";
+}
+
 const Param *Function::findParam(const std::string &N) const {
   for (const Param &P : Params)
     if (P.Name == N)
@@ -25,6 +29,7 @@ std::unique_ptr<Function> Function::clone() const {
   F->SizeHints = SizeHints;
   F->OutputHints = OutputHints;
   F->PaperDialect = PaperDialect;
+  F->Plan = Plan;
   return F;
 }
 

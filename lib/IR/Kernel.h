@@ -8,6 +8,7 @@
 #ifndef GPUMERGE_IR_KERNEL_H
 #define GPUMERGE_IR_KERNEL_H
 
+#include "IR/LaunchPlan.h"
 #include "IR/Stmt.h"
 
 #include <map>
@@ -44,6 +45,9 @@ struct Function {
   std::vector<std::string> OutputHints;
   /// The kernel used the original GPGPU compiler's dialect (bare idx, ...).
   bool PaperDialect = false;
+  /// Set by the passes that change how the kernel is launched (block shape,
+  /// merges, tiling); absent for a kernel launched like the naive one.
+  std::optional<LaunchPlan> Plan;
 
   const Param *findParam(const std::string &N) const;
   std::unique_ptr<Function> clone() const;

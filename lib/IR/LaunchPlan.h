@@ -1,0 +1,72 @@
+//===- LaunchPlan.h - How an optimized kernel is launched -------*- C++ -*-===//
+//
+// A naive kernel runs one thread per element of its domain with any block
+// shape. An optimized kernel is launched differently: blocks of a fixed shape,
+// each thread standing for Coverage naive threads per dimension, and only
+// when its preconditions hold (the domain divisible by the tile, trip counts
+// divisible by the unroll, arrays staged through shared memory not
+// overlapping the arrays written). The launchers (CUDA) and NDRange helpers
+// (OpenCL) generated from a plan check the preconditions at run time and fall
+// back to the original kernel, kept in the output as <name>_naive, when they
+// fail. --verify reads the same plan.
+//
+//   naive:      mm<<<dim3(ceil(w/16), ceil(h/16)), dim3(16, 16)>>>(a, b, c, w, h, k)
+//   plan:       Block (32, 8), Coverage (1, 4), Extent (w, h),
+//               Preconditions { k % 32 == 0 }, Disjoint { a: c, b: c }
+//   optimized:  if (w % 32 == 0 && h % 32 == 0 && k % 32 == 0 && ...)
+//                 mm<<<dim3(w / 32, h / 32), dim3(32, 8)>>>(a, b, c, w, h, k);
+//
+//===----------------------------------------------------------------------===//
+#ifndef GPUMERGE_IR_LAUNCHPLAN_H
+#define GPUMERGE_IR_LAUNCHPLAN_H
+
+#include "IR/Expr.h"
+
+#include <array>
+#include <map>
+#include <memory>
+
+namespace gpumerge {
+
+/// A condition over the kernel's scalar parameters, with what it protects.
+struct Precondition {
+  std::shared_ptr<const Expr> Cond; ///< e.g. `k % 32 == 0`
+  std::string Why;                  ///< "the i loop is tiled by 32"
+};
+
+struct LaunchPlan {
+  unsigned Dims = 1;
+  /// Threads per block of the optimized kernel.
+  std::array<std::int64_t, 2> Block = {1, 1};
+  /// Naive threads one optimized thread stands for, per dimension.
+  std::array<std::int64_t, 2> Coverage = {1, 1};
+  /// The naive domain per dimension, as an expression over scalar
+  /// parameters (from the bounds guard, which the optimized kernel drops);
+  /// null: the domain is what the naive launch covers (grid * block).
+  std::array<std::shared_ptr<const Expr>, 2> Extent;
+  /// Besides extent % (Block * Coverage) == 0 in every dimension, which the
+  /// launchers check for themselves.
+  std::vector<Precondition> Preconditions;
+  /// Pairs of array parameters that must not overlap: a read-only array the
+  /// kernel keeps in shared memory or registers and an array it writes.
+  std::vector<std::pair<std::string, std::string>> Disjoint;
+  /// Elements of each array named in Disjoint, over scalar parameters, so
+  /// the launcher can compare address ranges.
+  std::map<std::string, std::shared_ptr<const Expr>> Elements;
+  /// Launched with the naive grid and block as given (Block, Coverage and
+  /// Extent unused): only the preconditions differ (scalar replacement).
+  bool SameLaunch = false;
+  /// Static shared memory of one block, in bytes.
+  std::int64_t SharedBytes = 0;
+
+  /// Naive threads per block in dimension \p D: Block[D] * Coverage[D].
+  std::int64_t tile(unsigned D) const { return Block[D] * Coverage[D]; }
+};
+
+/// The name the original kernel keeps in an output that also holds its
+/// optimized version: "<name>_naive".
+std::string fallbackName(const std::string &Kernel);
+
+} // namespace gpumerge
+
+#endif
