@@ -28,6 +28,8 @@
 
 namespace gpumerge {
 
+struct Function;
+
 /// A condition over the kernel's scalar parameters, with what it protects.
 struct Precondition {
   std::shared_ptr<const Expr> Cond; ///< e.g. `k % 32 == 0`
@@ -56,9 +58,16 @@ struct LaunchPlan {
   /// Launched with the naive grid and block as given (Block, Coverage and
   /// Extent unused): only the preconditions differ (scalar replacement).
   bool SameLaunch = false;
+  /// The kernel keeps its bounds guard (each merged copy checks its own
+  /// position), so the launch rounds the grid up and the extent need not be
+  /// divisible by the tile.
+  bool GuardsDomain = false;
   /// Static shared memory of one block, in bytes.
   std::int64_t SharedBytes = 0;
-
+  /// How the kernel was derived, so a later pass can regenerate it with
+  /// other factors: the kernel before tiling and merging, and the loop tile.
+  std::shared_ptr<const Function> Origin;
+  std::int64_t LoopTile = 0;
   /// Naive threads per block in dimension \p D: Block[D] * Coverage[D].
   std::int64_t tile(unsigned D) const { return Block[D] * Coverage[D]; }
 };
