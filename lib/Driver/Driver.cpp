@@ -7,7 +7,9 @@
 #include "IR/Verifier.h"
 #include "Runtime/Verify.h"
 #include "Target/MachineDescription.h"
+#include "Target/Occupancy.h"
 #include "Transforms/PassRegistry.h"
+#include "Transforms/Tiling.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
@@ -85,6 +87,9 @@ struct VariantResult {
   LaunchShape Shape;
   llvm::json::Object Launch;
   std::optional<VerifyResult> Verified;
+  /// When Verified ran the fallback: a second run where the optimized
+  /// kernel's preconditions hold, so both paths are checked.
+  std::optional<VerifyResult> VerifiedOptimized;
 };
 
 class FileJob {
@@ -206,6 +211,73 @@ private:
                                emitFunction(F, outputLang()));
   }
 
+  /// The domain extent of dimension \p Dim as the report spells it.
+  std::string extentText(const KernelDomain &D, unsigned Dim) const {
+    if (Opts.Grid)
+      return std::to_string((*Opts.Grid)[Dim]);
+    if (D.Bounds[Dim].empty())
+      return "<from the launch>";
+    const DomainBound &B = D.Bounds[Dim].front();
+    std::string Text = printExprDebug(*B.Bound);
+    if (B.Offset)
+      Text += llvm::formatv(" {0} {1}", B.Offset < 0 ? "-" : "+",
+                            std::abs(B.Offset));
+    return Text;
+  }
+
+  /// The launch configuration, preconditions and resources of \p K.
+  llvm::json::Object launchReport(const Function &K, LaunchShape &Shape) {
+    KernelDomain D = findDomain(tilingOrigin(K));
+    Shape = naiveLaunch(D.Dims);
+    const LaunchPlan *P = K.Plan && !K.Plan->SameLaunch ? &*K.Plan : nullptr;
+    if (P) {
+      Shape.Block = P->Block;
+      Shape.Coverage = P->Coverage;
+    }
+    llvm::json::Array Block, Grid;
+    for (unsigned Dim = 0; Dim < D.Dims; ++Dim) {
+      Block.push_back(Shape.Block[Dim]);
+      std::string Extent = extentText(D, Dim);
+      std::int64_t Tile = Shape.Block[Dim] * Shape.Coverage[Dim];
+      Grid.push_back(P && !P->GuardsDomain
+                         ? llvm::formatv("({0}) / {1}", Extent, Tile).str()
+                         : llvm::formatv("ceil(({0}) / {1})", Extent, Tile)
+                               .str());
+    }
+    llvm::json::Object L{{"block", std::move(Block)},
+                         {"grid", std::move(Grid)}};
+    if (!K.Plan)
+      return L;
+    llvm::json::Array Coverage, Pre;
+    for (unsigned Dim = 0; Dim < D.Dims; ++Dim)
+      Coverage.push_back(Shape.Coverage[Dim]);
+    L["threads_per_output"] = std::move(Coverage);
+    if (P && !P->GuardsDomain)
+      for (unsigned Dim = 0; Dim < D.Dims; ++Dim)
+        Pre.push_back(llvm::formatv("({0}) % {1} == 0 (the tile divides the "
+                                    "domain)",
+                                    extentText(D, Dim), P->tile(Dim))
+                          .str());
+    for (const Precondition &C : K.Plan->Preconditions)
+      Pre.push_back(printExprDebug(*C.Cond) + " (" + C.Why + ")");
+    for (const auto &[A, B] : K.Plan->Disjoint)
+      Pre.push_back(A + " and " + B + " do not overlap");
+    L["preconditions"] = std::move(Pre);
+    L["fallback"] = fallbackName(K.Name);
+    if (P) {
+      BlockResources Res{unsigned(P->Block[0] * P->Block[1]),
+                         P->EstimatedRegisters, unsigned(P->SharedBytes)};
+      Occupancy Occ = computeOccupancy(MD, Res);
+      L["resources"] = llvm::json::Object{
+          {"registers", P->EstimatedRegisters},
+          {"registers_source", "estimate from KIR"},
+          {"shared_bytes", P->SharedBytes},
+          {"blocks_per_sm", Occ.BlocksPerSM},
+          {"limited_by", occupancyLimitName(Occ.Limit)}};
+    }
+    return L;
+  }
+
   /// The pipeline over one kernel in one variant.
   llvm::Expected<VariantResult> runPipeline(const Function &Naive,
                                             MemoryVariant V) {
@@ -224,6 +296,12 @@ private:
     if (auto E = writeStep(*R.Kernel, 0, "input", V))
       return E;
     PassContext Ctx{MD, V};
+    if (!Opts.Merge.empty()) {
+      auto Req = parseMergeRequest(Opts.Merge);
+      if (!Req)
+        return Req.takeError();
+      Ctx.Merge = *Req;
+    }
     std::vector<std::string> NotApplied;
     unsigned Step = 1;
     for (const std::string &Name : Names) {
@@ -255,31 +333,7 @@ private:
     } else {
       R.Reason = "no pass applied (" + llvm::join(NotApplied, "; ") + ")";
     }
-    KernelDomain D = findDomain(*R.Kernel);
-    R.Shape = naiveLaunch(D.Dims);
-    llvm::json::Array Grid;
-    for (unsigned Dim = 0; Dim < D.Dims; ++Dim) {
-      std::string Extent =
-          Opts.Grid ? std::to_string((*Opts.Grid)[Dim])
-          : D.Bounds[Dim].empty()
-              ? std::string("<from --grid>")
-              : printExprDebug(*D.Bounds[Dim].front().Bound) +
-                    (D.Bounds[Dim].front().Offset
-                         ? llvm::formatv(" {0} {1}",
-                                         D.Bounds[Dim].front().Offset < 0 ? "-"
-                                                                          : "+",
-                                         std::abs(D.Bounds[Dim].front().Offset))
-                               .str()
-                         : "");
-      Grid.push_back(llvm::formatv("ceil(({0}) / {1})", Extent,
-                                   R.Shape.Block[Dim] * R.Shape.Coverage[Dim])
-                         .str());
-    }
-    llvm::json::Array Block;
-    for (unsigned Dim = 0; Dim < D.Dims; ++Dim)
-      Block.push_back(R.Shape.Block[Dim]);
-    R.Launch = llvm::json::Object{{"block", std::move(Block)},
-                                  {"grid", std::move(Grid)}};
+    R.Launch = launchReport(*R.Kernel, R.Shape);
     return R;
   }
 
@@ -330,6 +384,28 @@ private:
                                  memoryVariantName(V), Ver->Detail);
           }
           R->Verified = std::move(*Ver);
+          if (R->Verified->Path == "fallback") {
+            if (auto Sizes = sizesForOptimizedPath(*F, *R->Kernel, VO.Sizes)) {
+              VO.Sizes = *Sizes;
+              auto Opt = verifyKernel(*M, *F, *R->Kernel, R->Shape, VO);
+              if (!Opt) {
+                Err << llvm::formatv("{0}:{1}: error: cannot verify kernel "
+                                     "'{2}': {3}\n",
+                                     Input, F->Span.Line, F->Name,
+                                     llvm::toString(Opt.takeError()));
+                return ExitBadInput;
+              }
+              if (Opt->Outcome == VerifyResult::Status::Mismatch) {
+                Mismatch = true;
+                Err << llvm::formatv(
+                    "{0}:{1}: error: --verify: kernel '{2}' ({3} variant, "
+                    "optimized path) does not match the input: {4}\n",
+                    Input, F->Span.Line, F->Name, memoryVariantName(V),
+                    Opt->Detail);
+              }
+              R->VerifiedOptimized = std::move(*Opt);
+            }
+          }
         }
         Results[F->Name].push_back(std::move(*R));
       }
@@ -337,14 +413,17 @@ private:
 
     // Write every variant's file: whole or not at all.
     llvm::json::Array Outputs;
+    std::vector<std::string> Warned; // variants share most warnings
     for (size_t I = 0; I < Vs.size(); ++I) {
       std::map<std::string, const Function *> Replacements;
       for (auto &[Name, Rs] : Results)
         Replacements[Name] = Rs[I].Kernel.get();
       EmittedModule E = emitModule(*M, outputLang(), Replacements);
-      if (I == 0)
-        for (const std::string &W : E.Warnings)
+      for (const std::string &W : E.Warnings)
+        if (!llvm::is_contained(Warned, W)) {
+          Warned.push_back(W);
           Err << "warning: " << W << "\n";
+        }
       std::string Path = outputPath(Vs[I]);
       if (llvm::sys::fs::equivalent(Path, Input)) {
         Err << "error: refusing to overwrite the input '" << Input
@@ -361,6 +440,32 @@ private:
                                            {"path", Path}});
       if (!Opts.JsonReport)
         Out << "wrote " << Path << "\n";
+      // An OpenCL host learns the NDRange of kernels launched differently
+      // (and when to enqueue <name>_naive instead) from a header beside the
+      // kernels: NAME.global.cl → NAME.global.h.
+      std::string Header = outputLang() == Language::OpenCL
+                               ? emitOpenCLLaunchHeader(*M, Replacements)
+                               : "";
+      if (Header.empty())
+        continue;
+      llvm::SmallString<256> HeaderPath(Path);
+      llvm::sys::path::replace_extension(HeaderPath, ".h");
+      if (HeaderPath == Path)
+        HeaderPath += ".h";
+      if (llvm::sys::fs::equivalent(HeaderPath, Input)) {
+        Err << "error: refusing to overwrite the input '" << Input
+            << "' with the launch header; choose another -o\n";
+        return ExitUsage;
+      }
+      if (auto Error = writeFileAtomically(std::string(HeaderPath), Header)) {
+        Err << "error: " << llvm::toString(std::move(Error)) << "\n";
+        return ExitBadInput;
+      }
+      Outputs.push_back(llvm::json::Object{{"memory", memoryVariantName(Vs[I])},
+                                           {"path", HeaderPath},
+                                           {"kind", "launch-header"}});
+      if (!Opts.JsonReport)
+        Out << "wrote " << HeaderPath << "\n";
     }
 
     llvm::json::Array Kernels;
@@ -382,21 +487,52 @@ private:
         if (!R.Reason.empty())
           O["reason"] = R.Reason;
         if (R.Verified) {
-          O["verify"] = verifyStatusName(R.Verified->Outcome);
-          O["max_rel_error"] = R.Verified->MaxRelError;
+          // The overall outcome: a mismatch on either path is a mismatch.
+          const VerifyResult *Bad =
+              R.VerifiedOptimized && R.VerifiedOptimized->Outcome ==
+                                         VerifyResult::Status::Mismatch
+                  ? &*R.VerifiedOptimized
+                  : &*R.Verified;
+          O["verify"] = verifyStatusName(Bad->Outcome);
+          O["max_rel_error"] = std::max(
+              R.Verified->MaxRelError,
+              R.VerifiedOptimized ? R.VerifiedOptimized->MaxRelError : 0.0);
           llvm::json::Object Sizes;
           for (auto &[K, V] : R.Verified->Sizes)
             Sizes[K] = V;
           O["verify_sizes"] = std::move(Sizes);
-          if (!R.Verified->Detail.empty())
-            O["verify_detail"] = R.Verified->Detail;
-          if (!Opts.JsonReport)
-            Out << llvm::formatv(
-                "verify {0} ({1}): {2}, max relative error "
-                "{3:e}{4}\n",
-                F->Name, memoryVariantName(R.Variant),
-                verifyStatusName(R.Verified->Outcome), R.Verified->MaxRelError,
-                R.Verified->Detail.empty() ? "" : " — " + R.Verified->Detail);
+          if (!Bad->Detail.empty())
+            O["verify_detail"] = Bad->Detail;
+          llvm::json::Array Runs;
+          for (const VerifyResult *VR : {&*R.Verified, R.VerifiedOptimized
+                                                           ? &*R.VerifiedOptimized
+                                                           : nullptr}) {
+            if (!VR)
+              continue;
+            llvm::json::Object Sz;
+            for (auto &[K, V] : VR->Sizes)
+              Sz[K] = V;
+            llvm::json::Object Run{{"path", VR->Path},
+                                   {"sizes", std::move(Sz)},
+                                   {"verify", verifyStatusName(VR->Outcome)},
+                                   {"max_rel_error", VR->MaxRelError}};
+            if (!VR->FailedPrecondition.empty())
+              Run["fallback_because"] = VR->FailedPrecondition;
+            Runs.push_back(std::move(Run));
+            if (!Opts.JsonReport) {
+              std::string SizeText;
+              for (auto &[K, V] : VR->Sizes)
+                SizeText += (SizeText.empty() ? "" : ",") + K + "=" +
+                            std::to_string(V);
+              Out << llvm::formatv(
+                  "verify {0} ({1}, {2} path, {3}): {4}, max relative error "
+                  "{5:e}{6}\n",
+                  F->Name, memoryVariantName(R.Variant), VR->Path, SizeText,
+                  verifyStatusName(VR->Outcome), VR->MaxRelError,
+                  VR->Detail.empty() ? "" : " — " + VR->Detail);
+            }
+          }
+          O["verify_runs"] = std::move(Runs);
         }
         Variants.push_back(std::move(O));
       }
@@ -454,6 +590,12 @@ int runDriver(const DriverOptions &Opts, llvm::raw_ostream &Out,
   if (!MD) {
     Err << "error: " << llvm::toString(MD.takeError()) << "\n";
     return ExitBadInput;
+  }
+  if (!Opts.Merge.empty()) {
+    if (auto R = parseMergeRequest(Opts.Merge); !R) {
+      Err << "error: " << llvm::toString(R.takeError()) << "\n";
+      return ExitUsage;
+    }
   }
   if (Opts.Passes) {
     if (auto P = parsePipeline(*Opts.Passes); !P) {

@@ -35,6 +35,7 @@ struct DriverOptions {
   std::string Output;                 ///< -o
   std::string OutDir;                 ///< --out-dir
   std::string EmitSteps;              ///< --emit-steps=DIR
+  std::string Merge;                  ///< --merge=block-y=16,thread-x=4
   std::vector<std::string> ClangArgs; ///< after --
 };
 

@@ -64,6 +64,9 @@ struct LaunchPlan {
   bool GuardsDomain = false;
   /// Static shared memory of one block, in bytes.
   std::int64_t SharedBytes = 0;
+  /// Registers per thread estimated from KIR (ptxas, where available, is
+  /// asked by the driver for the report).
+  unsigned EstimatedRegisters = 0;
   /// How the kernel was derived, so a later pass can regenerate it with
   /// other factors: the kernel before tiling and merging, and the loop tile.
   std::shared_ptr<const Function> Origin;

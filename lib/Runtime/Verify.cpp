@@ -1,5 +1,7 @@
 //===- Verify.cpp - Run naive and emitted kernels, compare ----------------===//
 #include "Runtime/Verify.h"
+#include "IR/Evaluate.h"
+#include "IR/Printer.h"
 #include "CodeGen/Emitter.h"
 #include "Runtime/OpenCLSession.h"
 
@@ -182,6 +184,81 @@ NDRange rangeFor(const std::array<std::int64_t, 2> &Domain, unsigned Dims,
 
 } // namespace
 
+bool planApplies(const LaunchPlan &Plan,
+                 const std::array<std::int64_t, 2> &Domain,
+                 const SizeBindings &Sizes, std::string &Failed) {
+  if (!Plan.SameLaunch && !Plan.GuardsDomain)
+    for (unsigned D = 0; D < Plan.Dims; ++D)
+      if (Domain[D] % Plan.tile(D) != 0) {
+        Failed = llvm::formatv("the domain ({0} threads in {1}) is not a "
+                               "multiple of the tile ({2})",
+                               Domain[D], D == 0 ? "X" : "Y", Plan.tile(D));
+        return false;
+      }
+  for (const Precondition &P : Plan.Preconditions) {
+    auto V = evaluateInteger(*P.Cond, Sizes);
+    if (!V || !*V) {
+      Failed = printExprDebug(*P.Cond) + " does not hold (" + P.Why + ")";
+      return false;
+    }
+  }
+  return true;
+}
+
+std::optional<SizeBindings> sizesForOptimizedPath(const Function &Naive,
+                                                  const Function &Emitted,
+                                                  const SizeBindings &Sizes) {
+  if (!Emitted.Plan)
+    return Sizes;
+  SizeBindings S = chooseSizes(Naive, Sizes);
+  KernelDomain KD = findDomain(Naive);
+  auto Holds = [&](const SizeBindings &X) {
+    auto D = evaluateDomain(Naive, KD, X);
+    if (!D) {
+      llvm::consumeError(D.takeError());
+      return false;
+    }
+    std::string Failed;
+    return planApplies(*Emitted.Plan, *D, X, Failed);
+  };
+  // Raise one size at a time, in parameter order, by the smallest step
+  // that makes more of the conditions hold; a few rounds settle it.
+  for (unsigned Round = 0; Round < 4 && !Holds(S); ++Round)
+    for (const Param &P : Naive.Params) {
+      if (!S.count(P.Name) || Holds(S))
+        continue;
+      auto Score = [&](const SizeBindings &X) {
+        auto D = evaluateDomain(Naive, KD, X);
+        if (!D) {
+          llvm::consumeError(D.takeError());
+          return -1;
+        }
+        int N = 0;
+        const LaunchPlan &Pl = *Emitted.Plan;
+        if (!Pl.SameLaunch && !Pl.GuardsDomain)
+          for (unsigned Dm = 0; Dm < Pl.Dims; ++Dm)
+            N += (*D)[Dm] % Pl.tile(Dm) == 0;
+        for (const Precondition &C : Pl.Preconditions) {
+          auto V = evaluateInteger(*C.Cond, X);
+          N += V && *V;
+        }
+        return N;
+      };
+      int Base = Score(S);
+      for (std::int64_t Step = 1; Step <= 512; ++Step) {
+        SizeBindings T = S;
+        T[P.Name] += Step;
+        if (Score(T) > Base) {
+          S = T;
+          break;
+        }
+      }
+    }
+  if (!Holds(S))
+    return std::nullopt;
+  return S;
+}
+
 llvm::Expected<VerifyResult>
 verifyKernel(const Module &M, const Function &Naive, const Function &Emitted,
              const LaunchShape &Shape, const VerifyOptions &Opts) {
@@ -207,12 +284,36 @@ verifyKernel(const Module &M, const Function &Naive, const Function &Emitted,
       bufferExtents(Naive, Result.Sizes, Result.Domain, NaiveShape.Block);
   if (!Extents)
     return Extents.takeError();
-  auto EmittedExtents =
-      bufferExtents(Emitted, Result.Sizes, Result.Domain, Shape.Block);
-  if (!EmittedExtents)
-    return EmittedExtents.takeError();
-  for (auto &[Name, N] : *EmittedExtents)
-    (*Extents)[Name] = std::max((*Extents)[Name], N);
+  // A planned kernel touches the naive kernel's elements by construction
+  // (its shared-memory indices are not global extents anyway).
+  if (!Emitted.Plan) {
+    auto EmittedExtents =
+        bufferExtents(Emitted, Result.Sizes, Result.Domain, Shape.Block);
+    if (!EmittedExtents)
+      return EmittedExtents.takeError();
+    for (auto &[Name, N] : *EmittedExtents)
+      (*Extents)[Name] = std::max((*Extents)[Name], N);
+  }
+  // Which kernel of the output runs, and how: what the generated launcher
+  // would do at these sizes.
+  std::string CandidateKernel = Emitted.Name;
+  NDRange CandidateRange = rangeFor(Result.Domain, Dims, Shape);
+  if (Emitted.Plan) {
+    const LaunchPlan &P = *Emitted.Plan;
+    if (!planApplies(P, Result.Domain, Result.Sizes,
+                     Result.FailedPrecondition)) {
+      Result.Path = "fallback";
+      CandidateKernel = fallbackName(Naive.Name);
+      CandidateRange = rangeFor(Result.Domain, Dims, NaiveShape);
+    } else if (P.SameLaunch) {
+      CandidateRange = rangeFor(Result.Domain, Dims, NaiveShape);
+    } else {
+      LaunchShape S;
+      S.Block = P.Block;
+      S.Coverage = P.Coverage;
+      CandidateRange = rangeFor(Result.Domain, Dims, S);
+    }
+  }
 
   std::string Reference = M.Lang == Language::OpenCL
                               ? M.Source
@@ -256,7 +357,8 @@ verifyKernel(const Module &M, const Function &Naive, const Function &Emitted,
     }
   }
 
-  auto Run = [&](unsigned Program, const Function &F, const LaunchShape &S)
+  auto Run = [&](unsigned Program, const std::string &Kernel,
+                 const NDRange &Range)
       -> llvm::Expected<std::vector<std::vector<std::uint8_t>>> {
     std::vector<KernelArg> Args;
     std::vector<unsigned> Buffers;
@@ -272,8 +374,7 @@ verifyKernel(const Module &M, const Function &Naive, const Function &Emitted,
         Args.push_back(scalarArg(P.Ty, Scalars[I]));
       }
     }
-    if (auto E = (*Session)->launch(Program, F.Name, Args,
-                                    rangeFor(Result.Domain, Dims, S)))
+    if (auto E = (*Session)->launch(Program, Kernel, Args, Range))
       return E;
     std::vector<std::vector<std::uint8_t>> Out;
     for (unsigned B : Buffers) {
@@ -284,10 +385,11 @@ verifyKernel(const Module &M, const Function &Naive, const Function &Emitted,
     }
     return Out;
   };
-  auto Expected = Run(*RefProgram, Naive, NaiveShape);
+  auto Expected = Run(*RefProgram, Naive.Name,
+                      rangeFor(Result.Domain, Dims, NaiveShape));
   if (!Expected)
     return Expected.takeError();
-  auto Actual = Run(*CandProgram, Emitted, Shape);
+  auto Actual = Run(*CandProgram, CandidateKernel, CandidateRange);
   if (!Actual)
     return Actual.takeError();
 

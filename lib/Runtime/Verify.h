@@ -44,6 +44,11 @@ struct VerifyResult {
   std::string Detail; ///< the first mismatch, or why skipped
   SizeBindings Sizes; ///< the sizes used
   std::array<std::int64_t, 2> Domain = {1, 1};
+  /// Which kernel of the output ran: "optimized" when the emitted kernel's
+  /// launch preconditions hold at these sizes, "fallback" (the original
+  /// kept as <name>_naive) when they do not.
+  std::string Path = "optimized";
+  std::string FailedPrecondition; ///< why the fallback ran
 };
 const char *verifyStatusName(VerifyResult::Status S);
 
@@ -51,6 +56,19 @@ const char *verifyStatusName(VerifyResult::Status S);
 /// size hints scaled down (v ≥ 256 → v/32 + an odd offset), then defaults
 /// 67, 45, 53, 39, ... — non-square, not multiples of 16.
 SizeBindings chooseSizes(const Function &F, const SizeBindings &Given);
+
+/// Whether \p Plan's preconditions hold for a naive domain of \p Domain
+/// threads at \p Sizes (distinct buffers assumed); \p Failed says which
+/// does not.
+bool planApplies(const LaunchPlan &Plan, const std::array<std::int64_t, 2> &Domain,
+                 const SizeBindings &Sizes, std::string &Failed);
+
+/// Sizes near \p Sizes at which \p Emitted's preconditions hold, so the
+/// optimized path runs (each size raised until they do); nullopt when none
+/// is found within a small search.
+std::optional<SizeBindings> sizesForOptimizedPath(const Function &Naive,
+                                                  const Function &Emitted,
+                                                  const SizeBindings &Sizes);
 
 /// Runs \p Naive (the input kernel of \p M) and \p Emitted (standing in for it
 /// in the output, launched with \p Shape) and compares every array.

@@ -16,6 +16,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 
 namespace gpumerge {
 
@@ -28,9 +29,20 @@ struct AppliedPass {
   std::map<std::string, std::string> Parameters;
 };
 
+/// Factors forced by --merge=block-x=2,block-y=16,thread-x=4,thread-y=1
+/// (relative to the block after coalescing; unset: the model chooses).
+struct MergeRequest {
+  std::optional<std::int64_t> BlockX, BlockY, ThreadX, ThreadY;
+  bool any() const { return BlockX || BlockY || ThreadX || ThreadY; }
+};
+
+/// Parses "block-y=16,thread-x=4"; errors name the bad item.
+llvm::Expected<MergeRequest> parseMergeRequest(llvm::StringRef Spec);
+
 struct PassContext {
   const MachineDescription &Target;
   MemoryVariant Variant;
+  MergeRequest Merge = {};
 };
 
 /// A pass rewrites \p F in place. It returns the parameters it applied, or

@@ -61,6 +61,11 @@ static cl::opt<std::string> EmitSteps("emit-steps",
                                       cl::desc("Write the kernel "
                                                "after every pass into DIR"),
                                       cl::cat(Category));
+static cl::opt<std::string>
+    Merge("merge",
+          cl::desc("Force merge factors: block-x=N,block-y=N,thread-x=N,"
+                   "thread-y=N (blocks relative to the coalesced block)"),
+          cl::cat(Category));
 
 int main(int argc, char **argv) {
   InitLLVM X(argc, argv);
@@ -141,5 +146,6 @@ int main(int argc, char **argv) {
   Opts.Output = Output;
   Opts.OutDir = OutDir;
   Opts.EmitSteps = EmitSteps;
+  Opts.Merge = Merge;
   return runDriver(Opts, outs(), errs());
 }

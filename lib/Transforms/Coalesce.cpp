@@ -1,0 +1,95 @@
+//===- Coalesce.cpp - Non-coalesced accesses through shared memory --------===//
+//
+// §3.3. The block becomes one coalescing group wide (T = the target's
+// CoalescedThread: a half-warp of 16 on GT200-class targets, a warp of 32 on
+// Fermi and later) and the loop whose accesses the coalescing check rejects
+// is tiled by T; each such access is loaded cooperatively into a shared
+// tile, T consecutive elements by T consecutive threads, and read from the
+// tile. Accesses the block's threads all read (a[idy][i] in mm) go through
+// the tile too: that is the data sharing of §3.4. An access with no reuse
+// and already coalesced stays in global memory.
+//
+//   mv before:                           after (gtx285, T = 16):
+//   for (int j = 0; j < w; j++)          for (int j0 = 0; j0 < w; j0 += 16) {
+//     sum += a[i*w + j] * x[j];            for (l = tidx; l < 256; l += 16)
+//                                            a_s[l / 16][l % 16] =
+//                                                a[(bidx*16 + l / 16)*w + j0 + l % 16];
+//                                          for (l = tidx; l < 16; l += 16)
+//                                            x_s[l] = x[j0 + l];
+//                                          __syncthreads();
+//                                          for (int j = j0; j < j0 + 16; j++)
+//                                            sum += a_s[tidx][j - j0] * x_s[j - j0];
+//                                          __syncthreads();
+//                                        }
+//
+// The generation itself is Tiling.cpp's; this pass picks the shape.
+//
+//===----------------------------------------------------------------------===//
+#include "Analysis/Accesses.h"
+#include "Analysis/Coalescing.h"
+#include "Analysis/Domain.h"
+#include "Transforms/Passes.h"
+#include "Transforms/Tiling.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+namespace gpumerge {
+
+static std::string uncoalescedSummary(const Function &F,
+                                      const MachineDescription &MD) {
+  std::vector<std::string> Items;
+  for (const Access &A : collectAccesses(F))
+    if (checkCoalescing(A, MD).Coalesced == Tristate::False)
+      Items.push_back(llvm::formatv("{0} {1}[{2}] (line {3})",
+                                    A.IsWrite ? "write" : "read", A.Array,
+                                    A.IndexText, A.Line)
+                          .str());
+  if (Items.empty())
+    return "every access is coalesced on this target and none is shared by "
+           "the threads of a block";
+  return "not convertible here: " + llvm::join(Items, ", ") +
+         " (only reads in a loop, indexed by the loop iterator with "
+         "coefficient 1, from arrays the kernel does not write)";
+}
+
+PassInfo coalescePass() {
+  return {"coalesce",
+          "non-coalesced loop accesses through shared memory tiles (§3.3)",
+          [](Function &F, const PassContext &Ctx,
+             std::string &Why) -> llvm::Expected<std::optional<AppliedPass>> {
+            if (F.Plan && F.Plan->Origin) {
+              Why = "the kernel is already tiled";
+              return std::nullopt;
+            }
+            const MachineDescription &MD = Ctx.Target;
+            std::int64_t T = MD.CoalescedThread;
+            TileShape S{{T, 1}, {1, 1}, T};
+            auto K = generateTiled(F, S, MD);
+            if (!K) {
+              Why = llvm::toString(K.takeError());
+              return std::nullopt;
+            }
+            if (K->Staged.empty()) {
+              Why = uncoalescedSummary(F, MD);
+              return std::nullopt;
+            }
+            AppliedPass P{"coalesce", {}};
+            std::vector<std::string> Converted;
+            for (const StagedAccess &SA : K->Staged) {
+              std::string Dims;
+              for (std::int64_t E : SA.Extents)
+                Dims += "[" + std::to_string(E) + "]";
+              Converted.push_back(llvm::formatv(
+                  "{0}[{1}] -> {2}{3} ({4})", SA.Array, SA.Index, SA.Shared,
+                  Dims, SA.Uncoalesced ? "not coalesced" : "shared by the block"));
+            }
+            P.Parameters["converted"] = llvm::join(Converted, "; ");
+            P.Parameters["loop"] = K->TiledLoop;
+            P.Parameters["tile"] = std::to_string(T);
+            P.Parameters["block"] = llvm::formatv("{0}x1", T).str();
+            F = std::move(*K->Kernel);
+            return P;
+          }};
+}
+
+} // namespace gpumerge

@@ -1,0 +1,143 @@
+//===- Merge.cpp - Thread-block merge and thread merge ----------------------===//
+//
+// §3.5. block-merge puts several neighbouring blocks into one, so the data
+// they share (G2S) is loaded into shared memory once per merged block:
+// after coalescing the block is T x 1; merging by 8 in Y gives T x 8, and
+// the a tile of mm then serves 8 rows of threads. thread-merge makes one
+// thread compute several naive threads' outputs, so what those share (G2R)
+// is loaded once into a register: in Y, idy → idy*N + k for copy k (Fig. 10);
+// in X the copies are cyclic, blockDim.x apart, so a warp still reads
+// consecutive elements. Control flow and statements that do not depend on
+// the merged position are kept once, the rest replicated with their locals
+// renamed (sum_0, sum_1, ...).
+//
+// Factors come from the ranked Fig. 12 space (Search.h) or from --merge.
+// Both passes regenerate the kernel from the naive one (Tiling.h).
+//
+//===----------------------------------------------------------------------===//
+#include "Analysis/Domain.h"
+#include "Transforms/Passes.h"
+#include "Transforms/Search.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+namespace gpumerge {
+
+namespace {
+
+/// The shape \p F has now (the naive launch when it has no plan).
+TileShape currentShape(const Function &F) {
+  if (F.Plan && F.Plan->Origin)
+    return {F.Plan->Block, F.Plan->Coverage, F.Plan->LoopTile};
+  // The naive launch of Verify's naiveLaunch: 16x16, or 256 in 1-D.
+  if (findDomain(F).Dims == 2)
+    return {{16, 16}, {1, 1}, 0};
+  return {{256, 1}, {1, 1}, 0};
+}
+
+std::string direction(std::int64_t X, std::int64_t Y) {
+  if (X > 1 && Y > 1)
+    return "X and Y";
+  return X > 1 ? "X" : Y > 1 ? "Y" : "none";
+}
+
+llvm::Expected<std::optional<AppliedPass>>
+apply(Function &F, const PassContext &Ctx, const TileShape &S,
+      const std::string &Name, std::int64_t Fx, std::int64_t Fy,
+      const std::string &Chosen) {
+  auto K = generateTiled(tilingOrigin(F), S, Ctx.Target);
+  if (!K)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(), "%s: %s", Name.c_str(),
+        llvm::toString(K.takeError()).c_str());
+  AppliedPass P{Name, {}};
+  P.Parameters["direction"] = direction(Fx, Fy);
+  P.Parameters["factor"] = llvm::formatv("{0}x{1}", Fx, Fy).str();
+  P.Parameters["block"] =
+      llvm::formatv("{0}x{1}", S.Block[0], S.Block[1]).str();
+  P.Parameters["chosen-by"] = Chosen;
+  F = std::move(*K->Kernel);
+  return P;
+}
+
+} // namespace
+
+PassInfo blockMergePass() {
+  return {"block-merge",
+          "neighbouring blocks merged so shared tiles serve more threads "
+          "(§3.5, G2S)",
+          [](Function &F, const PassContext &Ctx,
+             std::string &Why) -> llvm::Expected<std::optional<AppliedPass>> {
+            TileShape Cur = currentShape(F);
+            const Function &Origin = tilingOrigin(F);
+            std::int64_t Fx = 1, Fy = 1;
+            std::string Chosen = "--merge";
+            if (Ctx.Merge.BlockX || Ctx.Merge.BlockY) {
+              Fx = Ctx.Merge.BlockX.value_or(1);
+              Fy = Ctx.Merge.BlockY.value_or(1);
+            } else {
+              if (Cur.LoopTile == 0) {
+                Why = "no data is shared between neighbouring blocks "
+                      "(nothing is read through shared memory)";
+                return std::nullopt;
+              }
+              auto Versions = rankVersions(Origin, Cur.LoopTile, Ctx.Target);
+              if (Versions.empty()) {
+                Why = "no legal merged version";
+                return std::nullopt;
+              }
+              const RankedVersion &Best = Versions.front();
+              Fx = Best.Shape.Block[0] / Cur.Block[0];
+              Fy = Best.Shape.Block[1] / Cur.Block[1];
+              Chosen = llvm::formatv("static model (cost {0:f4}, best of {1})",
+                                     Best.Cost, Versions.size());
+            }
+            if (Fx == 1 && Fy == 1) {
+              Why = "the model keeps the block as it is";
+              return std::nullopt;
+            }
+            TileShape S = Cur;
+            S.Block = {Cur.Block[0] * Fx, Cur.Block[1] * Fy};
+            S.Merge = {1, 1};
+            return apply(F, Ctx, S, "block-merge", Fx, Fy, Chosen);
+          }};
+}
+
+PassInfo threadMergePass() {
+  return {"thread-merge",
+          "neighbouring threads merged so one thread keeps shared data in "
+          "registers (§3.5, G2R, Fig. 10)",
+          [](Function &F, const PassContext &Ctx,
+             std::string &Why) -> llvm::Expected<std::optional<AppliedPass>> {
+            TileShape Cur = currentShape(F);
+            const Function &Origin = tilingOrigin(F);
+            std::int64_t Mx = 1, My = 1;
+            std::string Chosen = "--merge";
+            if (Ctx.Merge.ThreadX || Ctx.Merge.ThreadY) {
+              Mx = Ctx.Merge.ThreadX.value_or(1);
+              My = Ctx.Merge.ThreadY.value_or(1);
+            } else {
+              auto Versions =
+                  rankVersions(Origin, Cur.LoopTile, Ctx.Target, Cur.Block);
+              if (Versions.empty()) {
+                Why = "no legal merged version for this block";
+                return std::nullopt;
+              }
+              const RankedVersion &Best = Versions.front();
+              Mx = Best.Shape.Merge[0];
+              My = Best.Shape.Merge[1];
+              Chosen = llvm::formatv("static model (cost {0:f4}, best of {1})",
+                                     Best.Cost, Versions.size());
+            }
+            if (Mx == 1 && My == 1) {
+              Why = "merged threads would share no data (the model finds no "
+                    "gain)";
+              return std::nullopt;
+            }
+            TileShape S = Cur;
+            S.Merge = {Mx, My};
+            return apply(F, Ctx, S, "thread-merge", Mx, My, Chosen);
+          }};
+}
+
+} // namespace gpumerge

@@ -1,0 +1,58 @@
+//===- Search.h - The Fig. 12 search space, ranked without a GPU -*- C++ -*-===//
+//
+// The paper runs every legal version and keeps the fastest. Without a GPU we
+// rank them with a static model and emit the best; the ranked list is the
+// seam for a timed search later (run the first few, keep the fastest).
+//
+// Space (Fig. 12, both directions on Fermi and later, one on GT200-class
+// targets as the paper did on the GTX 285): after coalescing the block is
+// (T, 1) with T the target's CoalescedThread; block merge takes it to
+// (T·bx, by), bx ∈ {1, 2, 4}, by ∈ {1, 2, 4, 8, 16} (X only for 1-D
+// kernels: bx ∈ {1, ..., 16}); thread merge then takes factors
+// mx, my ∈ {1, 2, 4, 8} per thread.
+//
+// legal(): threads per block ≤ ThreadInBlock; shared tiles ≤
+// SharedMemPerBlock; estimated registers ≤ MaxRegistersPerThread (no
+// spills); at least two resident blocks per SM (computeOccupancy).
+//
+// Model (reference/models.md, footprints and occupancy): the cost of a
+// version is the global elements loaded per naive output per tile step
+// (staged tiles count their footprint once per block; other accesses once
+// per thread and per merged copy they vary with), divided by
+// min(1, resident warps / (WarpInMP / 4)) so that versions keeping under a
+// quarter of the SM's warps resident pay for the latency they cannot hide.
+// Ties go to fewer merged copies, then to more threads per block.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GPUMERGE_TRANSFORMS_SEARCH_H
+#define GPUMERGE_TRANSFORMS_SEARCH_H
+
+#include "Target/Occupancy.h"
+#include "Transforms/Tiling.h"
+
+namespace gpumerge {
+
+struct RankedVersion {
+  TileShape Shape;
+  double Cost = 0;
+  double LoadsPerOutput = 0;
+  unsigned Registers = 0; ///< estimated from KIR
+  std::int64_t SharedBytes = 0;
+  Occupancy Occ;
+};
+
+/// Every legal version of \p Origin with loop tile \p LoopTile, best first.
+/// \p FixedBlock: only versions with this block (thread merge after block
+/// merge). Illegal or ungeneratable versions are left out.
+std::vector<RankedVersion>
+rankVersions(const Function &Origin, std::int64_t LoopTile,
+             const MachineDescription &MD,
+             std::optional<std::array<std::int64_t, 2>> FixedBlock = {});
+
+/// The cost of one generated version (for tests and the report).
+double versionCost(const TiledKernel &K, const TileShape &S,
+                   const MachineDescription &MD, Occupancy &Occ);
+
+} // namespace gpumerge
+
+#endif

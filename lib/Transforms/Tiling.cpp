@@ -1,0 +1,939 @@
+//===- Tiling.cpp - One generator for coalescing, block and thread merge --===//
+#include "Transforms/Tiling.h"
+
+#include "Analysis/Accesses.h"
+#include "Analysis/Coalescing.h"
+#include "Analysis/Domain.h"
+#include "Analysis/Extents.h"
+#include "IR/Printer.h"
+#include "IR/Substitute.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <numeric>
+#include <set>
+
+namespace gpumerge {
+
+static llvm::Error cannot(const llvm::Twine &Why) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), Why.str());
+}
+
+const Function &tilingOrigin(const Function &F) {
+  return F.Plan && F.Plan->Origin ? *F.Plan->Origin : F;
+}
+
+//===----------------------------------------------------------------------===//
+// Small expression helpers
+//===----------------------------------------------------------------------===//
+
+ExprPtr simplifyExpr(ExprPtr E) {
+  return rewriteExpr(std::move(E), [](Expr &X) -> ExprPtr {
+    auto *B = llvm::dyn_cast<BinaryExpr>(&X);
+    if (!B || B->getType().isFloating())
+      return nullptr;
+    auto *L = llvm::dyn_cast<IntLit>(B->LHS.get());
+    auto *R = llvm::dyn_cast<IntLit>(B->RHS.get());
+    if (L && R && L->MacroName.empty() && R->MacroName.empty()) {
+      switch (B->Op) {
+      case BinaryOp::Add:
+        return intLit(L->Value + R->Value);
+      case BinaryOp::Sub:
+        return intLit(L->Value - R->Value);
+      case BinaryOp::Mul:
+        return intLit(L->Value * R->Value);
+      default:
+        return nullptr;
+      }
+    }
+    auto IsLit = [](IntLit *I, std::int64_t V) {
+      return I && I->Value == V && I->MacroName.empty();
+    };
+    switch (B->Op) {
+    case BinaryOp::Add:
+      if (IsLit(R, 0))
+        return std::move(B->LHS);
+      if (IsLit(L, 0))
+        return std::move(B->RHS);
+      return nullptr;
+    case BinaryOp::Sub:
+      return IsLit(R, 0) ? std::move(B->LHS) : nullptr;
+    case BinaryOp::Mul:
+      if (IsLit(R, 1))
+        return std::move(B->LHS);
+      if (IsLit(L, 1))
+        return std::move(B->RHS);
+      if (IsLit(L, 0) || IsLit(R, 0))
+        return intLit(0);
+      return nullptr;
+    default:
+      return nullptr;
+    }
+  });
+}
+
+namespace {
+
+bool mentionsVar(const Expr &E, const std::set<std::string> &Names) {
+  bool Found = false;
+  walkExpr(E, [&](const Expr &X) {
+    if (auto *V = llvm::dyn_cast<VarRef>(&X))
+      Found |= Names.count(V->Name) > 0;
+  });
+  return Found;
+}
+
+bool mentionsBuiltin(const Expr &E, const std::set<Builtin> &Bs) {
+  bool Found = false;
+  walkExpr(E, [&](const Expr &X) {
+    if (auto *B = llvm::dyn_cast<BuiltinRef>(&X))
+      Found |= Bs.count(B->Which) > 0;
+  });
+  return Found;
+}
+
+/// Block-uniform: only literals, scalar parameters and \p Uniform locals
+/// (iterators of enclosing uniform loops); no built-in, no memory.
+bool isUniform(const Expr &E, const Function &F,
+               const std::set<std::string> &Uniform) {
+  bool Ok = true;
+  walkExpr(E, [&](const Expr &X) {
+    if (llvm::isa<BuiltinRef>(&X) || llvm::isa<ArrayRef>(&X) ||
+        llvm::isa<CallExpr>(&X))
+      Ok = false;
+    if (auto *V = llvm::dyn_cast<VarRef>(&X)) {
+      const Param *P = F.findParam(V->Name);
+      Ok &= (P && !P->isArray()) || Uniform.count(V->Name);
+    }
+  });
+  return Ok;
+}
+
+void collectNames(Stmt &S, std::set<std::string> &Names) {
+  walkStmts(S, [&](Stmt &X) {
+    if (auto *D = llvm::dyn_cast<DeclStmt>(&X))
+      Names.insert(D->Name);
+    if (auto *L = llvm::dyn_cast<ForStmt>(&X))
+      Names.insert(L->Iter);
+  });
+}
+
+StmtPtr block(std::vector<StmtPtr> Stmts) {
+  auto B = std::make_unique<BlockStmt>();
+  B->Body = std::move(Stmts);
+  return B;
+}
+
+std::vector<StmtPtr> unwrap(StmtPtr S) {
+  std::vector<StmtPtr> Out;
+  if (auto *B = llvm::dyn_cast<BlockStmt>(S.get()))
+    return std::move(B->Body);
+  Out.push_back(std::move(S));
+  return Out;
+}
+
+//===----------------------------------------------------------------------===//
+// The shape of the naive kernel: prologue, guard, guarded statements
+//===----------------------------------------------------------------------===//
+
+struct NaiveShape {
+  std::vector<StmtPtr> Prologue; ///< declarations before the guard
+  std::vector<StmtPtr> Guarded;  ///< what the guard protects
+  ExprPtr Guard;                 ///< null when the kernel has none
+  unsigned Dims = 1;
+  std::array<std::shared_ptr<const Expr>, 2> Extent;
+};
+
+void splitConjuncts(const Expr &E, BinaryOp Op, unsigned &N) {
+  if (auto *B = llvm::dyn_cast<BinaryExpr>(&E); B && B->Op == Op) {
+    splitConjuncts(*B->LHS, Op, N);
+    splitConjuncts(*B->RHS, Op, N);
+    return;
+  }
+  ++N;
+}
+
+llvm::Expected<NaiveShape> analyzeShape(const Function &F) {
+  NaiveShape S;
+  KernelDomain D = findDomain(F);
+  S.Dims = D.Dims;
+  unsigned Bounds = 0;
+  for (unsigned Dim = 0; Dim < 2; ++Dim) {
+    if (D.Bounds[Dim].size() > 1)
+      return cannot(llvm::formatv("dimension {0} has {1} bounds guards",
+                                  Dim == 0 ? "X" : "Y", D.Bounds[Dim].size()));
+    if (D.Bounds[Dim].empty())
+      continue;
+    ++Bounds;
+    const DomainBound &B = D.Bounds[Dim].front();
+    ExprPtr E = B.Bound->clone();
+    if (B.Offset)
+      E = add(std::move(E), intLit(B.Offset));
+    S.Extent[Dim] = std::shared_ptr<const Expr>(simplifyExpr(std::move(E)));
+  }
+
+  std::vector<StmtPtr> Top;
+  for (const StmtPtr &St : F.Body->Body)
+    Top.push_back(St->clone());
+  size_t I = 0;
+  while (I < Top.size() && llvm::isa<DeclStmt>(Top[I].get()))
+    S.Prologue.push_back(std::move(Top[I++]));
+  if (Bounds == 0) {
+    for (; I < Top.size(); ++I)
+      S.Guarded.push_back(std::move(Top[I]));
+    return S;
+  }
+  auto *If = I < Top.size() ? llvm::dyn_cast<IfStmt>(Top[I].get()) : nullptr;
+  if (!If || If->Else)
+    return cannot("the bounds guard is not one `if` after the declarations");
+  bool EarlyReturn = false;
+  if (auto *R = llvm::dyn_cast<ReturnStmt>(If->Then.get()))
+    EarlyReturn = !R->Value;
+  if (auto *B = llvm::dyn_cast<BlockStmt>(If->Then.get()))
+    EarlyReturn = B->Body.size() == 1 && llvm::isa<ReturnStmt>(B->Body[0].get());
+  unsigned Atoms = 0;
+  splitConjuncts(*If->Cond, EarlyReturn ? BinaryOp::LOr : BinaryOp::LAnd,
+                 Atoms);
+  if (Atoms != Bounds)
+    return cannot("the bounds guard tests more than the thread positions");
+  if (EarlyReturn) {
+    S.Guard = std::make_unique<UnaryExpr>(UnaryOp::Not, std::move(If->Cond),
+                                          Type::scalar(ScalarKind::Int));
+    for (++I; I < Top.size(); ++I)
+      S.Guarded.push_back(std::move(Top[I]));
+  } else {
+    if (I + 1 != Top.size())
+      return cannot("statements follow the bounds guard");
+    S.Guard = std::move(If->Cond);
+    S.Guarded = unwrap(std::move(If->Then));
+  }
+  return S;
+}
+
+//===----------------------------------------------------------------------===//
+// Staging: the loop tiled and the accesses read through shared memory
+//===----------------------------------------------------------------------===//
+
+enum class ThreadClass { None, X, Y, Both };
+
+struct Candidate {
+  Access A;
+  ThreadClass Class = ThreadClass::None;
+  bool Uncoalesced = false;
+};
+
+struct LoopChoice {
+  ForStmt *Loop = nullptr; ///< in NaiveShape::Guarded
+  std::vector<Candidate> Staged;
+};
+
+/// Loops of \p Stmts reached through block-uniform control flow, with
+/// their uniform enclosing iterators.
+void uniformLoops(std::vector<StmtPtr> &Stmts, const Function &F,
+                  std::set<std::string> Uniform,
+                  std::vector<std::pair<ForStmt *, std::set<std::string>>> &Out) {
+  for (StmtPtr &S : Stmts) {
+    if (auto *L = llvm::dyn_cast<ForStmt>(S.get())) {
+      if (!isUniform(*L->Init, F, Uniform) || !isUniform(*L->Bound, F, Uniform))
+        continue;
+      Out.push_back({L, Uniform});
+      std::set<std::string> Inner = Uniform;
+      Inner.insert(L->Iter);
+      if (auto *B = llvm::dyn_cast<BlockStmt>(L->Body.get()))
+        uniformLoops(B->Body, F, Inner, Out);
+    } else if (auto *If = llvm::dyn_cast<IfStmt>(S.get())) {
+      if (!isUniform(*If->Cond, F, Uniform))
+        continue;
+      if (auto *B = llvm::dyn_cast<BlockStmt>(If->Then.get()))
+        uniformLoops(B->Body, F, Uniform, Out);
+      if (If->Else)
+        if (auto *B = llvm::dyn_cast<BlockStmt>(If->Else.get()))
+          uniformLoops(B->Body, F, Uniform, Out);
+    } else if (auto *B = llvm::dyn_cast<BlockStmt>(S.get())) {
+      uniformLoops(B->Body, F, Uniform, Out);
+    }
+  }
+}
+
+bool hasBarrierOrReturn(Stmt &S) {
+  bool Found = false;
+  walkStmts(S, [&](Stmt &X) {
+    Found |= llvm::isa<SyncStmt>(&X) || llvm::isa<GlobalSyncStmt>(&X) ||
+             llvm::isa<ReturnStmt>(&X);
+  });
+  return Found;
+}
+
+ThreadClass classOf(const AffineForm &A) {
+  bool X = false, Y = false;
+  for (const AffineVar &V : A.variables(AffineVar::Kind::Thread)) {
+    X |= V.Name == "idx";
+    Y |= V.Name == "idy";
+    if (V.Name != "idx" && V.Name != "idy")
+      return ThreadClass::Both;
+  }
+  return X && Y ? ThreadClass::Both
+         : X    ? ThreadClass::X
+         : Y    ? ThreadClass::Y
+                : ThreadClass::None;
+}
+
+/// Threads of one block that read the same element of an access of class
+/// \p C (G2S sharing, §3.4-3.5).
+std::int64_t sharers(ThreadClass C, const TileShape &S) {
+  switch (C) {
+  case ThreadClass::None:
+    return S.Block[0] * S.Block[1];
+  case ThreadClass::X:
+    return S.Block[1];
+  case ThreadClass::Y:
+    return S.Block[0];
+  case ThreadClass::Both:
+    return 1;
+  }
+  return 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Bank conflicts (reference/models.md, Baskaran et al.)
+//===----------------------------------------------------------------------===//
+
+/// The degree of conflict of one group's word addresses: the most distinct
+/// words that fall in one bank.
+unsigned conflictDegree(const std::vector<std::int64_t> &Words,
+                        unsigned Banks) {
+  std::map<std::int64_t, std::set<std::int64_t>> PerBank;
+  for (std::int64_t W : Words)
+    PerBank[((W % Banks) + Banks) % Banks].insert(W);
+  unsigned Degree = 1;
+  for (auto &[_, Ws] : PerBank)
+    Degree = std::max<unsigned>(Degree, Ws.size());
+  return Degree;
+}
+
+/// The padding of a [Rows][Cols] tile minimising the conflicts of its
+/// cooperative stores (consecutive threads, consecutive elements) and of the
+/// reads of the computation (consecutive threads in X: Row = RowOfThread).
+std::int64_t choosePad(std::int64_t Rows, std::int64_t Cols, ThreadClass C,
+                       const TileShape &S, const MachineDescription &MD) {
+  unsigned G = MD.BankConflictGroup, NB = MD.Banks;
+  std::int64_t Best = 0;
+  unsigned BestCost = ~0u;
+  for (std::int64_t Pad = 0; Pad < NB; ++Pad) {
+    std::int64_t Pitch = Cols + Pad;
+    std::vector<std::int64_t> Store, Read;
+    for (unsigned T = 0; T < G; ++T) {
+      std::int64_t E = T % (Rows * Cols);
+      Store.push_back((E / Cols) * Pitch + E % Cols);
+      std::int64_t Tx = T % S.Block[0], Ty = T / S.Block[0];
+      std::int64_t Row = C == ThreadClass::X   ? Tx % Rows
+                         : C == ThreadClass::Y ? (Ty * S.Merge[1]) % Rows
+                                               : 0;
+      Read.push_back(Row * Pitch);
+    }
+    unsigned Cost = conflictDegree(Store, NB) + conflictDegree(Read, NB);
+    if (Cost < BestCost) {
+      BestCost = Cost;
+      Best = Pad;
+    }
+  }
+  return Best;
+}
+
+//===----------------------------------------------------------------------===//
+// The generator
+//===----------------------------------------------------------------------===//
+
+const char *KxName = "__merge_kx";
+const char *KyName = "__merge_ky";
+
+class Generator {
+public:
+  Generator(const Function &Origin, const TileShape &S,
+            const MachineDescription &MD)
+      : Origin(Origin), S(S), MD(MD) {}
+
+  llvm::Expected<TiledKernel> run();
+
+private:
+  const Function &Origin;
+  const TileShape &S;
+  const MachineDescription &MD;
+  std::set<std::string> Names; ///< locals in use, for fresh names
+  std::set<std::string> Varying;
+  std::set<Builtin> VaryingBuiltins;
+  TiledKernel Result;
+
+  std::string fresh(const std::string &Base) {
+    std::string N = Base;
+    for (unsigned I = 2; Names.count(N); ++I)
+      N = Base + std::to_string(I);
+    Names.insert(N);
+    return N;
+  }
+
+  llvm::Expected<std::optional<LoopChoice>> chooseLoop(NaiveShape &NS);
+  llvm::Error stage(NaiveShape &NS, LoopChoice &C, LaunchPlan &Plan);
+  void findVarying(std::vector<StmtPtr> &Stmts);
+  bool varies(const Expr &E) const {
+    return mentionsVar(E, Varying) || mentionsBuiltin(E, VaryingBuiltins);
+  }
+  bool varies(Stmt &St) {
+    bool V = false;
+    walkStmts(St, [&](Stmt &X) {
+      if (auto *D = llvm::dyn_cast<DeclStmt>(&X))
+        V |= Varying.count(D->Name) > 0;
+      if (auto *L = llvm::dyn_cast<ForStmt>(&X))
+        V |= Varying.count(L->Iter) > 0;
+    });
+    walkExprs(St, [&](const Expr &E) { V |= varies(E); });
+    return V;
+  }
+  std::vector<StmtPtr> merge(std::vector<StmtPtr> Stmts);
+  StmtPtr copyFor(const Stmt &St, std::int64_t Kx, std::int64_t Ky);
+};
+
+llvm::Expected<std::optional<LoopChoice>>
+Generator::chooseLoop(NaiveShape &NS) {
+  if (S.LoopTile <= 0)
+    return std::nullopt;
+  std::vector<std::pair<ForStmt *, std::set<std::string>>> Loops;
+  uniformLoops(NS.Guarded, Origin, {}, Loops);
+  if (Loops.empty())
+    return std::nullopt;
+
+  std::set<std::string> Written;
+  std::vector<Access> All = collectAccesses(Origin);
+  for (const Access &A : All)
+    if (A.IsWrite)
+      Written.insert(A.Array);
+  // Accesses are found on Origin; loops on the clone in NS. Match loops by
+  // their position in a pre-order walk of both trees.
+  std::vector<const ForStmt *> OriginLoops;
+  walkStmts(*Origin.Body, [&](Stmt &X) {
+    if (auto *L = llvm::dyn_cast<ForStmt>(&X))
+      OriginLoops.push_back(L);
+  });
+  std::vector<ForStmt *> CloneLoops;
+  for (StmtPtr &St : NS.Prologue)
+    walkStmts(*St, [&](Stmt &X) {
+      if (auto *L = llvm::dyn_cast<ForStmt>(&X))
+        CloneLoops.push_back(L);
+    });
+  for (StmtPtr &St : NS.Guarded)
+    walkStmts(*St, [&](Stmt &X) {
+      if (auto *L = llvm::dyn_cast<ForStmt>(&X))
+        CloneLoops.push_back(L);
+    });
+  if (OriginLoops.size() != CloneLoops.size())
+    return cannot("internal: loop structure changed while splitting the guard");
+
+  std::optional<LoopChoice> Best;
+  for (auto &[L, Uniform] : Loops) {
+    if (L->Step != 1 ||
+        (L->CondOp != BinaryOp::LT && L->CondOp != BinaryOp::LE) ||
+        hasBarrierOrReturn(*L->Body))
+      continue;
+    size_t Pos = std::find(CloneLoops.begin(), CloneLoops.end(), L) -
+                 CloneLoops.begin();
+    const ForStmt *OL = OriginLoops[Pos];
+    LoopChoice C;
+    C.Loop = L;
+    for (const Access &A : All) {
+      if (A.IsWrite || Written.count(A.Array) || !A.Index ||
+          !A.Index->isAffine() || A.Loops.empty() || A.Loops.back().Loop != OL ||
+          A.Loops.back().ThreadStart)
+        continue;
+      AffineVar I{AffineVar::Kind::Loop, L->Iter};
+      auto Coeff = A.Index->coefficientOf(I).asConstant();
+      if (!Coeff || *Coeff != 1)
+        continue;
+      bool OtherLoops = false;
+      for (const AffineVar &V : A.Index->variables(AffineVar::Kind::Loop))
+        OtherLoops |= V.Name != L->Iter && !Uniform.count(V.Name);
+      if (OtherLoops)
+        continue;
+      Candidate Cand{A, classOf(*A.Index), false};
+      if (Cand.Class == ThreadClass::Both)
+        continue;
+      Cand.Uncoalesced =
+          checkCoalescing(A, MD).Coalesced == Tristate::False;
+      if (!Cand.Uncoalesced && sharers(Cand.Class, S) <= 1)
+        continue;
+      C.Staged.push_back(Cand);
+    }
+    if (!C.Staged.empty() && (!Best || C.Staged.size() >= Best->Staged.size()))
+      Best = std::move(C);
+  }
+  return Best;
+}
+
+/// Inlines single-assignment locals into \p E until only parameters,
+/// built-ins and loop iterators remain.
+ExprPtr inlineLocals(ExprPtr E, const std::map<std::string, const Expr *> &Defs,
+                     const Function &F, unsigned Depth = 0) {
+  if (Depth > 8)
+    return E;
+  bool Changed = false;
+  E = rewriteExpr(std::move(E), [&](Expr &X) -> ExprPtr {
+    auto *V = llvm::dyn_cast<VarRef>(&X);
+    if (!V || F.findParam(V->Name))
+      return nullptr;
+    auto It = Defs.find(V->Name);
+    if (It == Defs.end() || !It->second)
+      return nullptr;
+    Changed = true;
+    return It->second->clone();
+  });
+  return Changed ? inlineLocals(std::move(E), Defs, F, Depth + 1) : std::move(E);
+}
+
+llvm::Error Generator::stage(NaiveShape &NS, LoopChoice &C, LaunchPlan &Plan) {
+  ForStmt &L = *C.Loop;
+  const std::int64_t T = S.LoopTile;
+  const std::int64_t NT = S.Block[0] * S.Block[1];
+  auto Defs = singleAssignmentLocals(Origin);
+  std::set<std::string> LoopLocals;
+  collectNames(*L.Body, LoopLocals);
+
+  std::string Tile = fresh(L.Iter + "0");
+  ExprPtr Bound = L.Bound->clone();
+  if (L.CondOp == BinaryOp::LE)
+    Bound = add(std::move(Bound), intLit(1));
+  Bound = simplifyExpr(std::move(Bound));
+
+  // The thread's linear id in the block, for the cooperative loads.
+  ExprPtr Lin = S.Block[1] > 1 ? add(mul(builtin(Builtin::Tidy),
+                                         intLit(S.Block[0])),
+                                     builtin(Builtin::Tidx))
+                               : builtin(Builtin::Tidx);
+  std::vector<StmtPtr> Loads;
+  // (array ref in the body) → replacement
+  std::vector<std::pair<std::string, ExprPtr>> Replace; // by index text
+  std::map<std::string, std::string> SharedOf;          // index text → tile
+  for (Candidate &Cand : C.Staged) {
+    const Access &A = Cand.A;
+    std::string Key = A.Array + "[" + A.IndexText + "]";
+    if (SharedOf.count(Key))
+      continue;
+    ExprPtr Index = inlineLocals(A.Ref->Indices.back()->clone(), Defs, Origin);
+    if (A.Ref->Indices.size() != 1 || mentionsVar(*Index, LoopLocals))
+      continue;
+    bool Unknown = false;
+    walkExpr(*Index, [&](const Expr &X) {
+      if (auto *V = llvm::dyn_cast<VarRef>(&X))
+        Unknown |= !Origin.findParam(V->Name) && V->Name != L.Iter;
+      if (auto *B = llvm::dyn_cast<BuiltinRef>(&X))
+        Unknown |= B->Which != Builtin::Idx && B->Which != Builtin::Idy;
+    });
+    if (Unknown)
+      continue; // an enclosing loop's iterator or an opaque local
+    std::int64_t Rows = Cand.Class == ThreadClass::X   ? S.Block[0] * S.Merge[0]
+                        : Cand.Class == ThreadClass::Y ? S.Block[1] * S.Merge[1]
+                                                       : 1;
+    std::int64_t Pad = Rows > 1 ? choosePad(Rows, T, Cand.Class, S, MD) : 0;
+    std::string Name = fresh(A.Array + "_s");
+    Type ElemTy = A.Ref->getType();
+    ElemTy.IsConst = false;
+    Type SharedTy = ElemTy;
+    SharedTy.Space = AddressSpace::Shared;
+    auto Decl = std::make_unique<DeclStmt>(Name, SharedTy);
+    if (Rows > 1)
+      Decl->Extents = {Rows, T + Pad};
+    else
+      Decl->Extents = {T};
+    Plan.SharedBytes += Rows * (T + (Rows > 1 ? Pad : 0)) * A.ElementBytes;
+    NS.Prologue.push_back(std::move(Decl));
+
+    // The load: element l of the tile is row l / T, column l % T.
+    std::string E = fresh("l");
+    ExprPtr Row =
+        Rows > 1 ? binary(BinaryOp::Div, var(E), intLit(T)) : intLit(0);
+    ExprPtr Col = Rows > 1 ? binary(BinaryOp::Rem, var(E), intLit(T)) : var(E);
+    ExprPtr Src = substituteVar(Index->clone(), L.Iter,
+                                *add(var(Tile), Col->clone()));
+    if (Cand.Class == ThreadClass::X)
+      Src = substituteBuiltin(
+          std::move(Src), Builtin::Idx,
+          *add(mul(builtin(Builtin::Bidx), intLit(Rows)), Row->clone()));
+    if (Cand.Class == ThreadClass::Y)
+      Src = substituteBuiltin(
+          std::move(Src), Builtin::Idy,
+          *add(mul(builtin(Builtin::Bidy), intLit(Rows)), Row->clone()));
+    std::vector<ExprPtr> DstIdx;
+    if (Rows > 1)
+      DstIdx.push_back(std::move(Row));
+    DstIdx.push_back(std::move(Col));
+    auto Dst = std::make_unique<ArrayRef>(Name, std::move(DstIdx), ElemTy);
+    Dst->Space = AddressSpace::Shared;
+    std::vector<ExprPtr> SrcIdx;
+    SrcIdx.push_back(simplifyExpr(std::move(Src)));
+    auto SrcRef = std::make_unique<ArrayRef>(A.Array, std::move(SrcIdx),
+                                             A.Ref->getType());
+    auto Load = std::make_unique<ForStmt>();
+    Load->Iter = E;
+    Load->Init = Lin->clone();
+    Load->Bound = intLit(Rows * T);
+    Load->Step = NT;
+    Load->Body = block({});
+    llvm::cast<BlockStmt>(Load->Body.get())
+        ->Body.push_back(std::make_unique<AssignStmt>(
+            std::move(Dst), AssignOp::Set, std::move(SrcRef)));
+    Loads.push_back(std::move(Load));
+
+    // The read in the computation: row of this thread's copy.
+    ExprPtr ReadRow =
+        Cand.Class == ThreadClass::X
+            ? add(mul(var(KxName), intLit(S.Block[0])), builtin(Builtin::Tidx))
+        : Cand.Class == ThreadClass::Y
+            ? add(mul(builtin(Builtin::Tidy), intLit(S.Merge[1])), var(KyName))
+            : nullptr;
+    std::vector<ExprPtr> ReadIdx;
+    if (ReadRow && Rows > 1)
+      ReadIdx.push_back(simplifyExpr(std::move(ReadRow)));
+    ReadIdx.push_back(binary(BinaryOp::Sub, var(L.Iter), var(Tile)));
+    auto Read = std::make_unique<ArrayRef>(Name, std::move(ReadIdx), ElemTy);
+    Read->Space = AddressSpace::Shared;
+    Replace.push_back({Key, std::move(Read)});
+    SharedOf[Key] = Name;
+    Result.Staged.push_back({A.Array, A.IndexText, Name, {Rows, T + Pad},
+                             Cand.Uncoalesced, A.Line});
+    if (Rows == 1)
+      Result.Staged.back().Extents = {T};
+  }
+  if (Result.Staged.empty())
+    return llvm::Error::success();
+  if (Plan.SharedBytes > std::int64_t(MD.SharedMemPerBlock))
+    return cannot(llvm::formatv("the shared tiles need {0} bytes, more than "
+                                "the {1} a block may use",
+                                Plan.SharedBytes, MD.SharedMemPerBlock));
+
+  // Replace the staged reads in the loop body (matched by array and index
+  // as written, so every occurrence of the same access is redirected).
+  rewriteExprs(*L.Body, [&](Expr &X) -> ExprPtr {
+    auto *R = llvm::dyn_cast<ArrayRef>(&X);
+    if (!R || R->Space != AddressSpace::Global)
+      return nullptr;
+    std::string Key = R->Array + "[" + printExprDebug(*R->Indices.back()) + "]";
+    for (auto &[K, With] : Replace)
+      if (K == Key)
+        return With->clone();
+    return nullptr;
+  });
+  // Did every staged access get replaced? (Index text spelled the same way.)
+  std::set<std::string> Still;
+  walkExprs(*L.Body, [&](const Expr &X) {
+    if (auto *R = llvm::dyn_cast<ArrayRef>(&X))
+      if (R->Space == AddressSpace::Global)
+        Still.insert(R->Array + "[" + printExprDebug(*R->Indices.back()) + "]");
+  });
+  for (auto &[K, _] : Replace)
+    if (Still.count(K))
+      return cannot("internal: a staged access was not redirected: " + K);
+
+  // for (i0 = S; i0 < B; i0 += T) { loads; sync; for (i = i0; i < i0 + T;
+  // i++) body; sync; }
+  auto Inner = std::make_unique<ForStmt>();
+  Inner->Iter = L.Iter;
+  Inner->IterType = L.IterType;
+  Inner->Init = var(Tile);
+  Inner->Bound = add(var(Tile), intLit(T));
+  Inner->Body = std::move(L.Body);
+  std::vector<StmtPtr> OuterBody = std::move(Loads);
+  OuterBody.push_back(std::make_unique<SyncStmt>());
+  OuterBody.push_back(std::move(Inner));
+  OuterBody.push_back(std::make_unique<SyncStmt>());
+  Plan.Preconditions.push_back(
+      {std::shared_ptr<const Expr>(simplifyExpr(binary(
+           BinaryOp::EQ,
+           binary(BinaryOp::Rem,
+                  simplifyExpr(binary(BinaryOp::Sub, Bound->clone(),
+                                      L.Init->clone())),
+                  intLit(T)),
+           intLit(0)))),
+       llvm::formatv("the {0} loop is tiled by {1}", L.Iter, T).str()});
+  Result.TiledLoop = L.Iter;
+  L.Iter = Tile;
+  L.CondOp = BinaryOp::LT;
+  L.Bound = std::move(Bound);
+  L.Step = T;
+  L.Body = block(std::move(OuterBody));
+  return llvm::Error::success();
+}
+
+void Generator::findVarying(std::vector<StmtPtr> &Stmts) {
+  bool Changed = true;
+  std::function<void(Stmt &, bool)> Walk = [&](Stmt &St, bool Ctx) {
+    auto Mark = [&](const std::string &N) {
+      Changed |= Varying.insert(N).second;
+    };
+    if (auto *D = llvm::dyn_cast<DeclStmt>(&St)) {
+      if (Ctx || (D->Init && varies(*D->Init)))
+        Mark(D->Name);
+    } else if (auto *A = llvm::dyn_cast<AssignStmt>(&St)) {
+      if (auto *V = llvm::dyn_cast<VarRef>(A->LHS.get()))
+        if (Ctx || varies(*A->RHS))
+          Mark(V->Name);
+    } else if (auto *If = llvm::dyn_cast<IfStmt>(&St)) {
+      bool C = Ctx || varies(*If->Cond);
+      Walk(*If->Then, C);
+      if (If->Else)
+        Walk(*If->Else, C);
+    } else if (auto *L = llvm::dyn_cast<ForStmt>(&St)) {
+      bool C = Ctx || varies(*L->Init) || varies(*L->Bound);
+      if (C)
+        Mark(L->Iter);
+      Walk(*L->Body, C);
+    } else if (auto *B = llvm::dyn_cast<BlockStmt>(&St)) {
+      for (StmtPtr &X : B->Body)
+        Walk(*X, Ctx);
+    }
+  };
+  while (Changed) {
+    Changed = false;
+    for (StmtPtr &St : Stmts)
+      Walk(*St, false);
+  }
+}
+
+StmtPtr Generator::copyFor(const Stmt &St, std::int64_t Kx, std::int64_t Ky) {
+  StmtPtr C = St.clone();
+  std::int64_t K = Ky * S.Merge[0] + Kx;
+  if (S.Merge[0] > 1)
+    substituteBuiltin(
+        *C, Builtin::Idx,
+        *add(mul(add(mul(builtin(Builtin::Bidx), intLit(S.Merge[0])),
+                     intLit(Kx)),
+                 builtin(Builtin::Bdimx)),
+             builtin(Builtin::Tidx)));
+  if (S.Merge[1] > 1)
+    substituteBuiltin(*C, Builtin::Idy,
+                      *add(mul(builtin(Builtin::Idy), intLit(S.Merge[1])),
+                           intLit(Ky)));
+  substituteVar(*C, KxName, *intLit(Kx));
+  substituteVar(*C, KyName, *intLit(Ky));
+  std::string Suffix = "_" + std::to_string(K);
+  rewriteExprs(*C, [&](Expr &X) -> ExprPtr {
+    if (auto *V = llvm::dyn_cast<VarRef>(&X))
+      if (Varying.count(V->Name))
+        return var(V->Name + Suffix, V->getType());
+    return nullptr;
+  });
+  walkStmts(*C, [&](Stmt &X) {
+    if (auto *D = llvm::dyn_cast<DeclStmt>(&X))
+      if (Varying.count(D->Name))
+        D->Name += Suffix;
+    if (auto *A = llvm::dyn_cast<AssignStmt>(&X))
+      if (auto *V = llvm::dyn_cast<VarRef>(A->LHS.get()))
+        if (Varying.count(V->Name) && !llvm::StringRef(V->Name).endswith(Suffix))
+          V->Name += Suffix;
+    if (auto *L = llvm::dyn_cast<ForStmt>(&X))
+      if (Varying.count(L->Iter))
+        L->Iter += Suffix;
+  });
+  rewriteExprs(*C, [](Expr &X) -> ExprPtr {
+    return llvm::isa<BinaryExpr>(&X) ? simplifyExpr(X.clone()) : nullptr;
+  });
+  return C;
+}
+
+std::vector<StmtPtr> Generator::merge(std::vector<StmtPtr> Stmts) {
+  std::vector<StmtPtr> Out;
+  for (StmtPtr &St : Stmts) {
+    if (!varies(*St)) {
+      Out.push_back(copyFor(*St, 0, 0));
+      continue;
+    }
+    if (auto *L = llvm::dyn_cast<ForStmt>(St.get());
+        L && !varies(*L->Init) && !varies(*L->Bound) && !Varying.count(L->Iter)) {
+      L->Body = block(merge(unwrap(std::move(L->Body))));
+      Out.push_back(std::move(St));
+      continue;
+    }
+    if (auto *If = llvm::dyn_cast<IfStmt>(St.get()); If && !varies(*If->Cond)) {
+      If->Then = block(merge(unwrap(std::move(If->Then))));
+      if (If->Else)
+        If->Else = block(merge(unwrap(std::move(If->Else))));
+      Out.push_back(std::move(St));
+      continue;
+    }
+    if (llvm::isa<BlockStmt>(St.get())) {
+      Out.push_back(block(merge(unwrap(std::move(St)))));
+      continue;
+    }
+    for (std::int64_t Ky = 0; Ky < S.Merge[1]; ++Ky)
+      for (std::int64_t Kx = 0; Kx < S.Merge[0]; ++Kx)
+        Out.push_back(copyFor(*St, Kx, Ky));
+  }
+  return Out;
+}
+
+llvm::Expected<TiledKernel> Generator::run() {
+  for (unsigned D = 0; D < 2; ++D)
+    if (S.Block[D] < 1 || S.Merge[D] < 1)
+      return cannot("block and merge factors must be positive");
+  if (hasGlobalSync(Origin))
+    return cannot("the kernel has a global barrier");
+  bool OnlyPositions = true, HasSync = false;
+  walkExprs(*Origin.Body, [&](const Expr &E) {
+    if (auto *B = llvm::dyn_cast<BuiltinRef>(&E))
+      OnlyPositions &= B->Which == Builtin::Idx || B->Which == Builtin::Idy;
+  });
+  walkStmts(*Origin.Body, [&](Stmt &X) { HasSync |= llvm::isa<SyncStmt>(&X); });
+  if (!OnlyPositions)
+    return cannot("the kernel reads threadIdx/blockIdx/blockDim directly, so "
+                  "its meaning depends on the block shape");
+  if (HasSync)
+    return cannot("the kernel already synchronizes its block");
+  if (Origin.Plan && !Origin.Plan->SameLaunch)
+    return cannot("internal: the origin kernel is already tiled");
+
+  auto NSOr = analyzeShape(Origin);
+  if (!NSOr)
+    return NSOr.takeError();
+  NaiveShape &NS = *NSOr;
+  if (NS.Dims == 1 && (S.Block[1] != 1 || S.Merge[1] != 1))
+    return cannot("a 1-D kernel takes no Y factors");
+  collectNames(*Origin.Body, Names);
+  for (const Param &P : Origin.Params)
+    Names.insert(P.Name);
+
+  LaunchPlan Plan;
+  if (Origin.Plan) { // scalar replacement's aliasing requirements carry over
+    Plan.Preconditions = Origin.Plan->Preconditions;
+    Plan.Disjoint = Origin.Plan->Disjoint;
+    Plan.Elements = Origin.Plan->Elements;
+  }
+  Plan.Dims = NS.Dims;
+  Plan.Block = S.Block;
+  Plan.Coverage = S.Merge;
+  Plan.Extent = NS.Extent;
+  Plan.LoopTile = S.LoopTile;
+
+  auto Choice = chooseLoop(NS);
+  if (!Choice)
+    return Choice.takeError();
+  if (*Choice)
+    if (auto E = stage(NS, **Choice, Plan))
+      return E;
+  bool Tiled = !Result.Staged.empty();
+
+  if (Tiled) {
+    // Every launched thread is inside the domain (the launcher checks that
+    // the tile divides it), and all of them must reach the barriers.
+    std::set<std::string> Written;
+    for (const Access &A : collectAccesses(Origin))
+      if (A.IsWrite)
+        Written.insert(A.Array);
+    std::set<std::string> StagedArrays;
+    for (const StagedAccess &SA : Result.Staged)
+      StagedArrays.insert(SA.Array);
+    for (const std::string &R : StagedArrays)
+      for (const std::string &W : Written) {
+        ExprPtr NR = symbolicElements(Origin, R), NW = symbolicElements(Origin, W);
+        if (!NR || !NW)
+          return cannot("cannot bound the extent of '" + (NR ? W : R) +
+                        "' for the run-time aliasing check");
+        Plan.Disjoint.push_back({R, W});
+        Plan.Elements[R] = std::shared_ptr<const Expr>(std::move(NR));
+        Plan.Elements[W] = std::shared_ptr<const Expr>(std::move(NW));
+      }
+  } else {
+    Plan.GuardsDomain = NS.Guard != nullptr;
+    if (NS.Guard) {
+      auto If = std::make_unique<IfStmt>(std::move(NS.Guard),
+                                         block(std::move(NS.Guarded)));
+      NS.Guarded.clear();
+      NS.Guarded.push_back(std::move(If));
+    }
+  }
+  if (S.Merge[0] > 1)
+    VaryingBuiltins.insert(Builtin::Idx);
+  if (S.Merge[1] > 1)
+    VaryingBuiltins.insert(Builtin::Idy);
+  if (S.Merge[0] > 1)
+    Varying.insert(KxName);
+  if (S.Merge[1] > 1)
+    Varying.insert(KyName);
+
+  std::vector<StmtPtr> All = std::move(NS.Prologue);
+  for (StmtPtr &St : NS.Guarded)
+    All.push_back(std::move(St));
+  findVarying(All);
+
+  auto K = std::make_unique<Function>();
+  K->Name = Origin.Name;
+  K->IsKernel = true;
+  K->ReturnType = Origin.ReturnType;
+  K->Params = Origin.Params;
+  K->Span = Origin.Span;
+  K->SizeHints = Origin.SizeHints;
+  K->OutputHints = Origin.OutputHints;
+  K->PaperDialect = Origin.PaperDialect;
+  K->Body = std::make_unique<BlockStmt>();
+  K->Body->Body = merge(std::move(All));
+
+  // Traffic: global elements loaded per naive output per tile step.
+  {
+    std::int64_t NT = S.Block[0] * S.Block[1];
+    double Outputs = double(NT * S.Merge[0] * S.Merge[1]);
+    double Loads = 0;
+    for (const StagedAccess &SA : Result.Staged)
+      Loads += SA.Extents.size() == 2 ? double(SA.Extents[0] * S.LoopTile)
+                                      : double(S.LoopTile);
+    // Distinct global reads one thread makes per iteration of the loop
+    // (the tiled loop when there is one, else the whole kernel).
+    std::set<std::string> Reads;
+    Stmt *Scope = K->Body.get();
+    if (Tiled)
+      walkStmts(*K->Body, [&](Stmt &X) {
+        if (auto *L = llvm::dyn_cast<ForStmt>(&X))
+          if (L->Iter == Result.TiledLoop)
+            Scope = L->Body.get();
+      });
+    walkStmts(*Scope, [&](Stmt &X) {
+      auto Note = [&](const Expr &E) {
+        walkExpr(E, [&](const Expr &Y) {
+          if (auto *R = llvm::dyn_cast<ArrayRef>(&Y))
+            if (R->Space == AddressSpace::Global)
+              Reads.insert(printExprDebug(*R));
+        });
+      };
+      if (auto *A = llvm::dyn_cast<AssignStmt>(&X)) {
+        Note(*A->RHS);
+        if (auto *R = llvm::dyn_cast<ArrayRef>(A->LHS.get()))
+          for (const ExprPtr &I : R->Indices)
+            Note(*I);
+      } else if (auto *D = llvm::dyn_cast<DeclStmt>(&X)) {
+        if (D->Init)
+          Note(*D->Init);
+      }
+    });
+    double PerStep = Tiled ? double(S.LoopTile) : 1.0;
+    Loads += double(Reads.size()) * double(NT) * PerStep;
+    Result.LoadsPerOutput = Loads / (Outputs * PerStep);
+  }
+
+  // Registers: a base, plus each replicated scalar once per copy.
+  unsigned VaryingScalars = 0;
+  for (const std::string &N : Varying)
+    VaryingScalars += N.rfind("__merge", 0) != 0;
+  Result.EstimatedRegisters =
+      16 + 2 * VaryingScalars * unsigned(S.Merge[0] * S.Merge[1]);
+
+  Plan.EstimatedRegisters = Result.EstimatedRegisters;
+  Plan.Origin = std::shared_ptr<const Function>(Origin.clone());
+  K->Plan = std::move(Plan);
+  Result.Kernel = std::move(K);
+  return std::move(Result);
+}
+
+} // namespace
+
+llvm::Expected<TiledKernel> generateTiled(const Function &Origin,
+                                          const TileShape &S,
+                                          const MachineDescription &MD) {
+  return Generator(Origin, S, MD).run();
+}
+
+} // namespace gpumerge

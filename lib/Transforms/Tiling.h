@@ -1,0 +1,90 @@
+//===- Tiling.h - One generator for coalescing, block and thread merge -*- C++ -*-===//
+//
+// The coalesce, block-merge and thread-merge passes (§3.3-3.5) decide; this
+// generator writes. A TileShape says how many threads a block has, how many
+// naive threads one thread stands for (thread merge) and by how much the
+// loop that reads through shared memory is tiled (the coalescing width).
+// From the naive kernel and a shape it derives everything else the paper
+// derives step by step, so any combination of factors is correct by
+// construction and each pass only changes the shape and regenerates:
+//
+//   - which accesses go through shared memory: those the target's coalescing
+//     check rejects, and those several threads of one block read (G2S
+//     sharing); what one thread's merged copies share stays in a register
+//     (G2R), since the copies read it from one statement;
+//   - the shared tiles, padded by the bank-conflict model, and their
+//     cooperative, coalesced loads;
+//   - the merged body: control flow and statements that do not depend on
+//     the merged position kept once, the others replicated with idy → idy*N
+//     + k (Y) or cyclic positions in X (models.md: never a contiguous run);
+//   - the launch plan: block, coverage, the preconditions (tile divides the
+//     domain, the loop trip count divides by the tile) and the arrays that
+//     must not overlap.
+//
+// Before (mm, h100):                    After (Block 32x8, Merge 1x4, tile 32):
+//   if (x < w && y < h) {                 for (int i0 = 0; i0 < k; i0 += 32) {
+//     float sum = 0.0f;                     for (l = tid; l < 1024; l += 256)
+//     for (int i = 0; i < k; i++)             a_s[l / 32][l % 32] = a[...];
+//       sum += a[y*k + i] * b[i*w + x];      ... b_s likewise; __syncthreads();
+//     c[y*w + x] = sum;                     for (int i = i0; i < i0 + 32; i++) {
+//   }                                         sum_0 += a_s[ty*4][i - i0] * b_s[..];
+//                                             sum_1 += ...   (4 copies)
+//                                           } __syncthreads(); }
+//
+//===----------------------------------------------------------------------===//
+#ifndef GPUMERGE_TRANSFORMS_TILING_H
+#define GPUMERGE_TRANSFORMS_TILING_H
+
+#include "IR/Kernel.h"
+#include "Target/MachineDescription.h"
+
+#include "llvm/Support/Error.h"
+
+#include <array>
+
+namespace gpumerge {
+
+struct TileShape {
+  std::array<std::int64_t, 2> Block = {16, 16}; ///< threads per block
+  std::array<std::int64_t, 2> Merge = {1, 1};   ///< thread merge factors
+  std::int64_t LoopTile = 0; ///< 0: no staging through shared memory
+};
+
+/// An access the generated kernel reads through shared memory.
+struct StagedAccess {
+  std::string Array;
+  std::string Index;  ///< as written in the naive kernel
+  std::string Shared; ///< the tile's name
+  std::vector<std::int64_t> Extents;
+  bool Uncoalesced = false; ///< converted for coalescing (else for sharing)
+  unsigned Line = 0;
+};
+
+struct TiledKernel {
+  std::unique_ptr<Function> Kernel; ///< with Plan set
+  std::vector<StagedAccess> Staged;
+  std::string TiledLoop; ///< the iterator of the loop tiled, if any
+  /// Global elements loaded per naive output per tile step: the static
+  /// model's traffic estimate (reference/models.md, footprints).
+  double LoadsPerOutput = 0;
+  unsigned EstimatedRegisters = 0;
+};
+
+/// The naive kernel of \p F: its Plan's Origin when it has been tiled, else
+/// F itself.
+const Function &tilingOrigin(const Function &F);
+
+/// Generates \p Origin (a naive kernel) tiled and merged as \p S says for
+/// \p MD. Errors say why the kernel cannot take this shape (a construct the
+/// generator does not handle, a loop that cannot be tiled); the passes turn
+/// them into the report's reason.
+llvm::Expected<TiledKernel> generateTiled(const Function &Origin,
+                                          const TileShape &S,
+                                          const MachineDescription &MD);
+
+/// Removes `+ 0`, `* 1`, `0 * e`, and folds literal arithmetic.
+ExprPtr simplifyExpr(ExprPtr E);
+
+} // namespace gpumerge
+
+#endif
