@@ -224,6 +224,7 @@ struct Candidate {
 
 struct LoopChoice {
   ForStmt *Loop = nullptr; ///< in NaiveShape::Guarded
+  std::set<std::string> Uniform; ///< iterators of the loops around it
   std::vector<Candidate> Staged;
 };
 
@@ -431,7 +432,8 @@ Generator::chooseLoop(NaiveShape &NS) {
   std::optional<LoopChoice> Best;
   for (auto &[L, Uniform] : Loops) {
     if (L->Step != 1 ||
-        (L->CondOp != BinaryOp::LT && L->CondOp != BinaryOp::LE) ||
+        (L->CondOp != BinaryOp::LT && L->CondOp != BinaryOp::LE &&
+         L->CondOp != BinaryOp::NE) ||
         hasBarrierOrReturn(*L->Body))
       continue;
     size_t Pos = std::find(CloneLoops.begin(), CloneLoops.end(), L) -
@@ -439,6 +441,7 @@ Generator::chooseLoop(NaiveShape &NS) {
     const ForStmt *OL = OriginLoops[Pos];
     LoopChoice C;
     C.Loop = L;
+    C.Uniform = Uniform;
     for (const Access &A : All) {
       if (A.IsWrite || Written.count(A.Array) || !A.Index ||
           !A.Index->isAffine() || A.Loops.empty() || A.Loops.back().Loop != OL ||
@@ -522,7 +525,8 @@ llvm::Error Generator::stage(NaiveShape &NS, LoopChoice &C, LaunchPlan &Plan) {
     bool Unknown = false;
     walkExpr(*Index, [&](const Expr &X) {
       if (auto *V = llvm::dyn_cast<VarRef>(&X))
-        Unknown |= !Origin.findParam(V->Name) && V->Name != L.Iter;
+        Unknown |= !Origin.findParam(V->Name) && V->Name != L.Iter &&
+                   !C.Uniform.count(V->Name);
       if (auto *B = llvm::dyn_cast<BuiltinRef>(&X))
         Unknown |= B->Which != Builtin::Idx && B->Which != Builtin::Idy;
     });
@@ -653,6 +657,12 @@ llvm::Error Generator::stage(NaiveShape &NS, LoopChoice &C, LaunchPlan &Plan) {
            intLit(0)))),
        llvm::formatv("the {0} loop is tiled by {1}", L.Iter, T).str()});
   Result.TiledLoop = L.Iter;
+  if (L.CondOp == BinaryOp::NE) // `i != n` counts up to n only from below
+    Plan.Preconditions.push_back(
+        {std::shared_ptr<const Expr>(
+             binary(BinaryOp::GE, Bound->clone(), L.Init->clone())),
+         llvm::formatv("the {0} loop (`!=`) counts up to its bound", L.Iter)
+             .str()});
   L.Iter = Tile;
   L.CondOp = BinaryOp::LT;
   L.Bound = std::move(Bound);
