@@ -512,7 +512,8 @@ private:
             llvm::json::Object Sz;
             for (auto &[K, V] : VR->Sizes)
               Sz[K] = V;
-            llvm::json::Object Run{{"path", VR->Path},
+            llvm::json::Object Run{{"path", VR->Path.empty() ? "as-launched"
+                                                            : VR->Path},
                                    {"sizes", std::move(Sz)},
                                    {"verify", verifyStatusName(VR->Outcome)},
                                    {"max_rel_error", VR->MaxRelError}};
@@ -520,15 +521,17 @@ private:
               Run["fallback_because"] = VR->FailedPrecondition;
             Runs.push_back(std::move(Run));
             if (!Opts.JsonReport) {
-              std::string SizeText;
-              for (auto &[K, V] : VR->Sizes)
-                SizeText += (SizeText.empty() ? "" : ",") + K + "=" +
-                            std::to_string(V);
+              std::string Where = memoryVariantName(R.Variant);
+              if (!VR->Path.empty()) {
+                Where += ", " + VR->Path + " path";
+                for (auto &[K, V] : VR->Sizes)
+                  Where += (&K == &VR->Sizes.begin()->first ? ", " : ",") + K +
+                           "=" + std::to_string(V);
+              }
               Out << llvm::formatv(
-                  "verify {0} ({1}, {2} path, {3}): {4}, max relative error "
-                  "{5:e}{6}\n",
-                  F->Name, memoryVariantName(R.Variant), VR->Path, SizeText,
-                  verifyStatusName(VR->Outcome), VR->MaxRelError,
+                  "verify {0} ({1}): {2}, max relative error {3:e}{4}\n",
+                  F->Name, Where, verifyStatusName(VR->Outcome),
+                  VR->MaxRelError,
                   VR->Detail.empty() ? "" : " — " + VR->Detail);
             }
           }

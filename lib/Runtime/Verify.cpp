@@ -300,6 +300,7 @@ verifyKernel(const Module &M, const Function &Naive, const Function &Emitted,
   NDRange CandidateRange = rangeFor(Result.Domain, Dims, Shape);
   if (Emitted.Plan) {
     const LaunchPlan &P = *Emitted.Plan;
+    Result.Path = "optimized";
     if (!planApplies(P, Result.Domain, Result.Sizes,
                      Result.FailedPrecondition)) {
       Result.Path = "fallback";

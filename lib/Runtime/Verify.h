@@ -47,7 +47,8 @@ struct VerifyResult {
   /// Which kernel of the output ran: "optimized" when the emitted kernel's
   /// launch preconditions hold at these sizes, "fallback" (the original
   /// kept as <name>_naive) when they do not.
-  std::string Path = "optimized";
+  /// Empty for a kernel launched like the naive one.
+  std::string Path;
   std::string FailedPrecondition; ///< why the fallback ran
 };
 const char *verifyStatusName(VerifyResult::Status S);
