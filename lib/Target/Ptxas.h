@@ -1,0 +1,60 @@
+//===- Ptxas.h - Kernel resource use as ptxas reports it --------*- C++ -*-===//
+//
+// The paper's legal() (§3.5, Fig. 12) keeps a merged kernel only if its
+// register and shared memory use stay under the limits without spilling, with
+// at least two blocks per SM, and it reads that use from the vendor compiler's
+// output rather than estimating it. So do we: the translation unit is compiled
+// with `nvcc -cubin --resource-usage` and ptxas's report is parsed into the
+// registers and shared bytes that the occupancy model (Target/Occupancy.h)
+// takes as input.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GPUMERGE_TARGET_PTXAS_H
+#define GPUMERGE_TARGET_PTXAS_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <map>
+#include <string>
+
+namespace gpumerge {
+
+/// What one kernel uses, per thread or per block, as the compiler reports it.
+struct KernelResources {
+  unsigned Registers = 0;   ///< per thread
+  unsigned SharedBytes = 0; ///< static shared memory per block
+  unsigned SpillStoreBytes = 0, SpillLoadBytes = 0;
+  /// The kernel's stack: its cumulative stack size (callees included) where
+  /// ptxas reports one, else its own stack frame.
+  unsigned StackBytes = 0;
+  std::string Source; ///< "ptxas sm_90" or "estimate"
+};
+
+/// Where nvcc is, or an error saying it was not found. Looked for on PATH,
+/// then in $CUDA_HOME/bin, then in /usr/local/cuda/bin.
+llvm::Expected<std::string> findNvcc();
+
+/// The name a kernel has in its source for the symbol ptxas reports:
+/// "_ZN2ns3mmEPKfS1_Pf" -> "mm", "_Z2tkILi3EEvPf" -> "tk"; extern "C" names
+/// are returned unchanged.
+std::string kernelSourceName(llvm::StringRef Symbol);
+
+/// Parses ptxas's `-v` / nvcc `--resource-usage` report (both output streams,
+/// concatenated) into the usage of every entry function, keyed by
+/// kernelSourceName(). Overloads of one name are merged by taking the maximum
+/// of each field, which is what a legality check needs. Lines it does not
+/// recognise are ignored.
+std::map<std::string, KernelResources> parsePtxasReport(llvm::StringRef Report);
+
+/// Compiles \p CudaSource (a whole .cu translation unit) for \p SmArch
+/// ("sm_90") with `nvcc -cubin -arch=<SmArch> --resource-usage` and returns
+/// the usage ptxas reports for every __global__ kernel, keyed by the kernel's
+/// source name (see kernelSourceName). A compile error is returned as an
+/// llvm::Error holding nvcc's diagnostics, which name the file "kernel.cu".
+llvm::Expected<std::map<std::string, KernelResources>>
+ptxasResources(const std::string &CudaSource, const std::string &SmArch);
+
+} // namespace gpumerge
+
+#endif // GPUMERGE_TARGET_PTXAS_H
