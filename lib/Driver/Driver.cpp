@@ -265,12 +265,15 @@ private:
     L["preconditions"] = std::move(Pre);
     L["fallback"] = fallbackName(K.Name);
     if (P) {
-      BlockResources Res{unsigned(P->Block[0] * P->Block[1]),
-                         P->EstimatedRegisters, unsigned(P->SharedBytes)};
+      bool Ptxas = !P->PtxasSource.empty();
+      unsigned Regs = Ptxas ? P->PtxasRegisters : P->EstimatedRegisters;
+      BlockResources Res{unsigned(P->Block[0] * P->Block[1]), Regs,
+                         unsigned(P->SharedBytes)};
       Occupancy Occ = computeOccupancy(MD, Res);
       L["resources"] = llvm::json::Object{
-          {"registers", P->EstimatedRegisters},
-          {"registers_source", "estimate from KIR"},
+          {"registers", Regs},
+          {"registers_source", Ptxas ? P->PtxasSource : "estimate from KIR"},
+          {"spilled_bytes", P->PtxasSpillBytes},
           {"shared_bytes", P->SharedBytes},
           {"blocks_per_sm", Occ.BlocksPerSM},
           {"limited_by", occupancyLimitName(Occ.Limit)}};

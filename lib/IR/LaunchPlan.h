@@ -67,6 +67,11 @@ struct LaunchPlan {
   /// Registers per thread estimated from KIR (ptxas, where available, is
   /// asked by the driver for the report).
   unsigned EstimatedRegisters = 0;
+  /// What ptxas reported for the chosen version, when the target's arch is
+  /// one nvcc supports ("ptxas sm_90"); empty otherwise.
+  std::string PtxasSource;
+  unsigned PtxasRegisters = 0;
+  unsigned PtxasSpillBytes = 0;
   /// How the kernel was derived, so a later pass can regenerate it with
   /// other factors: the kernel before tiling and merging, and the loop tile.
   std::shared_ptr<const Function> Origin;

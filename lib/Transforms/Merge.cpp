@@ -16,6 +16,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Analysis/Domain.h"
+#include "CodeGen/Emitter.h"
+#include "Target/Ptxas.h"
 #include "Transforms/Passes.h"
 #include "Transforms/Search.h"
 
@@ -58,6 +60,68 @@ apply(Function &F, const PassContext &Ctx, const TileShape &S,
   P.Parameters["chosen-by"] = Chosen;
   F = std::move(*K->Kernel);
   return P;
+}
+
+/// The first of \p Versions that ptxas finds legal (no spills, two blocks
+/// per SM with its register and shared-memory use), trying at most three;
+/// the model's best when the target's arch is not one nvcc compiles for, or
+/// nvcc is missing (\p Note says which).
+const RankedVersion &checkWithPtxas(const Function &Origin,
+                                    const std::vector<RankedVersion> &Versions,
+                                    const MachineDescription &MD,
+                                    std::string &Note,
+                                    std::optional<KernelResources> &Used) {
+  if (MD.SmArch.empty()) {
+    Note = "resources estimated from KIR (no nvcc architecture for " +
+           MD.Name + ")";
+    return Versions.front();
+  }
+  if (auto N = findNvcc(); !N) {
+    Note = "resources estimated from KIR (" + llvm::toString(N.takeError()) +
+           ")";
+    return Versions.front();
+  }
+  std::vector<std::string> Rejected;
+  for (size_t I = 0; I < Versions.size() && I < 3; ++I) {
+    const RankedVersion &V = Versions[I];
+    auto K = generateTiled(Origin, V.Shape, MD);
+    if (!K) {
+      llvm::consumeError(K.takeError());
+      continue;
+    }
+    auto R = ptxasResources(emitFunction(*K->Kernel, Language::Cuda),
+                            MD.SmArch);
+    if (!R || !R->count(Origin.Name)) {
+      Note = "resources estimated from KIR (ptxas could not compile the "
+             "kernel alone: " +
+             (R ? std::string("not reported") : llvm::toString(R.takeError()))
+                 .substr(0, 200) +
+             ")";
+      return Versions.front();
+    }
+    const KernelResources &Res = R->at(Origin.Name);
+    BlockResources B{unsigned(V.Shape.Block[0] * V.Shape.Block[1]),
+                     Res.Registers, Res.SharedBytes};
+    Occupancy Occ = computeOccupancy(MD, B);
+    if (Res.SpillStoreBytes == 0 && Res.SpillLoadBytes == 0 &&
+        Occ.BlocksPerSM >= 2) {
+      Used = Res;
+      Note = "legal by " + Res.Source;
+      if (!Rejected.empty())
+        Note += "; rejected " + llvm::join(Rejected, ", ");
+      return V;
+    }
+    Rejected.push_back(llvm::formatv("{0}x{1} merge ({2} registers, {3} "
+                                     "spilled bytes, {4} blocks/SM)",
+                                     V.Shape.Merge[0], V.Shape.Merge[1],
+                                     Res.Registers,
+                                     Res.SpillStoreBytes + Res.SpillLoadBytes,
+                                     Occ.BlocksPerSM)
+                           .str());
+  }
+  Note = "ptxas rejected the model's first choices (" +
+         llvm::join(Rejected, ", ") + "); unmerged";
+  return Versions.back();
 }
 
 } // namespace
@@ -123,11 +187,34 @@ PassInfo threadMergePass() {
                 Why = "no legal merged version for this block";
                 return std::nullopt;
               }
-              const RankedVersion &Best = Versions.front();
+              if (Versions.front().Shape.Merge == std::array<std::int64_t, 2>{
+                                                       1, 1}) {
+                Why = "merged threads would share no data (the model finds "
+                      "no gain)";
+                return std::nullopt;
+              }
+              std::string Note;
+              std::optional<KernelResources> Used;
+              const RankedVersion &Best =
+                  checkWithPtxas(Origin, Versions, Ctx.Target, Note, Used);
               Mx = Best.Shape.Merge[0];
               My = Best.Shape.Merge[1];
-              Chosen = llvm::formatv("static model (cost {0:f4}, best of {1})",
-                                     Best.Cost, Versions.size());
+              Chosen = llvm::formatv("static model (cost {0:f4}, best of {1}); "
+                                     "{2}",
+                                     Best.Cost, Versions.size(), Note);
+              if (Mx == 1 && My == 1) {
+                Why = Note;
+                return std::nullopt;
+              }
+              auto R = apply(F, Ctx, {Cur.Block, {Mx, My}, Cur.LoopTile},
+                             "thread-merge", Mx, My, Chosen);
+              if (R && *R && Used) {
+                F.Plan->PtxasSource = Used->Source;
+                F.Plan->PtxasRegisters = Used->Registers;
+                F.Plan->PtxasSpillBytes =
+                    Used->SpillStoreBytes + Used->SpillLoadBytes;
+              }
+              return R;
             }
             if (Mx == 1 && My == 1) {
               Why = "merged threads would share no data (the model finds no "
