@@ -1,0 +1,203 @@
+//===- ExtentsTest.cpp - Symbolic array extents ---------------------------===//
+//
+// symbolicElements against the numbers bufferExtents gives for the corpus
+// kernels at several sizes (equal for these), the printed forms of a few, and
+// what it refuses: non-affine indices, unguarded or doubly guarded
+// dimensions, block-relative positions.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Analysis/Extents.h"
+#include "Analysis/Domain.h"
+#include "Frontend/Frontend.h"
+#include "IR/Printer.h"
+
+#include "llvm/Support/Error.h"
+
+#include "gtest/gtest.h"
+
+using namespace gpumerge;
+
+namespace {
+
+std::unique_ptr<Module> parseKernelFile(const std::string &Name) {
+  auto M = parseFile(std::string(GPUMERGE_SOURCE_DIR) + "/kernels/" + Name, {});
+  if (!M) {
+    ADD_FAILURE() << Name << ": " << llvm::toString(M.takeError());
+    return nullptr;
+  }
+  return std::move(*M);
+}
+
+std::unique_ptr<Module> parseText(const std::string &Source) {
+  auto M = parseSource(Source, "x.cu", {});
+  if (!M) {
+    ADD_FAILURE() << "parse failed: " << llvm::toString(M.takeError());
+    return nullptr;
+  }
+  return std::move(*M);
+}
+
+std::string elementsText(const Function &F, const std::string &Array) {
+  ExprPtr E = symbolicElements(F, Array);
+  return E ? printExprDebug(*E) : "<none>";
+}
+
+/// For every array of every kernel in \p File, at each of \p SizeSets: the
+/// symbolic count evaluates to what bufferExtents computes for the domain the
+/// guards give.
+void checkAgainstBufferExtents(const std::string &File,
+                               const std::vector<SizeBindings> &SizeSets) {
+  SCOPED_TRACE(File);
+  auto M = parseKernelFile(File);
+  ASSERT_NE(M, nullptr);
+  ASSERT_FALSE(M->kernels().empty());
+  for (const Function *F : M->kernels()) {
+    for (const SizeBindings &Sizes : SizeSets) {
+      auto Domain = evaluateDomain(*F, findDomain(*F), Sizes);
+      ASSERT_TRUE(bool(Domain)) << llvm::toString(Domain.takeError());
+      auto Numeric = bufferExtents(*F, Sizes, *Domain, {16, 16});
+      ASSERT_TRUE(bool(Numeric)) << llvm::toString(Numeric.takeError());
+      for (const Param &P : F->Params) {
+        if (!P.isArray())
+          continue;
+        SCOPED_TRACE(F->Name + ": " + P.Name);
+        ExprPtr E = symbolicElements(*F, P.Name);
+        ASSERT_NE(E, nullptr);
+        auto V = evaluateScalar(*E, *F, Sizes);
+        ASSERT_TRUE(V.has_value()) << printExprDebug(*E);
+        EXPECT_EQ(*V, Numeric->at(P.Name)) << printExprDebug(*E);
+      }
+    }
+  }
+}
+
+/// Sizes for every parameter name the corpus kernels use (\p X for the
+/// PolyBench ones: nx, ny, ni, nj, nk).
+SizeBindings sizes(std::int64_t W, std::int64_t H, std::int64_t K,
+                   std::int64_t N, std::int64_t M, std::int64_t FW,
+                   std::int64_t FH, std::int64_t X) {
+  return {{"w", W},      {"h", H},      {"k", K},      {"n", N},
+          {"m", M},      {"fw", FW},    {"fh", FH},    {"nx", X},
+          {"ny", X + 8}, {"ni", X + 1}, {"nj", X + 3}, {"nk", X + 5}};
+}
+
+TEST(Extents, MatchBufferExtentsOnCorpus) {
+  // Square, non-square, and sizes that are not multiples of 16.
+  std::vector<SizeBindings> Sizes = {sizes(64, 64, 64, 64, 64, 5, 5, 64),
+                                     sizes(1003, 37, 29, 45, 1003, 5, 3, 53),
+                                     sizes(17, 250, 3, 7, 300, 17, 1, 9)};
+  for (const char *File :
+       {"mm.cu", "mv.cu", "tp.cu", "conv.cu", "gemm_accum.cu", "jacobi2d.cu",
+        "mm.cl", "tmv.cu", "vv.cu", "strsm.cu", "atax.cu", "gemm.cu",
+        "saxpy.cu", "mm_macro.cu"})
+    checkAgainstBufferExtents(File, Sizes);
+}
+
+TEST(Extents, SimplifiedForms) {
+  auto MM = parseKernelFile("mm.cu");
+  ASSERT_NE(MM, nullptr);
+  const Function &F = *MM->kernels()[0];
+  EXPECT_EQ(elementsText(F, "a"), "h * k");
+  EXPECT_EQ(elementsText(F, "b"), "k * w");
+  EXPECT_EQ(elementsText(F, "c"), "h * w");
+
+  auto G = parseKernelFile("gemm_accum.cu");
+  ASSERT_NE(G, nullptr);
+  EXPECT_EQ(elementsText(*G->kernels()[0], "c"), "m * n");
+
+  // a[y*w + x + 1] and a[(y+1)*w + x] with y < h - 1, x < w - 1: the second
+  // dominates, so there is one form.
+  auto J = parseKernelFile("jacobi2d.cu");
+  ASSERT_NE(J, nullptr);
+  EXPECT_EQ(elementsText(*J->kernels()[0], "a"), "h * w - 1");
+
+  // Triangular: l[i*n + j], j < i < n, and l[i*n + i].
+  auto S = parseKernelFile("strsm.cu");
+  ASSERT_NE(S, nullptr);
+  EXPECT_EQ(elementsText(*S->kernels()[0], "l"), "n * n");
+}
+
+TEST(Extents, CoefficientsAndLoopForms) {
+  auto M = parseText(R"(
+__global__ void k(const float *a, const float *b, float *c, float *d,
+                  int n, int w) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  if (x <= n) {
+    // A negative coefficient takes the low end of x: n - 1 - 0.
+    c[x] = a[n - 1 - x];
+    // <= loop: i in [2, w]; a falling loop: j in (0, w].
+    for (int i = 2; i <= w; i++)
+      d[2 * i + 1] = b[x];
+    for (int j = w; j > 0; j--)
+      d[j] = 0.0f;
+  }
+}
+)");
+  ASSERT_NE(M, nullptr);
+  const Function &F = *M->kernels()[0];
+  EXPECT_EQ(elementsText(F, "a"), "n");
+  EXPECT_EQ(elementsText(F, "c"), "n + 1"); // x <= n
+  EXPECT_EQ(elementsText(F, "d"), "2 * w + 2");
+  EXPECT_EQ(elementsText(F, "n"), "<none>"); // not an array
+  auto Dx = symbolicElementForms(F, "d");
+  ASSERT_TRUE(Dx.has_value());
+  EXPECT_EQ(Dx->size(), 1u);
+}
+
+TEST(Extents, IncomparableFormsGiveMax) {
+  auto M = parseText(R"(
+__global__ void k(float *a, int n, int w, int h) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  if (x < n) {
+    a[x * w] = 1.0f;
+    a[x + h] = 2.0f;
+  }
+}
+)");
+  ASSERT_NE(M, nullptr);
+  const Function &F = *M->kernels()[0];
+  auto Forms = symbolicElementForms(F, "a");
+  ASSERT_TRUE(Forms.has_value());
+  ASSERT_EQ(Forms->size(), 2u);
+  EXPECT_EQ(elementsText(F, "a"),
+            "n * w - w + 1 > h + n ? n * w - w + 1 : h + n");
+}
+
+TEST(Extents, Refusals) {
+  auto M = parseText(R"(
+__global__ void nonaffine(float *a, int n) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  if (x < n)
+    a[x * x] = 1.0f;
+}
+__global__ void unguarded(float *a, int n) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  a[x] = 1.0f;
+}
+__global__ void twoguards(float *a, int n, int m) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  if (x < n && x < m)
+    a[x] = 1.0f;
+}
+__global__ void local(float *a, int n) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  if (x < n)
+    a[threadIdx.x] = 1.0f;
+}
+__global__ void unused(float *a, float *b, int n) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  if (x < n)
+    a[x] = 1.0f;
+}
+)");
+  ASSERT_NE(M, nullptr);
+  EXPECT_EQ(symbolicElements(*M->find("nonaffine"), "a"), nullptr);
+  EXPECT_EQ(symbolicElements(*M->find("unguarded"), "a"), nullptr);
+  EXPECT_EQ(symbolicElements(*M->find("twoguards"), "a"), nullptr);
+  EXPECT_EQ(symbolicElements(*M->find("local"), "a"), nullptr);
+  EXPECT_EQ(elementsText(*M->find("unused"), "b"), "0");
+  EXPECT_EQ(elementsText(*M->find("unused"), "a"), "n");
+}
+
+} // namespace
