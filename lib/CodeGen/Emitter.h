@@ -10,6 +10,7 @@
 #ifndef GPUMERGE_CODEGEN_EMITTER_H
 #define GPUMERGE_CODEGEN_EMITTER_H
 
+#include "CodeGen/Launcher.h" // launch code for kernels with a LaunchPlan
 #include "IR/Kernel.h"
 #include "IR/Printer.h"
 
@@ -33,8 +34,12 @@ struct EmittedModule {
 
 /// Writes \p M in \p L. \p Replacements maps a function name to the KIR that
 /// stands for it in the output (the optimized kernel); functions not named
-/// there are written from M. \p Extra is appended after the functions
-/// (generated launchers, the original kernels under new names).
+/// there are written from M. A replacement with a LaunchPlan is written
+/// after the input's kernel renamed fallbackName(name), and in CUDA followed
+/// by its launcher (Launcher.h); the launches of host code kept in place
+/// call the launcher. A plan that cannot be used (launchPlanProblem) leaves
+/// the input's kernel alone in the output, with a warning. \p Extra is
+/// appended after the functions.
 EmittedModule
 emitModule(const Module &M, Language L,
            const std::map<std::string, const Function *> &Replacements = {},

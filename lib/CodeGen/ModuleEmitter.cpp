@@ -1,10 +1,13 @@
 //===- ModuleEmitter.cpp - Whole files from KIR ---------------------------===//
 #include "CodeGen/Emitter.h"
+#include "CodeGen/Launcher.h"
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 
 #include <algorithm>
+#include <cassert>
+#include <set>
 
 namespace gpumerge {
 
@@ -42,35 +45,127 @@ static bool usesDouble(const Function &F) {
   return Uses;
 }
 
+/// What stands for \p Naive when its replacement \p Optimized has a usable
+/// plan: the input's kernel renamed <name>_naive, the optimized kernel under
+/// the input's name and, in CUDA, its launcher, separated by blank lines.
+static std::string emitWithFallback(const Function &Naive,
+                                    const Function &Optimized, Language L) {
+  std::unique_ptr<Function> Fallback = Naive.clone();
+  Fallback->Name = fallbackName(Naive.Name);
+  std::string S =
+      emitFunction(*Fallback, L) + "\n" + emitFunction(Optimized, L);
+  if (L == Language::Cuda)
+    S += "\n" + emitCudaLauncher(Optimized);
+  return S;
+}
+
+/// The function that stands for \p F in \p L: its replacement, or \p F
+/// itself. A replacement whose plan cannot be used is dropped with a warning
+/// (the optimized kernel is only correct when launched by its plan).
+static const Function &
+outputFunction(const Module &M, const Function &F, Language L,
+               const std::map<std::string, const Function *> &Replacements,
+               bool &UsesPlan, std::vector<std::string> &Warnings) {
+  UsesPlan = false;
+  auto It = Replacements.find(F.Name);
+  if (It == Replacements.end())
+    return F;
+  const Function &Out = *It->second;
+  if (!Out.Plan || !F.IsKernel)
+    return Out;
+  std::string Why = launchPlanProblem(M, Out, L);
+  if (Why.empty()) {
+    UsesPlan = true;
+    return Out;
+  }
+  Warnings.push_back(llvm::formatv("{0}:{1}: kernel '{2}' written "
+                                   "unoptimized: {3}",
+                                   M.FileName, F.Span.Line, F.Name, Why));
+  return F;
+}
+
+/// `gpumerge_launch_k(grid, block, smem, stream, args)` for the launch
+/// \p C, from the texts of its configuration and arguments (a launch
+/// without smem or stream passes 0, as <<<>>> does).
+static std::string launcherCall(const Module &M, const KernelCallSite &C) {
+  auto Text = [&](const SourceSpan &S) {
+    return M.Source.substr(S.Begin, S.End - S.Begin);
+  };
+  std::string Callee = Text(C.Callee); // k, ::k or ns::k
+  Callee.replace(Callee.size() - C.Kernel.size(), C.Kernel.size(),
+                 launcherName(C.Kernel));
+  std::vector<std::string> Args;
+  for (const SourceSpan &S : C.Config)
+    Args.push_back(Text(S));
+  while (Args.size() < 4)
+    Args.push_back("0");
+  for (const SourceSpan &S : C.Args)
+    Args.push_back(Text(S));
+  return Callee + "(" + llvm::join(Args, ", ") + ")";
+}
+
 /// Same language: the input text with each lowered function's definition
-/// replaced (spans do not overlap and are visited last to first, so offsets
-/// stay valid).
+/// replaced and, for a kernel written with its plan, every launch in host
+/// code replaced by a call of its launcher (declared before the first
+/// launch where that precedes the kernel: at the kernel's prototype). The
+/// edited ranges do not overlap and are applied last to first, so offsets
+/// stay valid.
 static EmittedModule
 emitInPlace(const Module &M,
             const std::map<std::string, const Function *> &Replacements,
             const std::string &Extra) {
-  std::vector<const Function *> Order;
-  for (const auto &F : M.Functions)
-    Order.push_back(F.get());
-  std::sort(Order.begin(), Order.end(),
-            [](const Function *A, const Function *B) {
-              return A->Span.Begin > B->Span.Begin;
-            });
-  std::string Text = M.Source;
-  for (const Function *F : Order) {
-    auto It = Replacements.find(F->Name);
-    const Function &Out = It != Replacements.end() ? *It->second : *F;
-    std::string Body = emitFunction(Out, M.Lang);
+  struct Edit {
+    unsigned Begin, End;
+    std::string Text;
+  };
+  EmittedModule Result;
+  std::vector<Edit> Edits;
+  std::map<std::string, const Function *> Planned; // name → optimized
+  for (const auto &FP : M.Functions) {
+    const Function &F = *FP;
+    bool UsesPlan;
+    const Function &Out =
+        outputFunction(M, F, M.Lang, Replacements, UsesPlan, Result.Warnings);
+    std::string Body =
+        UsesPlan ? emitWithFallback(F, Out, M.Lang) : emitFunction(Out, M.Lang);
+    if (UsesPlan)
+      Planned[F.Name] = &Out;
     if (!Body.empty() && Body.back() == '\n')
       Body.pop_back();
-    Text.replace(F->Span.Begin, F->Span.End - F->Span.Begin, Body);
+    Edits.push_back({F.Span.Begin, F.Span.End, Body});
+  }
+  std::set<std::string> Declared;
+  for (const KernelCallSite &C : M.CallSites) {
+    auto It = Planned.find(C.Kernel);
+    if (It == Planned.end() || M.Lang != Language::Cuda)
+      continue;
+    // launchPlanProblem made sure every launch of a planned kernel can be
+    // rewritten and has a prototype to follow where it precedes the kernel.
+    Edits.push_back({C.Call.Begin, C.Call.End, launcherCall(M, C)});
+    if (C.Call.Begin < M.find(C.Kernel)->Span.Begin &&
+        Declared.insert(C.Kernel).second) {
+      size_t Line = M.Source.rfind('\n', *C.PrototypeBegin);
+      unsigned At = Line == std::string::npos ? 0 : Line + 1;
+      Edits.push_back({At, At, emitCudaLauncherDeclaration(*It->second)});
+    }
+  }
+  std::stable_sort(
+      Edits.begin(), Edits.end(),
+      [](const Edit &A, const Edit &B) { return A.Begin > B.Begin; });
+  std::string Text = M.Source;
+  [[maybe_unused]] unsigned Applied = Text.size();
+  for (const Edit &E : Edits) {
+    assert(E.End <= Applied && "overlapping edits");
+    Text.replace(E.Begin, E.End - E.Begin, E.Text);
+    Applied = E.Begin;
   }
   if (!Extra.empty()) {
     if (!Text.empty() && Text.back() != '\n')
       Text += "\n";
     Text += "\n" + Extra;
   }
-  return {Text, {}};
+  Result.Text = std::move(Text);
+  return Result;
 }
 
 /// The other language: a new file of typedefs, macros, helpers and kernels.
@@ -109,9 +204,14 @@ emitTranslated(const Module &M, Language L,
   }
   std::unique_ptr<Printer> P = makeEmitter(L, OS);
   for (const auto &F : M.Functions) {
-    auto It = Replacements.find(F->Name);
+    bool UsesPlan;
+    const Function &Fn =
+        outputFunction(M, *F, L, Replacements, UsesPlan, Out.Warnings);
     OS << "\n";
-    P->printFunction(It != Replacements.end() ? *It->second : *F);
+    if (UsesPlan)
+      OS << emitWithFallback(*F, Fn, L);
+    else
+      P->printFunction(Fn);
   }
   if (!Extra.empty())
     OS << "\n" << Extra;

@@ -1,5 +1,6 @@
 //===- Frontend.cpp - Naive kernels from source to KIR --------------------===//
 #include "Frontend/Frontend.h"
+#include "Frontend/CallSites.h"
 #include "Frontend/Lower.h"
 #include "Frontend/Pragmas.h"
 #include "Frontend/Prelude.h"
@@ -175,6 +176,8 @@ parseSource(const std::string &Source, const std::string &FileName,
   Finder.matchAST(AST->getASTContext());
   if (!Collector.Host.empty())
     M->HasHostCode = true;
+  if (M->Lang == Language::Cuda)
+    collectKernelCallSites(AST->getASTContext(), *M);
 
   ASTContext &Ctx = AST->getASTContext();
   const SourceManager &SM = Ctx.getSourceManager();

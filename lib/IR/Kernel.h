@@ -64,6 +64,26 @@ struct Unsupported {
   SourceSpan Span;
 };
 
+/// A launch `k<<<grid, block[, smem[, stream]]>>>(args)` in host code of the
+/// main file, as byte ranges of the source, so the emitter can rewrite it
+/// into a call of the generated launcher (DESIGN.md, launch glue).
+struct KernelCallSite {
+  std::string Kernel;
+  SourceSpan Call;   ///< the whole call expression; Line is its line
+  SourceSpan Callee; ///< `k` or `ns::k` as written
+  /// grid, block and, when written, smem and stream.
+  std::vector<SourceSpan> Config;
+  std::vector<SourceSpan> Args;
+  /// Where the kernel's first declaration begins when it is a prototype in
+  /// the main file before the definition (a launch may then precede the
+  /// definition, and the launcher needs a forward declaration there).
+  std::optional<unsigned> PrototypeBegin;
+  /// Why the launch cannot be rewritten (in a macro, in device code, the
+  /// kernel named without <<<>>>...); empty when it can. Recorded so the
+  /// emitter never leaves such a launch on a kernel whose launch changed.
+  std::string NotRewritable;
+};
+
 struct Module {
   std::string FileName;
   std::string Source; ///< the whole input text
@@ -75,6 +95,8 @@ struct Module {
   /// functions mention, in source order.
   std::vector<std::pair<std::string, std::string>> Typedefs;
   std::vector<std::pair<std::string, std::string>> Macros;
+  /// Launches and other uses of the kernels in host code, in source order.
+  std::vector<KernelCallSite> CallSites;
 
   std::vector<Function *> kernels() const;
   Function *find(const std::string &Name) const;

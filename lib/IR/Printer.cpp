@@ -32,14 +32,18 @@ void Printer::printParam(const Param &P) {
     OS << "[" << X << "]";
 }
 
-void Printer::printSignature(const Function &F) {
-  OS << (F.IsKernel ? "__global__ " : "__device__ ") << typeName(F.ReturnType)
-     << " " << F.Name << "(";
+void Printer::printParams(const Function &F) {
   for (size_t I = 0; I < F.Params.size(); ++I) {
     if (I)
       OS << ", ";
     printParam(F.Params[I]);
   }
+}
+
+void Printer::printSignature(const Function &F) {
+  OS << (F.IsKernel ? "__global__ " : "__device__ ") << typeName(F.ReturnType)
+     << " " << F.Name << "(";
+  printParams(F);
   OS << ")";
 }
 

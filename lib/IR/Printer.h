@@ -23,6 +23,9 @@ public:
   void printFunction(const Function &F);
   void printStmt(const Stmt &S);
   void printExpr(const Expr &E, int ParentPrecedence = 0);
+  /// The parameter declarations of \p F, comma-separated, as its signature
+  /// writes them (for generated host code that takes the same arguments).
+  void printParams(const Function &F);
 
 protected:
   llvm::raw_ostream &OS;

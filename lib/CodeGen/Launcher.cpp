@@ -1,0 +1,647 @@
+//===- Launcher.cpp - Launch code for kernels with a LaunchPlan -----------===//
+//
+// The CUDA launcher and the OpenCL NDRange helper check the same things, in
+// the same order, from the same plan; only the spelling differs (host C++
+// with dim3 and pointers vs. C with size_t arrays and uintptr_t addresses),
+// so both are written by one LaunchChecks with a Flavor.
+//
+//===----------------------------------------------------------------------===//
+#include "CodeGen/Launcher.h"
+#include "CodeGen/Emitter.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
+
+#include <set>
+
+namespace gpumerge {
+
+std::string launcherName(const std::string &Kernel) {
+  return "gpumerge_launch_" + Kernel;
+}
+
+static const char *dimName(unsigned D) { return D == 0 ? "x" : "y"; }
+
+llvm::Error checkLaunchPlan(const Function &F) {
+  auto Fail = [&](const llvm::Twine &Why) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "launch plan of kernel '%s': %s",
+                                   F.Name.c_str(), Why.str().c_str());
+  };
+  if (!F.Plan)
+    return Fail("there is none");
+  const LaunchPlan &P = *F.Plan;
+  if (P.Dims != 1 && P.Dims != 2)
+    return Fail(llvm::formatv("{0} dimensions (1 or 2 expected)", P.Dims));
+  if (!P.SameLaunch)
+    for (unsigned D = 0; D < 2; ++D) {
+      bool Used = D < P.Dims;
+      if (P.Block[D] < 1 || P.Coverage[D] < 1 ||
+          (!Used && (P.Block[D] != 1 || P.Coverage[D] != 1)))
+        return Fail(llvm::formatv("block {0} and coverage {1} in {2} for a "
+                                  "{3}-D plan",
+                                  P.Block[D], P.Coverage[D], dimName(D),
+                                  P.Dims));
+    }
+  // Launch code sees the kernel's arguments, nothing else.
+  auto CheckExpr = [&](const Expr *E, const std::string &What) -> llvm::Error {
+    if (!E)
+      return Fail(What + " is missing");
+    std::string Bad;
+    walkExpr(*E, [&](const Expr &X) {
+      if (!Bad.empty())
+        return;
+      if (auto *V = llvm::dyn_cast<VarRef>(&X)) {
+        const Param *Prm = F.findParam(V->Name);
+        if (!Prm || Prm->isArray() || Prm->Ty.VectorWidth != 1)
+          Bad = "'" + V->Name + "', which is not a scalar parameter";
+      } else if (llvm::isa<BuiltinRef>(X) || llvm::isa<ArrayRef>(X) ||
+                 llvm::isa<CallExpr>(X) || llvm::isa<MemberExpr>(X)) {
+        Bad = "'" + printExprDebug(X) +
+              "' (launch code sees the scalar parameters only)";
+      }
+    });
+    if (!Bad.empty())
+      return Fail(What + " uses " + Bad);
+    return llvm::Error::success();
+  };
+  if (!P.SameLaunch)
+    for (unsigned D = 0; D < P.Dims; ++D)
+      if (P.Extent[D])
+        if (auto E = CheckExpr(P.Extent[D].get(),
+                               std::string("the extent in ") + dimName(D)))
+          return E;
+  for (const Precondition &C : P.Preconditions)
+    if (auto E = CheckExpr(C.Cond.get(), "a precondition (" + C.Why + ")"))
+      return E;
+  for (const auto &[A, B] : P.Disjoint) {
+    if (A == B)
+      return Fail("array '" + A + "' must be disjoint from itself");
+    for (const std::string &N : {A, B}) {
+      const Param *Prm = F.findParam(N);
+      if (!Prm || !Prm->isArray())
+        return Fail("'" + N + "' in Disjoint is not an array parameter");
+      auto It = P.Elements.find(N);
+      if (auto E =
+              CheckExpr(It == P.Elements.end() ? nullptr : It->second.get(),
+                        "the element count of '" + N + "'"))
+        return E;
+    }
+  }
+  return llvm::Error::success();
+}
+
+/// Is \p Name an identifier of \p Text (not part of a longer one)?
+static bool mentions(llvm::StringRef Text, llvm::StringRef Name) {
+  auto IsIdent = [](char C) { return llvm::isAlnum(C) || C == '_'; };
+  for (size_t Pos = Text.find(Name); Pos != llvm::StringRef::npos;
+       Pos = Text.find(Name, Pos + 1)) {
+    size_t End = Pos + Name.size();
+    if ((Pos == 0 || !IsIdent(Text[Pos - 1])) &&
+        (End == Text.size() || !IsIdent(Text[End])))
+      return true;
+  }
+  return false;
+}
+
+std::string launchPlanProblem(const Module &M, const Function &Optimized,
+                              Language L) {
+  if (auto E = checkLaunchPlan(Optimized))
+    return llvm::toString(std::move(E));
+  const Function *Naive = M.find(Optimized.Name);
+  if (!Naive)
+    return "no kernel '" + Optimized.Name + "' in " + M.FileName;
+  unsigned Overloads = 0;
+  for (const auto &F : M.Functions)
+    Overloads += F->Name == Optimized.Name;
+  for (const Unsupported &U : M.PassedThrough)
+    Overloads += U.Kernel == Optimized.Name;
+  if (Overloads > 1)
+    return "the kernel's name is overloaded";
+  for (const std::string &N :
+       {fallbackName(Optimized.Name), launcherName(Optimized.Name)})
+    if (mentions(M.Source, N))
+      return "the input already uses the name '" + N + "'";
+  // Host code is kept only in a CUDA file written as CUDA, and there every
+  // launch must go through the launcher: the kernel's name now stands for
+  // the optimized kernel, which a naive launch would run wrongly.
+  if (L != Language::Cuda || M.Lang != Language::Cuda)
+    return "";
+  for (const KernelCallSite &C : M.CallSites) {
+    if (C.Kernel != Optimized.Name)
+      continue;
+    if (!C.NotRewritable.empty())
+      return llvm::formatv("{0}:{1}: {2}", M.FileName, C.Call.Line,
+                           C.NotRewritable);
+    if (C.Call.Begin < Naive->Span.Begin && !C.PrototypeBegin)
+      return llvm::formatv("{0}:{1}: the launch precedes the kernel's "
+                           "definition and its prototype is not in this file",
+                           M.FileName, C.Call.Line);
+  }
+  return "";
+}
+
+namespace {
+
+/// Appends \p Line indented by \p Indent and broken before column 80:
+/// code after `&& `, `|| ` or `, ` where it can (LLVM style keeps operators
+/// at the end of the line), continued 4 columns further; a `// ` comment at
+/// spaces, continued as a comment.
+void emitLine(std::string &Out, unsigned Indent, llvm::StringRef Line) {
+  bool Comment = Line.startswith("// ");
+  std::string Prefix(Indent, ' ');
+  std::string Cont = Comment ? Prefix + "// " : std::string(Indent + 4, ' ');
+  if (Comment) {
+    Prefix += "// ";
+    Line = Line.drop_front(3);
+  }
+  while (Prefix.size() + Line.size() > 80) {
+    // The line up to the break, less its trailing space, must fit.
+    llvm::StringRef Head = Line.substr(0, 80 - Prefix.size() + 1);
+    size_t Break = llvm::StringRef::npos;
+    if (!Comment)
+      for (llvm::StringRef Sep : {"&& ", "|| ", ", "}) {
+        size_t P = Head.rfind(Sep);
+        if (P != llvm::StringRef::npos && P > 0 &&
+            (Break == llvm::StringRef::npos || P + Sep.size() > Break))
+          Break = P + Sep.size();
+      }
+    if (Break == llvm::StringRef::npos) {
+      size_t P = Head.rfind(' ');
+      if (P == llvm::StringRef::npos || P == 0)
+        break;
+      Break = P + 1;
+    }
+    Out += Prefix + Line.substr(0, Break).rtrim().str() + "\n";
+    Line = Line.substr(Break).ltrim();
+    Prefix = Cont;
+  }
+  Out += Prefix + Line.str() + "\n";
+}
+
+/// \p E with every integer parameter cast to long long, so products such as
+/// w * k do not overflow int in launch code.
+std::string widened(const Function &F, const Expr &E) {
+  ExprPtr W = rewriteExpr(E.clone(), [&](Expr &X) -> ExprPtr {
+    auto *V = llvm::dyn_cast<VarRef>(&X);
+    const Param *P = V ? F.findParam(V->Name) : nullptr;
+    if (!P || !P->Ty.isInteger() || P->Ty.Scalar == ScalarKind::Long)
+      return nullptr;
+    return std::make_unique<CastExpr>(Type::scalar(ScalarKind::Long),
+                                      X.clone());
+  });
+  return emitExpr(*W, Language::Cuda);
+}
+
+/// Names of the generated code's parameters and locals, renamed (with
+/// trailing underscores) where a kernel parameter has the same name.
+struct LocalNames {
+  std::string Grid, Block, Smem, Stream, NaiveGlobal, Global, Local, Ok;
+  std::string Extent[2], Blocks[2];
+
+  explicit LocalNames(const Function &F) {
+    auto Fresh = [&](std::string N) {
+      while (F.findParam(N))
+        N += "_";
+      return N;
+    };
+    Grid = Fresh("grid");
+    Block = Fresh("block");
+    Smem = Fresh("smem");
+    Stream = Fresh("stream");
+    NaiveGlobal = Fresh("naive_global");
+    Global = Fresh("global");
+    Local = Fresh("local");
+    Ok = Fresh("ok");
+    for (unsigned D = 0; D < 2; ++D) {
+      Extent[D] = Fresh(std::string("extent_") + dimName(D));
+      Blocks[D] = Fresh(std::string("blocks_") + dimName(D));
+    }
+  }
+};
+
+enum class Flavor { Cuda, C };
+
+/// The checks of a plan, as statements setting `ok`, for either flavor.
+class LaunchChecks {
+public:
+  LaunchChecks(const Function &F, Flavor Fl) : F(F), P(*F.Plan), Fl(Fl), N(F) {}
+
+  /// Declarations of the extents and blocks, `ok` and its checks.
+  void emit(std::string &Out) {
+    if (!P.SameLaunch)
+      emitDomain(Out);
+    emitLine(Out, 2,
+             Fl == Flavor::Cuda ? "bool " + N.Ok + " = true;"
+                                : "int " + N.Ok + " = 1;");
+    if (!P.SameLaunch)
+      emitTiles(Out);
+    for (const Precondition &C : P.Preconditions) {
+      comment(Out, C.Why.empty() ? "A precondition of the optimized kernel."
+                                 : C.Why);
+      check(Out, "(" + emitExpr(*C.Cond, Language::Cuda) + ")");
+    }
+    if (P.Disjoint.empty())
+      return;
+    comment(Out, "Bytes of the arrays that must not overlap.");
+    std::set<std::string> Sized;
+    for (const auto &[A, B] : P.Disjoint)
+      for (const std::string &X : {A, B})
+        if (Sized.insert(X).second)
+          emitLine(Out, 2,
+                   (Fl == Flavor::Cuda ? "const size_t " : "const uintptr_t ") +
+                       bytes(X) + " = " +
+                       (Fl == Flavor::Cuda ? "(size_t)(" : "(uintptr_t)(") +
+                       widened(F, *P.Elements.at(X)) + ") * " +
+                       elementBytes(X) + ";");
+    for (const auto &[A, B] : P.Disjoint) {
+      comment(Out, llvm::formatv("{0} keeps {1} on chip ({3} memory or "
+                                 "registers) while it writes {2}: their "
+                                 "address ranges must not overlap.",
+                                 F.Name, A, B,
+                                 Fl == Flavor::Cuda ? "shared" : "local"));
+      check(Out, "(" + address(A) + " + " + bytes(A) + " <= " + address(B) +
+                     " || " + address(B) + " + " + bytes(B) +
+                     " <= " + address(A) + ")");
+    }
+  }
+
+  const LocalNames &names() const { return N; }
+
+  /// Names the checks read, so the C flavor can mark the others unused.
+  std::set<std::string> usedNames() const {
+    std::set<std::string> Used;
+    auto Add = [&](const Expr *E) {
+      if (E)
+        walkExpr(*E, [&](const Expr &X) {
+          if (auto *V = llvm::dyn_cast<VarRef>(&X))
+            Used.insert(V->Name);
+        });
+    };
+    if (!P.SameLaunch)
+      for (unsigned D = 0; D < P.Dims; ++D)
+        Add(P.Extent[D].get());
+    for (const Precondition &C : P.Preconditions)
+      Add(C.Cond.get());
+    for (const auto &[A, B] : P.Disjoint)
+      for (const std::string &X : {A, B}) {
+        Used.insert(X);
+        Add(P.Elements.at(X).get());
+      }
+    return Used;
+  }
+
+private:
+  const Function &F;
+  const LaunchPlan &P;
+  Flavor Fl;
+  LocalNames N;
+
+  void comment(std::string &Out, const std::string &Text) {
+    emitLine(Out, 2, "// " + Text);
+  }
+  void check(std::string &Out, const std::string &Cond) {
+    emitLine(Out, 2, N.Ok + " = " + N.Ok + " && " + Cond + ";");
+  }
+
+  /// What the naive launch covers in \p D, as a long long.
+  std::string naiveThreads(unsigned D) const {
+    if (Fl == Flavor::Cuda)
+      return llvm::formatv("(long long){0}.{2} * {1}.{2}", N.Grid, N.Block,
+                           dimName(D));
+    return llvm::formatv("(long long){0}[{1}]", N.NaiveGlobal, D);
+  }
+
+  bool roundsUp(unsigned D) const { return P.GuardsDomain && P.Extent[D]; }
+
+  void emitDomain(std::string &Out) {
+    unsigned Guarded = 0;
+    for (unsigned D = 0; D < P.Dims; ++D)
+      Guarded += P.Extent[D] != nullptr;
+    comment(Out, Guarded == P.Dims ? "The naive domain: the bounds in the "
+                                     "input kernel's guard."
+                 : Guarded == 0
+                     ? "The naive domain: what the naive launch covers."
+                     : "The naive domain: the bounds in the input kernel's "
+                       "guard, or what the naive launch covers where it has "
+                       "none.");
+    for (unsigned D = 0; D < P.Dims; ++D)
+      emitLine(Out, 2,
+               "const long long " + N.Extent[D] + " = " +
+                   (P.Extent[D] ? widened(F, *P.Extent[D]) : naiveThreads(D)) +
+                   ";");
+    for (unsigned D = 0; D < P.Dims; ++D) {
+      std::int64_t T = P.tile(D);
+      std::string Blocks =
+          roundsUp(D)
+              ? llvm::formatv("({0} + {1}) / {2}", N.Extent[D], T - 1, T).str()
+              : llvm::formatv("{0} / {1}", N.Extent[D], T).str();
+      emitLine(Out, 2, "const long long " + N.Blocks[D] + " = " + Blocks + ";");
+    }
+  }
+
+  void emitTiles(std::string &Out) {
+    std::string Shape = llvm::formatv("{0} x {1}", P.tile(0), P.tile(1));
+    bool Cuda = Fl == Flavor::Cuda;
+    comment(Out, llvm::formatv(
+                     "Each {0} of {1} computes a {2} tile ({0} "
+                     "{3} x {4}, {5} x {6} elements per {8}){7}",
+                     Cuda ? "block" : "work-group", F.Name, Shape, P.Block[0],
+                     P.Block[1], P.Coverage[0], P.Coverage[1],
+                     P.GuardsDomain ? " and checks its own bounds: the domain "
+                                      "must not be empty, and be whole tiles "
+                                      "where there is no guard."
+                                    : ": the domain must be whole tiles.",
+                     Cuda ? "thread" : "work-item"));
+    for (unsigned D = 0; D < P.Dims; ++D)
+      check(Out, roundsUp(D) ? N.Extent[D] + " > 0"
+                             : llvm::formatv("{0} > 0 && {0} % {1} == 0",
+                                             N.Extent[D], P.tile(D))
+                                   .str());
+    if (Cuda) {
+      comment(Out, P.Dims > 1 ? "The grid must fit: gridDim.x < 2^31, "
+                                "gridDim.y < 2^16."
+                              : "The grid must fit: gridDim.x < 2^31.");
+      check(Out, N.Blocks[0] + " <= 2147483647LL" +
+                     (P.Dims > 1 ? " && " + N.Blocks[1] + " <= 65535" : ""));
+    }
+    comment(Out, Cuda ? "The optimized kernel computes the whole domain "
+                        "once: the naive launch must have covered it, with "
+                        "one thread in the dimensions the kernel does not "
+                        "index."
+                      : "The optimized kernel computes the whole domain "
+                        "once: the naive NDRange must have covered it, with "
+                        "one work-item in a dimension the kernel does not "
+                        "index.");
+    for (unsigned D = 0; D < 2; ++D) {
+      if (D >= P.Dims)
+        check(Out, naiveThreads(D) + " == 1");
+      else if (P.Extent[D])
+        check(Out, naiveThreads(D) + " >= " + N.Extent[D]);
+    }
+    if (Fl == Flavor::Cuda)
+      check(Out,
+            llvm::formatv("(long long){0}.z * {1}.z == 1", N.Grid, N.Block));
+  }
+
+  /// Bytes of one element (a scalar or vector, also for a pointer to rows)
+  /// of array parameter \p A: Elements counts those.
+  std::string elementBytes(const std::string &A) const {
+    const Param *Prm = F.findParam(A);
+    if (Fl == Flavor::C)
+      return std::to_string(Prm->Ty.element().elementBytes()) + "u";
+    return "sizeof(" + std::string(1 + Prm->Ty.InnerExtents.size(), '*') + A +
+           ")";
+  }
+  std::string address(const std::string &A) const {
+    return Fl == Flavor::Cuda ? "(const char *)" + A : A;
+  }
+  /// The local holding the bytes of array \p A.
+  std::string bytes(const std::string &A) const {
+    std::string N = A + "_bytes";
+    while (F.findParam(N))
+      N += "_";
+    return N;
+  }
+};
+
+std::string cudaParams(const Function &F) {
+  std::string S;
+  llvm::raw_string_ostream OS(S);
+  makeEmitter(Language::Cuda, OS)->printParams(F);
+  return OS.str();
+}
+
+std::string argumentList(const Function &F) {
+  std::vector<std::string> Names;
+  for (const Param &P : F.Params)
+    Names.push_back(P.Name);
+  return llvm::join(Names, ", ");
+}
+
+std::string cudaLauncherSignature(const Function &F, const LocalNames &N) {
+  std::string Params = cudaParams(F);
+  return "[[maybe_unused]] static void " + launcherName(F.Name) + "(dim3 " +
+         N.Grid + ", dim3 " + N.Block + ", size_t " + N.Smem +
+         ", cudaStream_t " + N.Stream + (Params.empty() ? "" : ", ") + Params +
+         ")";
+}
+
+} // namespace
+
+std::string emitCudaLauncherDeclaration(const Function &F) {
+  std::string Out;
+  emitLine(Out, 0,
+           "// Defined after " + F.Name + "; launches before it call it.");
+  emitLine(Out, 0, cudaLauncherSignature(F, LocalNames(F)) + ";");
+  return Out;
+}
+
+std::string emitCudaLauncher(const Function &F) {
+  const LaunchPlan &P = *F.Plan;
+  LaunchChecks Checks(F, Flavor::Cuda);
+  const LocalNames &N = Checks.names();
+  std::string Out;
+  emitLine(Out, 0,
+           llvm::formatv("// The launch of {0}, generated by gpumerge: every "
+                         "{0}<<<grid, block, smem, stream>>>(...) of the "
+                         "input calls this. The optimized {0} runs where "
+                         "the checks below hold; {1}, the input's kernel, "
+                         "runs as launched otherwise.",
+                         F.Name, fallbackName(F.Name))
+               .str());
+  emitLine(Out, 0, cudaLauncherSignature(F, N) + " {");
+  Checks.emit(Out);
+  std::string Args = argumentList(F);
+  emitLine(Out, 2, "if (" + N.Ok + ")");
+  if (P.SameLaunch) {
+    emitLine(Out, 4,
+             llvm::formatv("{0}<<<{1}, {2}, {3}, {4}>>>({5});", F.Name, N.Grid,
+                           N.Block, N.Smem, N.Stream, Args)
+                 .str());
+  } else {
+    std::string Grid =
+        P.Dims > 1 ? llvm::formatv("dim3((unsigned){0}, (unsigned){1})",
+                                   N.Blocks[0], N.Blocks[1])
+                         .str()
+                   : llvm::formatv("dim3((unsigned){0}, 1)", N.Blocks[0]).str();
+    // Static shared memory only: no dynamic bytes.
+    emitLine(Out, 4,
+             llvm::formatv("{0}<<<{1}, dim3({2}, {3}), 0, {4}>>>({5});", F.Name,
+                           Grid, P.Block[0], P.Block[1], N.Stream, Args)
+                 .str());
+  }
+  emitLine(Out, 2, "else");
+  emitLine(Out, 4,
+           llvm::formatv("{0}<<<{1}, {2}, {3}, {4}>>>({5});",
+                         fallbackName(F.Name), N.Grid, N.Block, N.Smem,
+                         N.Stream, Args)
+               .str());
+  Out += "}\n";
+  return Out;
+}
+
+/// The C type of a scalar kernel argument as the host passes it.
+static const char *hostCType(ScalarKind K) {
+  switch (K) {
+  case ScalarKind::Bool:
+  case ScalarKind::Int:
+    return "int";
+  case ScalarKind::Char:
+    return "signed char";
+  case ScalarKind::UChar:
+    return "unsigned char";
+  case ScalarKind::Short:
+    return "short";
+  case ScalarKind::UShort:
+    return "unsigned short";
+  case ScalarKind::UInt:
+    return "unsigned int";
+  case ScalarKind::Long:
+    return "int64_t"; // cl_long
+  case ScalarKind::ULong:
+    return "uint64_t";
+  case ScalarKind::Float:
+    return "float";
+  case ScalarKind::Double:
+    return "double";
+  case ScalarKind::Void:
+    break;
+  }
+  return "int";
+}
+
+static std::string openCLNDRange(const Function &F) {
+  const LaunchPlan &P = *F.Plan;
+  LaunchChecks Checks(F, Flavor::C);
+  const LocalNames &N = Checks.names();
+  std::vector<std::string> Params = {"const size_t " + N.NaiveGlobal + "[2]"};
+  for (const Param &Prm : F.Params)
+    if (!Prm.isArray() && Prm.Ty.VectorWidth == 1)
+      Params.push_back(std::string(hostCType(Prm.Ty.Scalar)) + " " + Prm.Name);
+  for (const Param &Prm : F.Params)
+    if (Prm.isArray())
+      Params.push_back("uintptr_t " + Prm.Name);
+  Params.push_back("size_t " + N.Global + "[2]");
+  Params.push_back("size_t " + N.Local + "[2]");
+
+  std::string Out;
+  if (P.SameLaunch)
+    emitLine(Out, 0,
+             llvm::formatv("// {0}: the naive NDRange, under the checks "
+                           "below.",
+                           F.Name)
+                 .str());
+  else
+    emitLine(Out, 0,
+             llvm::formatv("// {0}: work-groups of {1} x {2}, each work-item "
+                           "{3} x {4} elements of the naive domain.",
+                           F.Name, P.Block[0], P.Block[1], P.Coverage[0],
+                           P.Coverage[1])
+                 .str());
+  emitLine(Out, 0,
+           "static inline int gpumerge_" + F.Name + "_ndrange(" +
+               llvm::join(Params, ", ") + ") {");
+  Checks.emit(Out);
+  std::set<std::string> Used = Checks.usedNames();
+  for (const Param &Prm : F.Params)
+    if (!Used.count(Prm.Name) && (Prm.isArray() || Prm.Ty.VectorWidth == 1))
+      emitLine(Out, 2, "(void)" + Prm.Name + "; // not needed by the checks");
+  if (P.SameLaunch) {
+    emitLine(Out, 2, "// Same NDRange either way; local: the caller's own.");
+    for (unsigned D = 0; D < 2; ++D) {
+      emitLine(Out, 2,
+               llvm::formatv("{0}[{1}] = {2}[{1}];", N.Global, D, N.NaiveGlobal)
+                   .str());
+      emitLine(Out, 2, llvm::formatv("{0}[{1}] = 0;", N.Local, D).str());
+    }
+    emitLine(Out, 2, "return " + N.Ok + ";");
+    Out += "}\n";
+    return Out;
+  }
+  emitLine(Out, 2, "if (!" + N.Ok + ") {");
+  for (unsigned D = 0; D < 2; ++D)
+    emitLine(Out, 4,
+             llvm::formatv("{0}[{1}] = {2}[{1}];", N.Global, D, N.NaiveGlobal)
+                 .str());
+  emitLine(Out, 4,
+           N.Local + "[0] = 0; // the caller's own local size, or NULL");
+  emitLine(Out, 4, N.Local + "[1] = 0;");
+  emitLine(Out, 4, "return 0;");
+  emitLine(Out, 2, "}");
+  for (unsigned D = 0; D < 2; ++D) {
+    if (D < P.Dims)
+      emitLine(Out, 2,
+               llvm::formatv("{0}[{1}] = (size_t){2} * {3};", N.Global, D,
+                             N.Blocks[D], P.Block[D])
+                   .str());
+    else
+      emitLine(Out, 2, llvm::formatv("{0}[{1}] = 1;", N.Global, D).str());
+    emitLine(Out, 2,
+             llvm::formatv("{0}[{1}] = {2};", N.Local, D, P.Block[D]).str());
+  }
+  emitLine(Out, 2, "return 1;");
+  Out += "}\n";
+  return Out;
+}
+
+std::string emitOpenCLLaunchHeader(
+    const Module &M,
+    const std::map<std::string, const Function *> &Replacements) {
+  std::vector<const Function *> Planned;
+  for (const Function *F : M.kernels()) {
+    auto It = Replacements.find(F->Name);
+    if (It != Replacements.end() && It->second->Plan &&
+        launchPlanProblem(M, *It->second, Language::OpenCL).empty())
+      Planned.push_back(It->second);
+  }
+  if (Planned.empty())
+    return "";
+  std::string Stem = llvm::sys::path::stem(M.FileName).str();
+  std::string Guard = "GPUMERGE_";
+  for (char C : Stem)
+    Guard += llvm::isAlnum(C) ? llvm::toUpper(C) : '_';
+  Guard += "_LAUNCH_H";
+
+  std::string Out;
+  emitLine(Out, 0,
+           "// Generated by gpumerge from " +
+               llvm::sys::path::filename(M.FileName).str() +
+               ": NDRange helpers for the host of the OpenCL kernels written "
+               "beside this header.");
+  Out += R"(//
+// Each kernel K below is in the .cl file twice: K, optimized for a fixed
+// work-group shape and correct only under conditions checked at run time,
+// and K_naive, the input's kernel. Both take the same arguments. Where the
+// host enqueued K with a global size naive_global, it calls
+//
+//   size_t global[2], local[2];
+//   if (gpumerge_K_ndrange(naive_global, <scalar arguments>,
+//                          <buffer addresses>, global, local))
+//     enqueue K with work_dim 2, global and local;
+//   else
+//     enqueue K_naive with global (naive_global, copied) and the local size
+//     it used before (local is 0: pass NULL to let the runtime choose);
+//
+// naive_global: the global size the input enqueued K with ({n, 1} for a
+//   one-dimensional launch).
+// scalar arguments: K's scalar (non-buffer) arguments, in order.
+// buffer addresses: for each buffer argument of K, in order, an address
+//   such that two buffers overlap exactly when their byte ranges from these
+//   addresses do: the SVM pointer, or a sub-buffer's origin in its parent;
+//   for separate cl_mem objects any addresses far enough apart, such as
+//   (uintptr_t)i << 40 for the i-th. All 0: unknown, and K_naive runs
+//   wherever K needs the buffers disjoint.
+// Returns 1 when K may run (global is then a multiple of local), 0 when
+// K_naive must.
+)";
+  Out += "#ifndef " + Guard + "\n#define " + Guard + "\n\n";
+  Out += "#include <stddef.h>\n#include <stdint.h>\n";
+  for (const Function *F : Planned)
+    Out += "\n" + openCLNDRange(*F);
+  Out += "\n#endif // " + Guard + "\n";
+  return Out;
+}
+
+} // namespace gpumerge

@@ -1,0 +1,24 @@
+//===- CallSites.h - Kernel launches in host code ---------------*- C++ -*-===//
+//
+// Internal to lib/Frontend. Finds every `k<<<grid, block[, smem[, stream]]>>>
+// (args)` of the main file and every other use of a kernel's name there
+// (cudaFuncSetAttribute(k, ...), a function pointer), so the emitter can
+// rewrite launches into launcher calls, and knows when it cannot.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GPUMERGE_FRONTEND_CALLSITES_H
+#define GPUMERGE_FRONTEND_CALLSITES_H
+
+#include "IR/Kernel.h"
+
+#include "clang/AST/ASTContext.h"
+
+namespace gpumerge {
+
+/// Appends the kernel launches and other kernel uses of the main file to
+/// M.CallSites, in source order.
+void collectKernelCallSites(clang::ASTContext &Ctx, Module &M);
+
+} // namespace gpumerge
+
+#endif
