@@ -1,0 +1,29 @@
+//===- Passes.h - The optimization passes, one factory each -----*- C++ -*-===//
+//
+// Each pass lives in its own file and exposes one factory; passRegistry()
+// (PassRegistry.cpp) registers them by name from a list of these calls.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GPUMERGE_TRANSFORMS_PASSES_H
+#define GPUMERGE_TRANSFORMS_PASSES_H
+
+#include "Transforms/PassRegistry.h"
+
+namespace gpumerge {
+
+/// scalar-replace: an element one thread reads and writes repeatedly in a
+/// loop is kept in a register across the loop (ScalarReplace.cpp).
+PassInfo scalarReplacePass();
+
+/// coalesce: non-coalesced loop accesses (and those the block's threads
+/// share) read through shared memory tiles, §3.3 (Coalesce.cpp).
+PassInfo coalescePass();
+
+/// block-merge and thread-merge: the factors of Fig. 12 chosen by the
+/// static model or forced by --merge (Merge.cpp).
+PassInfo blockMergePass();
+PassInfo threadMergePass();
+
+} // namespace gpumerge
+
+#endif
