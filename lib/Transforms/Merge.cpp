@@ -121,7 +121,25 @@ const RankedVersion &checkWithPtxas(const Function &Origin,
   }
   Note = "ptxas rejected the model's first choices (" +
          llvm::join(Rejected, ", ") + "); unmerged";
+  for (const RankedVersion &V : Versions)
+    if (V.Shape.Merge == std::array<std::int64_t, 2>{1, 1})
+      return V;
   return Versions.back();
+}
+
+/// The first few ranked versions, for the report (the seam of a timed
+/// search: these are the versions it would run).
+std::string topVersions(const std::vector<RankedVersion> &Vs) {
+  std::vector<std::string> Items;
+  for (size_t I = 0; I < Vs.size() && I < 5; ++I)
+    Items.push_back(llvm::formatv("block {0}x{1} merge {2}x{3}: cost {4:f4}, "
+                                  "{5} regs, {6} B shared, {7} blocks/SM",
+                                  Vs[I].Shape.Block[0], Vs[I].Shape.Block[1],
+                                  Vs[I].Shape.Merge[0], Vs[I].Shape.Merge[1],
+                                  Vs[I].Cost, Vs[I].Registers,
+                                  Vs[I].SharedBytes, Vs[I].Occ.BlocksPerSM)
+                        .str());
+  return llvm::join(Items, "; ");
 }
 
 } // namespace
@@ -135,7 +153,7 @@ PassInfo blockMergePass() {
             TileShape Cur = currentShape(F);
             const Function &Origin = tilingOrigin(F);
             std::int64_t Fx = 1, Fy = 1;
-            std::string Chosen = "--merge";
+            std::string Chosen = "--merge", Ranked;
             if (Ctx.Merge.BlockX || Ctx.Merge.BlockY) {
               Fx = Ctx.Merge.BlockX.value_or(1);
               Fy = Ctx.Merge.BlockY.value_or(1);
@@ -151,6 +169,7 @@ PassInfo blockMergePass() {
                 return std::nullopt;
               }
               const RankedVersion &Best = Versions.front();
+              Ranked = topVersions(Versions);
               Fx = Best.Shape.Block[0] / Cur.Block[0];
               Fy = Best.Shape.Block[1] / Cur.Block[1];
               Chosen = llvm::formatv("static model (cost {0:f4}, best of {1})",
@@ -163,7 +182,10 @@ PassInfo blockMergePass() {
             TileShape S = Cur;
             S.Block = {Cur.Block[0] * Fx, Cur.Block[1] * Fy};
             S.Merge = {1, 1};
-            return apply(F, Ctx, S, "block-merge", Fx, Fy, Chosen);
+            auto R = apply(F, Ctx, S, "block-merge", Fx, Fy, Chosen);
+            if (R && *R && !Ranked.empty())
+              (**R).Parameters["ranked"] = Ranked;
+            return R;
           }};
 }
 

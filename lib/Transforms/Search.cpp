@@ -52,7 +52,9 @@ rankVersions(const Function &Origin, std::int64_t LoopTile,
         if (Mx * My > 16)
           continue;
         TileShape S{B, {Mx, My}, LoopTile};
-        if (B[0] * B[1] > MD.ThreadInBlock)
+        // The paper's heuristic is about 256 threads per block; past 512,
+        // two resident blocks leave under 32 registers a thread.
+        if (B[0] * B[1] > std::min<std::int64_t>(MD.ThreadInBlock, 512))
           continue;
         auto K = generateTiled(Origin, S, MD);
         if (!K) {

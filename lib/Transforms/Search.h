@@ -11,7 +11,7 @@
 // kernels: bx ∈ {1, ..., 16}); thread merge then takes factors
 // mx, my ∈ {1, 2, 4, 8} per thread.
 //
-// legal(): threads per block ≤ ThreadInBlock; shared tiles ≤
+// legal(): threads per block ≤ min(ThreadInBlock, 512); shared tiles ≤
 // SharedMemPerBlock; estimated registers ≤ MaxRegistersPerThread (no
 // spills); at least two resident blocks per SM (computeOccupancy).
 //

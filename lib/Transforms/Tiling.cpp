@@ -220,6 +220,9 @@ struct Candidate {
   Access A;
   ThreadClass Class = ThreadClass::None;
   bool Uncoalesced = false;
+  /// The iterator strides rows and the position runs along them (b[i*w +
+  /// x] in mm): the tile is [T][threads], loaded along the position.
+  bool IterRows = false;
 };
 
 struct LoopChoice {
@@ -361,8 +364,10 @@ private:
   const TileShape &S;
   const MachineDescription &MD;
   std::set<std::string> Names; ///< locals in use, for fresh names
-  std::set<std::string> Varying;
-  std::set<Builtin> VaryingBuiltins;
+  /// Locals that differ between merged copies, with the dimensions they
+  /// vary in (bit 0: X, bit 1: Y); the merge placeholders are among them.
+  std::map<std::string, unsigned> Varying;
+  unsigned MergedDims = 0; ///< bit 0: Merge[0] > 1, bit 1: Merge[1] > 1
   TiledKernel Result;
 
   std::string fresh(const std::string &Base) {
@@ -376,22 +381,50 @@ private:
   llvm::Expected<std::optional<LoopChoice>> chooseLoop(NaiveShape &NS);
   llvm::Error stage(NaiveShape &NS, LoopChoice &C, LaunchPlan &Plan);
   void findVarying(std::vector<StmtPtr> &Stmts);
-  bool varies(const Expr &E) const {
-    return mentionsVar(E, Varying) || mentionsBuiltin(E, VaryingBuiltins);
+  unsigned maskOf(const Expr &E) const {
+    unsigned M = 0;
+    walkExpr(E, [&](const Expr &X) {
+      if (auto *V = llvm::dyn_cast<VarRef>(&X)) {
+        auto It = Varying.find(V->Name);
+        if (It != Varying.end())
+          M |= It->second;
+      }
+      if (auto *B = llvm::dyn_cast<BuiltinRef>(&X)) {
+        if (B->Which == Builtin::Idx)
+          M |= MergedDims & 1;
+        if (B->Which == Builtin::Idy)
+          M |= MergedDims & 2;
+      }
+    });
+    return M;
   }
-  bool varies(Stmt &St) {
-    bool V = false;
+  bool varies(const Expr &E) const { return maskOf(E) != 0; }
+  unsigned maskOf(Stmt &St) {
+    unsigned M = 0;
+    auto Local = [&](const std::string &N) {
+      auto It = Varying.find(N);
+      if (It != Varying.end())
+        M |= It->second;
+    };
     walkStmts(St, [&](Stmt &X) {
       if (auto *D = llvm::dyn_cast<DeclStmt>(&X))
-        V |= Varying.count(D->Name) > 0;
+        Local(D->Name);
       if (auto *L = llvm::dyn_cast<ForStmt>(&X))
-        V |= Varying.count(L->Iter) > 0;
+        Local(L->Iter);
     });
-    walkExprs(St, [&](const Expr &E) { V |= varies(E); });
-    return V;
+    walkExprs(St, [&](const Expr &E) { M |= maskOf(E); });
+    return M;
   }
+  bool varies(Stmt &St) { return maskOf(St) != 0; }
   std::vector<StmtPtr> merge(std::vector<StmtPtr> Stmts);
   StmtPtr copyFor(const Stmt &St, std::int64_t Kx, std::int64_t Ky);
+  std::string suffix(unsigned Mask, std::int64_t Kx, std::int64_t Ky) const {
+    if (Mask == 1)
+      return "_" + std::to_string(Kx);
+    if (Mask == 2)
+      return "_" + std::to_string(Ky);
+    return "_" + std::to_string(Ky * S.Merge[0] + Kx);
+  }
 };
 
 llvm::Expected<std::optional<LoopChoice>>
@@ -431,6 +464,10 @@ Generator::chooseLoop(NaiveShape &NS) {
 
   std::optional<LoopChoice> Best;
   for (auto &[L, Uniform] : Loops) {
+    // The trip count must be known from the parameters alone: the launcher
+    // checks that the tile divides it (strsm's `j < i` cannot be).
+    if (!isUniform(*L->Init, Origin, {}) || !isUniform(*L->Bound, Origin, {}))
+      continue;
     if (L->Step != 1 ||
         (L->CondOp != BinaryOp::LT && L->CondOp != BinaryOp::LE &&
          L->CondOp != BinaryOp::NE) ||
@@ -449,14 +486,25 @@ Generator::chooseLoop(NaiveShape &NS) {
         continue;
       AffineVar I{AffineVar::Kind::Loop, L->Iter};
       auto Coeff = A.Index->coefficientOf(I).asConstant();
-      if (!Coeff || *Coeff != 1)
-        continue;
+      bool IterRows = false;
+      if (!Coeff || *Coeff != 1) {
+        // Only as rows of a tile whose columns are consecutive positions.
+        ThreadClass Cl = classOf(*A.Index);
+        if (Cl != ThreadClass::X && Cl != ThreadClass::Y)
+          continue;
+        AffineVar P{AffineVar::Kind::Thread,
+                    Cl == ThreadClass::X ? "idx" : "idy"};
+        auto PC = A.Index->coefficientOf(P).asConstant();
+        if (!PC || *PC != 1 || A.Index->coefficientOf(I).Terms.empty())
+          continue;
+        IterRows = true;
+      }
       bool OtherLoops = false;
       for (const AffineVar &V : A.Index->variables(AffineVar::Kind::Loop))
         OtherLoops |= V.Name != L->Iter && !Uniform.count(V.Name);
       if (OtherLoops)
         continue;
-      Candidate Cand{A, classOf(*A.Index), false};
+      Candidate Cand{A, classOf(*A.Index), false, IterRows};
       if (Cand.Class == ThreadClass::Both)
         continue;
       Cand.Uncoalesced =
@@ -535,25 +583,36 @@ llvm::Error Generator::stage(NaiveShape &NS, LoopChoice &C, LaunchPlan &Plan) {
     std::int64_t Rows = Cand.Class == ThreadClass::X   ? S.Block[0] * S.Merge[0]
                         : Cand.Class == ThreadClass::Y ? S.Block[1] * S.Merge[1]
                                                        : 1;
-    std::int64_t Pad = Rows > 1 ? choosePad(Rows, T, Cand.Class, S, MD) : 0;
+    const bool Flat = Rows == 1, IterRows = Cand.IterRows && !Flat;
+    std::int64_t Pad =
+        Flat || IterRows ? 0 : choosePad(Rows, T, Cand.Class, S, MD);
+    std::vector<std::int64_t> Dims =
+        Flat ? std::vector<std::int64_t>{T}
+        : IterRows ? std::vector<std::int64_t>{T, Rows}
+                   : std::vector<std::int64_t>{Rows, T + Pad};
     std::string Name = fresh(A.Array + "_s");
     Type ElemTy = A.Ref->getType();
     ElemTy.IsConst = false;
     Type SharedTy = ElemTy;
     SharedTy.Space = AddressSpace::Shared;
     auto Decl = std::make_unique<DeclStmt>(Name, SharedTy);
-    if (Rows > 1)
-      Decl->Extents = {Rows, T + Pad};
-    else
-      Decl->Extents = {T};
-    Plan.SharedBytes += Rows * (T + (Rows > 1 ? Pad : 0)) * A.ElementBytes;
+    Decl->Extents = Dims;
+    std::int64_t Words = 1;
+    for (std::int64_t D : Dims)
+      Words *= D;
+    Plan.SharedBytes += Words * A.ElementBytes;
     NS.Prologue.push_back(std::move(Decl));
 
-    // The load: element l of the tile is row l / T, column l % T.
+    // The load: element l of the tile is (row r, column c) of the block's
+    // threads and the loop's T iterations, consecutive l along consecutive
+    // addresses so the loads coalesce.
     std::string E = fresh("l");
-    ExprPtr Row =
-        Rows > 1 ? binary(BinaryOp::Div, var(E), intLit(T)) : intLit(0);
-    ExprPtr Col = Rows > 1 ? binary(BinaryOp::Rem, var(E), intLit(T)) : var(E);
+    ExprPtr Row = Flat       ? intLit(0)
+                  : IterRows ? binary(BinaryOp::Rem, var(E), intLit(Rows))
+                             : binary(BinaryOp::Div, var(E), intLit(T));
+    ExprPtr Col = Flat       ? var(E)
+                  : IterRows ? binary(BinaryOp::Div, var(E), intLit(Rows))
+                             : binary(BinaryOp::Rem, var(E), intLit(T));
     ExprPtr Src = substituteVar(Index->clone(), L.Iter,
                                 *add(var(Tile), Col->clone()));
     if (Cand.Class == ThreadClass::X)
@@ -565,9 +624,14 @@ llvm::Error Generator::stage(NaiveShape &NS, LoopChoice &C, LaunchPlan &Plan) {
           std::move(Src), Builtin::Idy,
           *add(mul(builtin(Builtin::Bidy), intLit(Rows)), Row->clone()));
     std::vector<ExprPtr> DstIdx;
-    if (Rows > 1)
+    if (IterRows) {
+      DstIdx.push_back(std::move(Col));
       DstIdx.push_back(std::move(Row));
-    DstIdx.push_back(std::move(Col));
+    } else {
+      if (!Flat)
+        DstIdx.push_back(std::move(Row));
+      DstIdx.push_back(std::move(Col));
+    }
     auto Dst = std::make_unique<ArrayRef>(Name, std::move(DstIdx), ElemTy);
     Dst->Space = AddressSpace::Shared;
     std::vector<ExprPtr> SrcIdx;
@@ -593,17 +657,21 @@ llvm::Error Generator::stage(NaiveShape &NS, LoopChoice &C, LaunchPlan &Plan) {
             ? add(mul(builtin(Builtin::Tidy), intLit(S.Merge[1])), var(KyName))
             : nullptr;
     std::vector<ExprPtr> ReadIdx;
-    if (ReadRow && Rows > 1)
+    ExprPtr Step = binary(BinaryOp::Sub, var(L.Iter), var(Tile));
+    if (IterRows) {
+      ReadIdx.push_back(std::move(Step));
       ReadIdx.push_back(simplifyExpr(std::move(ReadRow)));
-    ReadIdx.push_back(binary(BinaryOp::Sub, var(L.Iter), var(Tile)));
+    } else {
+      if (!Flat)
+        ReadIdx.push_back(simplifyExpr(std::move(ReadRow)));
+      ReadIdx.push_back(std::move(Step));
+    }
     auto Read = std::make_unique<ArrayRef>(Name, std::move(ReadIdx), ElemTy);
     Read->Space = AddressSpace::Shared;
     Replace.push_back({Key, std::move(Read)});
     SharedOf[Key] = Name;
-    Result.Staged.push_back({A.Array, A.IndexText, Name, {Rows, T + Pad},
-                             Cand.Uncoalesced, A.Line});
-    if (Rows == 1)
-      Result.Staged.back().Extents = {T};
+    Result.Staged.push_back({A.Array, A.IndexText, Name, Dims,
+                             Cand.Uncoalesced, A.Line, Rows * T});
   }
   if (Result.Staged.empty())
     return llvm::Error::success();
@@ -673,26 +741,27 @@ llvm::Error Generator::stage(NaiveShape &NS, LoopChoice &C, LaunchPlan &Plan) {
 
 void Generator::findVarying(std::vector<StmtPtr> &Stmts) {
   bool Changed = true;
-  std::function<void(Stmt &, bool)> Walk = [&](Stmt &St, bool Ctx) {
-    auto Mark = [&](const std::string &N) {
-      Changed |= Varying.insert(N).second;
+  std::function<void(Stmt &, unsigned)> Walk = [&](Stmt &St, unsigned Ctx) {
+    auto Mark = [&](const std::string &N, unsigned M) {
+      if (!M)
+        return;
+      unsigned &Old = Varying[N];
+      Changed |= (Old | M) != Old;
+      Old |= M;
     };
     if (auto *D = llvm::dyn_cast<DeclStmt>(&St)) {
-      if (Ctx || (D->Init && varies(*D->Init)))
-        Mark(D->Name);
+      Mark(D->Name, Ctx | (D->Init ? maskOf(*D->Init) : 0));
     } else if (auto *A = llvm::dyn_cast<AssignStmt>(&St)) {
       if (auto *V = llvm::dyn_cast<VarRef>(A->LHS.get()))
-        if (Ctx || varies(*A->RHS))
-          Mark(V->Name);
+        Mark(V->Name, Ctx | maskOf(*A->RHS));
     } else if (auto *If = llvm::dyn_cast<IfStmt>(&St)) {
-      bool C = Ctx || varies(*If->Cond);
+      unsigned C = Ctx | maskOf(*If->Cond);
       Walk(*If->Then, C);
       if (If->Else)
         Walk(*If->Else, C);
     } else if (auto *L = llvm::dyn_cast<ForStmt>(&St)) {
-      bool C = Ctx || varies(*L->Init) || varies(*L->Bound);
-      if (C)
-        Mark(L->Iter);
+      unsigned C = Ctx | maskOf(*L->Init) | maskOf(*L->Bound);
+      Mark(L->Iter, C);
       Walk(*L->Body, C);
     } else if (auto *B = llvm::dyn_cast<BlockStmt>(&St)) {
       for (StmtPtr &X : B->Body)
@@ -702,13 +771,14 @@ void Generator::findVarying(std::vector<StmtPtr> &Stmts) {
   while (Changed) {
     Changed = false;
     for (StmtPtr &St : Stmts)
-      Walk(*St, false);
+      Walk(*St, 0);
   }
+  for (auto It = Varying.begin(); It != Varying.end();)
+    It = It->second ? std::next(It) : Varying.erase(It);
 }
 
 StmtPtr Generator::copyFor(const Stmt &St, std::int64_t Kx, std::int64_t Ky) {
   StmtPtr C = St.clone();
-  std::int64_t K = Ky * S.Merge[0] + Kx;
   if (S.Merge[0] > 1)
     substituteBuiltin(
         *C, Builtin::Idx,
@@ -722,24 +792,25 @@ StmtPtr Generator::copyFor(const Stmt &St, std::int64_t Kx, std::int64_t Ky) {
                            intLit(Ky)));
   substituteVar(*C, KxName, *intLit(Kx));
   substituteVar(*C, KyName, *intLit(Ky));
-  std::string Suffix = "_" + std::to_string(K);
+  auto Renamed = [&](const std::string &N) -> std::optional<std::string> {
+    auto It = Varying.find(N);
+    if (It == Varying.end())
+      return std::nullopt;
+    return N + suffix(It->second, Kx, Ky);
+  };
   rewriteExprs(*C, [&](Expr &X) -> ExprPtr {
     if (auto *V = llvm::dyn_cast<VarRef>(&X))
-      if (Varying.count(V->Name))
-        return var(V->Name + Suffix, V->getType());
+      if (auto N = Renamed(V->Name))
+        return var(*N, V->getType());
     return nullptr;
   });
   walkStmts(*C, [&](Stmt &X) {
     if (auto *D = llvm::dyn_cast<DeclStmt>(&X))
-      if (Varying.count(D->Name))
-        D->Name += Suffix;
-    if (auto *A = llvm::dyn_cast<AssignStmt>(&X))
-      if (auto *V = llvm::dyn_cast<VarRef>(A->LHS.get()))
-        if (Varying.count(V->Name) && !llvm::StringRef(V->Name).endswith(Suffix))
-          V->Name += Suffix;
+      if (auto N = Renamed(D->Name))
+        D->Name = *N;
     if (auto *L = llvm::dyn_cast<ForStmt>(&X))
-      if (Varying.count(L->Iter))
-        L->Iter += Suffix;
+      if (auto N = Renamed(L->Iter))
+        L->Iter = *N;
   });
   rewriteExprs(*C, [](Expr &X) -> ExprPtr {
     return llvm::isa<BinaryExpr>(&X) ? simplifyExpr(X.clone()) : nullptr;
@@ -755,7 +826,8 @@ std::vector<StmtPtr> Generator::merge(std::vector<StmtPtr> Stmts) {
       continue;
     }
     if (auto *L = llvm::dyn_cast<ForStmt>(St.get());
-        L && !varies(*L->Init) && !varies(*L->Bound) && !Varying.count(L->Iter)) {
+        L && !varies(*L->Init) && !varies(*L->Bound) &&
+        !Varying.count(L->Iter)) {
       L->Body = block(merge(unwrap(std::move(L->Body))));
       Out.push_back(std::move(St));
       continue;
@@ -771,8 +843,11 @@ std::vector<StmtPtr> Generator::merge(std::vector<StmtPtr> Stmts) {
       Out.push_back(block(merge(unwrap(std::move(St)))));
       continue;
     }
-    for (std::int64_t Ky = 0; Ky < S.Merge[1]; ++Ky)
-      for (std::int64_t Kx = 0; Kx < S.Merge[0]; ++Kx)
+    // Replicated over the dimensions it varies in only: `int x = idx`
+    // gives x_0, x_1 for two copies in X, whatever the copies in Y.
+    unsigned M = maskOf(*St);
+    for (std::int64_t Ky = 0; Ky < (M & 2 ? S.Merge[1] : 1); ++Ky)
+      for (std::int64_t Kx = 0; Kx < (M & 1 ? S.Merge[0] : 1); ++Kx)
         Out.push_back(copyFor(*St, Kx, Ky));
   }
   return Out;
@@ -857,14 +932,11 @@ llvm::Expected<TiledKernel> Generator::run() {
       NS.Guarded.push_back(std::move(If));
     }
   }
+  MergedDims = (S.Merge[0] > 1 ? 1 : 0) | (S.Merge[1] > 1 ? 2 : 0);
   if (S.Merge[0] > 1)
-    VaryingBuiltins.insert(Builtin::Idx);
+    Varying[KxName] = 1;
   if (S.Merge[1] > 1)
-    VaryingBuiltins.insert(Builtin::Idy);
-  if (S.Merge[0] > 1)
-    Varying.insert(KxName);
-  if (S.Merge[1] > 1)
-    Varying.insert(KyName);
+    Varying[KyName] = 2;
 
   std::vector<StmtPtr> All = std::move(NS.Prologue);
   for (StmtPtr &St : NS.Guarded)
@@ -889,8 +961,7 @@ llvm::Expected<TiledKernel> Generator::run() {
     double Outputs = double(NT * S.Merge[0] * S.Merge[1]);
     double Loads = 0;
     for (const StagedAccess &SA : Result.Staged)
-      Loads += SA.Extents.size() == 2 ? double(SA.Extents[0] * S.LoopTile)
-                                      : double(S.LoopTile);
+      Loads += double(SA.Loaded);
     // Distinct global reads one thread makes per iteration of the loop
     // (the tiled loop when there is one, else the whole kernel).
     std::set<std::string> Reads;
@@ -925,11 +996,13 @@ llvm::Expected<TiledKernel> Generator::run() {
   }
 
   // Registers: a base, plus each replicated scalar once per copy.
-  unsigned VaryingScalars = 0;
-  for (const std::string &N : Varying)
-    VaryingScalars += N.rfind("__merge", 0) != 0;
-  Result.EstimatedRegisters =
-      16 + 2 * VaryingScalars * unsigned(S.Merge[0] * S.Merge[1]);
+  unsigned Copies = 0;
+  for (const auto &[N, M] : Varying)
+    if (N.rfind("__merge", 0) != 0)
+      Copies += unsigned(M == 1 ? S.Merge[0]
+                         : M == 2 ? S.Merge[1]
+                                  : S.Merge[0] * S.Merge[1]);
+  Result.EstimatedRegisters = 16 + 2 * Copies;
 
   Plan.EstimatedRegisters = Result.EstimatedRegisters;
   Plan.Origin = std::shared_ptr<const Function>(Origin.clone());

@@ -58,6 +58,7 @@ struct StagedAccess {
   std::vector<std::int64_t> Extents;
   bool Uncoalesced = false; ///< converted for coalescing (else for sharing)
   unsigned Line = 0;
+  std::int64_t Loaded = 0; ///< elements loaded per tile step
 };
 
 struct TiledKernel {
