@@ -315,8 +315,9 @@ private:
       if (auto E = verifyFunction(*R.Kernel))
         return llvm::createStringError(
             llvm::inconvertibleErrorCode(),
-            "pass '%s' produced malformed KIR (a gpumerge bug): %s",
-            Name.c_str(), llvm::toString(std::move(E)).c_str());
+            "pass '%s' produced malformed KIR (a gpumerge bug): %s\n%s",
+            Name.c_str(), llvm::toString(std::move(E)).c_str(),
+            printFunctionDebug(*R.Kernel).c_str());
       if (*Applied)
         R.Passes.push_back(**Applied);
       else
@@ -335,6 +336,17 @@ private:
                  "kernel is written back unchanged";
     } else {
       R.Reason = "no pass applied (" + llvm::join(NotApplied, "; ") + ")";
+    }
+    // The emitters write the optimized kernel only where its launches can
+    // all go through the generated launcher; otherwise the input's kernel
+    // is what the output holds, and the report says so.
+    if (R.Kernel->Plan) {
+      std::string Problem = launchPlanProblem(*M, *R.Kernel, outputLang());
+      if (!Problem.empty()) {
+        R.Kernel = Naive.clone();
+        R.Status = "passed-through";
+        R.Reason = "optimized, but written unoptimized: " + Problem;
+      }
     }
     R.Launch = launchReport(*R.Kernel, R.Shape);
     return R;

@@ -76,6 +76,9 @@ struct LaunchPlan {
   /// other factors: the kernel before tiling and merging, and the loop tile.
   std::shared_ptr<const Function> Origin;
   std::int64_t LoopTile = 0;
+  /// Why later passes must keep the block shape (a write tile sized for
+  /// coalescing); empty when they may change it.
+  std::string ShapeFixedBy;
   /// Naive threads per block in dimension \p D: Block[D] * Coverage[D].
   std::int64_t tile(unsigned D) const { return Block[D] * Coverage[D]; }
 };

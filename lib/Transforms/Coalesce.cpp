@@ -63,8 +63,27 @@ PassInfo coalescePass() {
             }
             const MachineDescription &MD = Ctx.Target;
             std::int64_t T = MD.CoalescedThread;
-            TileShape S{{T, 1}, {1, 1}, T};
+            // A write staged through shared memory needs a tile T
+            // positions tall, so consecutive threads store T consecutive
+            // elements; try that shape first and keep it if a write goes
+            // through the tile.
+            std::int64_t By = std::min<std::int64_t>(
+                T, std::max<std::int64_t>(1, 256 / T));
+            TileShape S{{T, By}, {1, T / By}, T};
             auto K = generateTiled(F, S, MD);
+            bool Writes = false;
+            if (K)
+              for (const StagedAccess &SA : K->Staged)
+                Writes |= SA.IsWrite;
+            else
+              llvm::consumeError(K.takeError());
+            if (Writes) {
+              K->Kernel->Plan->ShapeFixedBy =
+                  "the write tile of coalesce sets the block shape";
+            } else {
+              S = TileShape{{T, 1}, {1, 1}, T};
+              K = generateTiled(F, S, MD);
+            }
             if (!K) {
               Why = llvm::toString(K.takeError());
               return std::nullopt;
@@ -81,12 +100,18 @@ PassInfo coalescePass() {
                 Dims += "[" + std::to_string(E) + "]";
               Converted.push_back(llvm::formatv(
                   "{0}[{1}] -> {2}{3} ({4})", SA.Array, SA.Index, SA.Shared,
-                  Dims, SA.Uncoalesced ? "not coalesced" : "shared by the block"));
+                  Dims,
+                  SA.IsWrite      ? "write, not coalesced"
+                  : SA.Uncoalesced ? "not coalesced"
+                                   : "shared by the block"));
             }
             P.Parameters["converted"] = llvm::join(Converted, "; ");
             P.Parameters["loop"] = K->TiledLoop;
             P.Parameters["tile"] = std::to_string(T);
-            P.Parameters["block"] = llvm::formatv("{0}x1", T).str();
+            P.Parameters["block"] =
+                llvm::formatv("{0}x{1}", S.Block[0], S.Block[1]).str();
+            if (S.Merge[1] > 1)
+              P.Parameters["merge"] = llvm::formatv("1x{0}", S.Merge[1]).str();
             F = std::move(*K->Kernel);
             return P;
           }};

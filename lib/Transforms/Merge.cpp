@@ -152,6 +152,10 @@ PassInfo blockMergePass() {
              std::string &Why) -> llvm::Expected<std::optional<AppliedPass>> {
             TileShape Cur = currentShape(F);
             const Function &Origin = tilingOrigin(F);
+            if (F.Plan && !F.Plan->ShapeFixedBy.empty() && !Ctx.Merge.any()) {
+              Why = F.Plan->ShapeFixedBy;
+              return std::nullopt;
+            }
             std::int64_t Fx = 1, Fy = 1;
             std::string Chosen = "--merge", Ranked;
             if (Ctx.Merge.BlockX || Ctx.Merge.BlockY) {
@@ -197,6 +201,10 @@ PassInfo threadMergePass() {
              std::string &Why) -> llvm::Expected<std::optional<AppliedPass>> {
             TileShape Cur = currentShape(F);
             const Function &Origin = tilingOrigin(F);
+            if (F.Plan && !F.Plan->ShapeFixedBy.empty() && !Ctx.Merge.any()) {
+              Why = F.Plan->ShapeFixedBy;
+              return std::nullopt;
+            }
             std::int64_t Mx = 1, My = 1;
             std::string Chosen = "--merge";
             if (Ctx.Merge.ThreadX || Ctx.Merge.ThreadY) {

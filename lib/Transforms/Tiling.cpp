@@ -380,6 +380,7 @@ private:
 
   llvm::Expected<std::optional<LoopChoice>> chooseLoop(NaiveShape &NS);
   llvm::Error stage(NaiveShape &NS, LoopChoice &C, LaunchPlan &Plan);
+  llvm::Error stageWrites(NaiveShape &NS, LaunchPlan &Plan);
   void findVarying(std::vector<StmtPtr> &Stmts);
   unsigned maskOf(const Expr &E) const {
     unsigned M = 0;
@@ -739,6 +740,148 @@ llvm::Error Generator::stage(NaiveShape &NS, LoopChoice &C, LaunchPlan &Plan) {
   return llvm::Error::success();
 }
 
+/// Writes the coalescing check rejects, like the transpose's
+/// out[x*h + y], go through a shared tile: each thread stores its element
+/// at (its X, its Y) of the block's tile, and after a barrier the block
+/// writes the tile out along Y, where consecutive threads reach consecutive
+/// addresses. Only for a write done once per thread, at the top of the
+/// guarded code, to an array the kernel does not read, whose index moves
+/// by one element along Y.
+llvm::Error Generator::stageWrites(NaiveShape &NS, LaunchPlan &Plan) {
+  const std::int64_t TX = S.Block[0] * S.Merge[0], TY = S.Block[1] * S.Merge[1];
+  if (NS.Dims != 2 || TY < 2)
+    return llvm::Error::success();
+  std::map<std::string, unsigned> Writes;
+  std::set<std::string> Read;
+  std::vector<Access> All = collectAccesses(Origin);
+  for (const Access &A : All)
+    (A.IsWrite ? Writes[A.Array] : (Read.insert(A.Array), Writes[A.Array]))++;
+  auto Defs = singleAssignmentLocals(Origin);
+  const std::int64_t NT = S.Block[0] * S.Block[1];
+  std::vector<StmtPtr> Stores;
+  for (StmtPtr &St : NS.Guarded) {
+    auto *As = llvm::dyn_cast<AssignStmt>(St.get());
+    auto *R = As ? llvm::dyn_cast<ArrayRef>(As->LHS.get()) : nullptr;
+    if (!R || R->Space != AddressSpace::Global || As->Op != AssignOp::Set ||
+        R->Indices.size() != 1 || Read.count(R->Array) || Writes[R->Array] != 1)
+      continue;
+    const Access *A = nullptr;
+    for (const Access &X : All)
+      if (X.IsWrite && X.Array == R->Array)
+        A = &X;
+    if (!A || !A->Index || !A->Loops.empty() ||
+        checkCoalescing(*A, MD).Coalesced != Tristate::False)
+      continue;
+    auto YC = A->Index->coefficientOf({AffineVar::Kind::Thread, "idy"})
+                  .asConstant();
+    if (classOf(*A->Index) != ThreadClass::Both || !YC || *YC != 1)
+      continue;
+    ExprPtr Index = inlineLocals(R->Indices[0]->clone(), Defs, Origin);
+    const std::string Array = R->Array;
+    const Type RefTy = R->getType();
+    bool Opaque = false;
+    walkExpr(*Index, [&](const Expr &X) {
+      if (auto *V = llvm::dyn_cast<VarRef>(&X))
+        Opaque |= !Origin.findParam(V->Name);
+    });
+    if (Opaque)
+      continue;
+
+    // Rows are X positions, columns Y: the thread writes down a column,
+    // the store loop reads along rows.
+    std::int64_t Pad = 0;
+    for (std::int64_t P = 0; P < MD.Banks; ++P) {
+      std::vector<std::int64_t> Words;
+      for (unsigned T = 0; T < MD.BankConflictGroup; ++T)
+        Words.push_back((T % S.Block[0]) * (TY + P) + T / S.Block[0]);
+      if (conflictDegree(Words, MD.Banks) == 1) {
+        Pad = P;
+        break;
+      }
+    }
+    std::string Name = fresh(Array + "_s");
+    Type ElemTy = RefTy;
+    ElemTy.IsConst = false;
+    Type SharedTy = ElemTy;
+    SharedTy.Space = AddressSpace::Shared;
+    auto Decl = std::make_unique<DeclStmt>(Name, SharedTy);
+    Decl->Extents = {TX, TY + Pad};
+    Plan.SharedBytes += TX * (TY + Pad) * A->ElementBytes;
+    NS.Prologue.push_back(std::move(Decl));
+
+    std::vector<ExprPtr> Own;
+    Own.push_back(simplifyExpr(
+        add(mul(var(KxName), intLit(S.Block[0])), builtin(Builtin::Tidx))));
+    Own.push_back(simplifyExpr(
+        add(mul(builtin(Builtin::Tidy), intLit(S.Merge[1])), var(KyName))));
+    auto Dst = std::make_unique<ArrayRef>(Name, std::move(Own), ElemTy);
+    Dst->Space = AddressSpace::Shared;
+    As->LHS = std::move(Dst);
+
+    std::string L = fresh("l");
+    ExprPtr Row = binary(BinaryOp::Div, var(L), intLit(TY));
+    ExprPtr Col = binary(BinaryOp::Rem, var(L), intLit(TY));
+    ExprPtr Out = substituteBuiltin(
+        std::move(Index), Builtin::Idx,
+        *add(mul(builtin(Builtin::Bidx), intLit(TX)), Row->clone()));
+    Out = substituteBuiltin(
+        std::move(Out), Builtin::Idy,
+        *add(mul(builtin(Builtin::Bidy), intLit(TY)), Col->clone()));
+    std::vector<ExprPtr> OutIdx, TileIdx;
+    OutIdx.push_back(simplifyExpr(std::move(Out)));
+    TileIdx.push_back(std::move(Row));
+    TileIdx.push_back(std::move(Col));
+    auto Src = std::make_unique<ArrayRef>(Name, std::move(TileIdx), ElemTy);
+    Src->Space = AddressSpace::Shared;
+    auto GlobalRef =
+        std::make_unique<ArrayRef>(Array, std::move(OutIdx), RefTy);
+    auto Store = std::make_unique<ForStmt>();
+    Store->Iter = L;
+    Store->Init = S.Block[1] > 1
+                      ? add(mul(builtin(Builtin::Tidy), intLit(S.Block[0])),
+                            builtin(Builtin::Tidx))
+                      : builtin(Builtin::Tidx);
+    Store->Bound = intLit(TX * TY);
+    Store->Step = NT;
+    Store->Body = block({});
+    llvm::cast<BlockStmt>(Store->Body.get())
+        ->Body.push_back(std::make_unique<AssignStmt>(
+            std::move(GlobalRef), AssignOp::Set, std::move(Src)));
+    Stores.push_back(std::move(Store));
+    StagedAccess SA{A->Array, A->IndexText, Name, {TX, TY + Pad}, true,
+                    A->Line, TX * TY};
+    SA.IsWrite = true;
+    Result.Staged.push_back(std::move(SA));
+    for (const std::string &Other : Read)
+      Plan.Disjoint.push_back({Other, A->Array});
+  }
+  if (Stores.empty())
+    return llvm::Error::success();
+  if (Plan.SharedBytes > std::int64_t(MD.SharedMemPerBlock))
+    return cannot(llvm::formatv("the shared tiles need {0} bytes, more than "
+                                "the {1} a block may use",
+                                Plan.SharedBytes, MD.SharedMemPerBlock));
+  NS.Guarded.push_back(std::make_unique<SyncStmt>());
+  for (StmtPtr &St : Stores)
+    NS.Guarded.push_back(std::move(St));
+  for (const std::string &Arr : Read) {
+    ExprPtr N = symbolicElements(Origin, Arr);
+    if (!N)
+      return cannot("cannot bound the extent of '" + Arr +
+                    "' for the run-time aliasing check");
+    Plan.Elements[Arr] = std::shared_ptr<const Expr>(std::move(N));
+  }
+  for (const StagedAccess &SA : Result.Staged)
+    if (SA.IsWrite) {
+      ExprPtr N = symbolicElements(Origin, SA.Array);
+      if (!N)
+        return cannot("cannot bound the extent of '" + SA.Array +
+                      "' for the run-time aliasing check");
+      Plan.Elements[SA.Array] = std::shared_ptr<const Expr>(std::move(N));
+    }
+  return llvm::Error::success();
+}
+
 void Generator::findVarying(std::vector<StmtPtr> &Stmts) {
   bool Changed = true;
   std::function<void(Stmt &, unsigned)> Walk = [&](Stmt &St, unsigned Ctx) {
@@ -901,6 +1044,9 @@ llvm::Expected<TiledKernel> Generator::run() {
   if (*Choice)
     if (auto E = stage(NS, **Choice, Plan))
       return E;
+  if (S.LoopTile > 0)
+    if (auto E = stageWrites(NS, Plan))
+      return E;
   bool Tiled = !Result.Staged.empty();
 
   if (Tiled) {
@@ -912,7 +1058,8 @@ llvm::Expected<TiledKernel> Generator::run() {
         Written.insert(A.Array);
     std::set<std::string> StagedArrays;
     for (const StagedAccess &SA : Result.Staged)
-      StagedArrays.insert(SA.Array);
+      if (!SA.IsWrite)
+        StagedArrays.insert(SA.Array);
     for (const std::string &R : StagedArrays)
       for (const std::string &W : Written) {
         ExprPtr NR = symbolicElements(Origin, R), NW = symbolicElements(Origin, W);

@@ -59,6 +59,7 @@ struct StagedAccess {
   bool Uncoalesced = false; ///< converted for coalescing (else for sharing)
   unsigned Line = 0;
   std::int64_t Loaded = 0; ///< elements loaded per tile step
+  bool IsWrite = false;    ///< a write staged and stored by the block
 };
 
 struct TiledKernel {
