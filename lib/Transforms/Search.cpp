@@ -62,7 +62,7 @@ rankVersions(const Function &Origin, std::int64_t LoopTile,
           continue;
         }
         if (K->EstimatedRegisters > MD.MaxRegistersPerThread ||
-            K->Kernel->Plan->SharedBytes > MD.SharedMemPerBlock)
+            K->Kernel->Plan->SharedBytes > staticSharedLimit(MD))
           continue;
         RankedVersion V;
         V.Shape = S;

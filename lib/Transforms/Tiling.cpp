@@ -19,6 +19,10 @@ static llvm::Error cannot(const llvm::Twine &Why) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), Why.str());
 }
 
+std::int64_t staticSharedLimit(const MachineDescription &MD) {
+  return std::min<std::int64_t>(MD.SharedMemPerBlock, 48 * 1024);
+}
+
 const Function &tilingOrigin(const Function &F) {
   return F.Plan && F.Plan->Origin ? *F.Plan->Origin : F;
 }
@@ -676,10 +680,10 @@ llvm::Error Generator::stage(NaiveShape &NS, LoopChoice &C, LaunchPlan &Plan) {
   }
   if (Result.Staged.empty())
     return llvm::Error::success();
-  if (Plan.SharedBytes > std::int64_t(MD.SharedMemPerBlock))
+  if (Plan.SharedBytes > staticSharedLimit(MD))
     return cannot(llvm::formatv("the shared tiles need {0} bytes, more than "
-                                "the {1} a block may use",
-                                Plan.SharedBytes, MD.SharedMemPerBlock));
+                                "the {1} a block may declare",
+                                Plan.SharedBytes, staticSharedLimit(MD)));
 
   // Replace the staged reads in the loop body (matched by array and index
   // as written, so every occurrence of the same access is redirected).
@@ -857,10 +861,10 @@ llvm::Error Generator::stageWrites(NaiveShape &NS, LaunchPlan &Plan) {
   }
   if (Stores.empty())
     return llvm::Error::success();
-  if (Plan.SharedBytes > std::int64_t(MD.SharedMemPerBlock))
+  if (Plan.SharedBytes > staticSharedLimit(MD))
     return cannot(llvm::formatv("the shared tiles need {0} bytes, more than "
-                                "the {1} a block may use",
-                                Plan.SharedBytes, MD.SharedMemPerBlock));
+                                "the {1} a block may declare",
+                                Plan.SharedBytes, staticSharedLimit(MD)));
   NS.Guarded.push_back(std::make_unique<SyncStmt>());
   for (StmtPtr &St : Stores)
     NS.Guarded.push_back(std::move(St));

@@ -72,6 +72,11 @@ struct TiledKernel {
   unsigned EstimatedRegisters = 0;
 };
 
+/// Shared memory one block of a generated kernel may use: the target's
+/// limit, but at most 48 KB, the most a kernel may declare statically on
+/// every NVIDIA GPU (more needs dynamic shared memory and an opt-in).
+std::int64_t staticSharedLimit(const MachineDescription &MD);
+
 /// The naive kernel of \p F: its Plan's Origin when it has been tiled, else
 /// F itself.
 const Function &tilingOrigin(const Function &F);
