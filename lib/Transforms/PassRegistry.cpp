@@ -21,6 +21,7 @@ const std::map<std::string, PassInfo> &passRegistry() {
              coalescePass(),
              blockMergePass(),
              threadMergePass(),
+             partitionCampingPass(),
          })
       R.emplace(P.Name, std::move(P));
     return R;

@@ -24,6 +24,10 @@ PassInfo coalescePass();
 PassInfo blockMergePass();
 PassInfo threadMergePass();
 
+/// partition-camping: diagonal block order when neighbouring blocks hit
+/// one memory partition, §3.7 (PartitionCamping.cpp).
+PassInfo partitionCampingPass();
+
 } // namespace gpumerge
 
 #endif
