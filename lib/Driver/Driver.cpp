@@ -239,10 +239,10 @@ private:
       Block.push_back(Shape.Block[Dim]);
       std::string Extent = extentText(D, Dim);
       std::int64_t Tile = Shape.Block[Dim] * Shape.Coverage[Dim];
-      Grid.push_back(P && !P->GuardsDomain
-                         ? llvm::formatv("({0}) / {1}", Extent, Tile).str()
-                         : llvm::formatv("ceil(({0}) / {1})", Extent, Tile)
-                               .str());
+      Grid.push_back(
+          P && !P->GuardsDomain
+              ? llvm::formatv("({0}) / {1}", Extent, Tile).str()
+              : llvm::formatv("ceil(({0}) / {1})", Extent, Tile).str());
     }
     llvm::json::Object L{{"block", std::move(Block)},
                          {"grid", std::move(Grid)}};
@@ -519,19 +519,19 @@ private:
           if (!Bad->Detail.empty())
             O["verify_detail"] = Bad->Detail;
           llvm::json::Array Runs;
-          for (const VerifyResult *VR : {&*R.Verified, R.VerifiedOptimized
-                                                           ? &*R.VerifiedOptimized
-                                                           : nullptr}) {
+          for (const VerifyResult *VR :
+               {&*R.Verified,
+                R.VerifiedOptimized ? &*R.VerifiedOptimized : nullptr}) {
             if (!VR)
               continue;
             llvm::json::Object Sz;
             for (auto &[K, V] : VR->Sizes)
               Sz[K] = V;
-            llvm::json::Object Run{{"path", VR->Path.empty() ? "as-launched"
-                                                            : VR->Path},
-                                   {"sizes", std::move(Sz)},
-                                   {"verify", verifyStatusName(VR->Outcome)},
-                                   {"max_rel_error", VR->MaxRelError}};
+            llvm::json::Object Run{
+                {"path", VR->Path.empty() ? "as-launched" : VR->Path},
+                {"sizes", std::move(Sz)},
+                {"verify", verifyStatusName(VR->Outcome)},
+                {"max_rel_error", VR->MaxRelError}};
             if (!VR->FailedPrecondition.empty())
               Run["fallback_because"] = VR->FailedPrecondition;
             Runs.push_back(std::move(Run));

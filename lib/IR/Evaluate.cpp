@@ -4,7 +4,8 @@
 namespace gpumerge {
 
 std::optional<std::int64_t>
-evaluateInteger(const Expr &E, const std::map<std::string, std::int64_t> &Values) {
+evaluateInteger(const Expr &E,
+                const std::map<std::string, std::int64_t> &Values) {
   if (auto *L = llvm::dyn_cast<IntLit>(&E))
     return L->Value;
   if (auto *V = llvm::dyn_cast<VarRef>(&E)) {

@@ -20,7 +20,8 @@ namespace gpumerge {
 /// nullopt when a variable is unknown, something is not an integer
 /// expression, or it divides by zero.
 std::optional<std::int64_t>
-evaluateInteger(const Expr &E, const std::map<std::string, std::int64_t> &Values);
+evaluateInteger(const Expr &E,
+                const std::map<std::string, std::int64_t> &Values);
 
 } // namespace gpumerge
 

@@ -10,8 +10,8 @@
 // back to the original kernel, kept in the output as <name>_naive, when they
 // fail. --verify reads the same plan.
 //
-//   naive:      mm<<<dim3(ceil(w/16), ceil(h/16)), dim3(16, 16)>>>(a, b, c, w, h, k)
-//   plan:       Block (32, 8), Coverage (1, 4), Extent (w, h),
+//   naive:      mm<<<dim3(ceil(w/16), ceil(h/16)), dim3(16, 16)>>>(a, b, c, w,
+//   h, k) plan:       Block (32, 8), Coverage (1, 4), Extent (w, h),
 //               Preconditions { k % 32 == 0 }, Disjoint { a: c, b: c }
 //   optimized:  if (w % 32 == 0 && h % 32 == 0 && k % 32 == 0 && ...)
 //                 mm<<<dim3(w / 32, h / 32), dim3(32, 8)>>>(a, b, c, w, h, k);

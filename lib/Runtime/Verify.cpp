@@ -1,8 +1,8 @@
 //===- Verify.cpp - Run naive and emitted kernels, compare ----------------===//
 #include "Runtime/Verify.h"
+#include "CodeGen/Emitter.h"
 #include "IR/Evaluate.h"
 #include "IR/Printer.h"
-#include "CodeGen/Emitter.h"
 #include "Runtime/OpenCLSession.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -386,8 +386,8 @@ verifyKernel(const Module &M, const Function &Naive, const Function &Emitted,
     }
     return Out;
   };
-  auto Expected = Run(*RefProgram, Naive.Name,
-                      rangeFor(Result.Domain, Dims, NaiveShape));
+  auto Expected =
+      Run(*RefProgram, Naive.Name, rangeFor(Result.Domain, Dims, NaiveShape));
   if (!Expected)
     return Expected.takeError();
   auto Actual = Run(*CandProgram, CandidateKernel, CandidateRange);

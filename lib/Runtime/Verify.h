@@ -61,7 +61,8 @@ SizeBindings chooseSizes(const Function &F, const SizeBindings &Given);
 /// Whether \p Plan's preconditions hold for a naive domain of \p Domain
 /// threads at \p Sizes (distinct buffers assumed); \p Failed says which
 /// does not.
-bool planApplies(const LaunchPlan &Plan, const std::array<std::int64_t, 2> &Domain,
+bool planApplies(const LaunchPlan &Plan,
+                 const std::array<std::int64_t, 2> &Domain,
                  const SizeBindings &Sizes, std::string &Failed);
 
 /// Sizes near \p Sizes at which \p Emitted's preconditions hold, so the

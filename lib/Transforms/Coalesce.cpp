@@ -13,12 +13,14 @@
 //   for (int j = 0; j < w; j++)          for (int j0 = 0; j0 < w; j0 += 16) {
 //     sum += a[i*w + j] * x[j];            for (l = tidx; l < 256; l += 16)
 //                                            a_s[l / 16][l % 16] =
-//                                                a[(bidx*16 + l / 16)*w + j0 + l % 16];
+//                                                a[(bidx*16 + l / 16)*w + j0 +
+//                                                l % 16];
 //                                          for (l = tidx; l < 16; l += 16)
 //                                            x_s[l] = x[j0 + l];
 //                                          __syncthreads();
 //                                          for (int j = j0; j < j0 + 16; j++)
-//                                            sum += a_s[tidx][j - j0] * x_s[j - j0];
+//                                            sum += a_s[tidx][j - j0] * x_s[j -
+//                                            j0];
 //                                          __syncthreads();
 //                                        }
 //
@@ -67,8 +69,8 @@ PassInfo coalescePass() {
             // positions tall, so consecutive threads store T consecutive
             // elements; try that shape first and keep it if a write goes
             // through the tile.
-            std::int64_t By = std::min<std::int64_t>(
-                T, std::max<std::int64_t>(1, 256 / T));
+            std::int64_t By =
+                std::min<std::int64_t>(T, std::max<std::int64_t>(1, 256 / T));
             TileShape S{{T, By}, {1, T / By}, T};
             auto K = generateTiled(F, S, MD);
             bool Writes = false;
@@ -98,12 +100,12 @@ PassInfo coalescePass() {
               std::string Dims;
               for (std::int64_t E : SA.Extents)
                 Dims += "[" + std::to_string(E) + "]";
-              Converted.push_back(llvm::formatv(
-                  "{0}[{1}] -> {2}{3} ({4})", SA.Array, SA.Index, SA.Shared,
-                  Dims,
-                  SA.IsWrite      ? "write, not coalesced"
-                  : SA.Uncoalesced ? "not coalesced"
-                                   : "shared by the block"));
+              Converted.push_back(
+                  llvm::formatv("{0}[{1}] -> {2}{3} ({4})", SA.Array, SA.Index,
+                                SA.Shared, Dims,
+                                SA.IsWrite       ? "write, not coalesced"
+                                : SA.Uncoalesced ? "not coalesced"
+                                                 : "shared by the block"));
             }
             P.Parameters["converted"] = llvm::join(Converted, "; ");
             P.Parameters["loop"] = K->TiledLoop;

@@ -1,4 +1,5 @@
-//===- Merge.cpp - Thread-block merge and thread merge ----------------------===//
+//===- Merge.cpp - Thread-block merge and thread merge
+//----------------------===//
 //
 // §3.5. block-merge puts several neighbouring blocks into one, so the data
 // they share (G2S) is loaded into shared memory once per merged block:
@@ -49,9 +50,9 @@ apply(Function &F, const PassContext &Ctx, const TileShape &S,
       const std::string &Chosen) {
   auto K = generateTiled(tilingOrigin(F), S, Ctx.Target);
   if (!K)
-    return llvm::createStringError(
-        llvm::inconvertibleErrorCode(), "%s: %s", Name.c_str(),
-        llvm::toString(K.takeError()).c_str());
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), "%s: %s",
+                                   Name.c_str(),
+                                   llvm::toString(K.takeError()).c_str());
   AppliedPass P{Name, {}};
   P.Parameters["direction"] = direction(Fx, Fy);
   P.Parameters["factor"] = llvm::formatv("{0}x{1}", Fx, Fy).str();
@@ -72,13 +73,13 @@ const RankedVersion &checkWithPtxas(const Function &Origin,
                                     std::string &Note,
                                     std::optional<KernelResources> &Used) {
   if (MD.SmArch.empty()) {
-    Note = "resources estimated from KIR (no nvcc architecture for " +
-           MD.Name + ")";
+    Note = "resources estimated from KIR (no nvcc architecture for " + MD.Name +
+           ")";
     return Versions.front();
   }
   if (auto N = findNvcc(); !N) {
-    Note = "resources estimated from KIR (" + llvm::toString(N.takeError()) +
-           ")";
+    Note =
+        "resources estimated from KIR (" + llvm::toString(N.takeError()) + ")";
     return Versions.front();
   }
   std::vector<std::string> Rejected;
@@ -89,8 +90,8 @@ const RankedVersion &checkWithPtxas(const Function &Origin,
       llvm::consumeError(K.takeError());
       continue;
     }
-    auto R = ptxasResources(emitFunction(*K->Kernel, Language::Cuda),
-                            MD.SmArch);
+    auto R =
+        ptxasResources(emitFunction(*K->Kernel, Language::Cuda), MD.SmArch);
     if (!R || !R->count(Origin.Name)) {
       Note = "resources estimated from KIR (ptxas could not compile the "
              "kernel alone: " +
@@ -111,13 +112,12 @@ const RankedVersion &checkWithPtxas(const Function &Origin,
         Note += "; rejected " + llvm::join(Rejected, ", ");
       return V;
     }
-    Rejected.push_back(llvm::formatv("{0}x{1} merge ({2} registers, {3} "
-                                     "spilled bytes, {4} blocks/SM)",
-                                     V.Shape.Merge[0], V.Shape.Merge[1],
-                                     Res.Registers,
-                                     Res.SpillStoreBytes + Res.SpillLoadBytes,
-                                     Occ.BlocksPerSM)
-                           .str());
+    Rejected.push_back(
+        llvm::formatv("{0}x{1} merge ({2} registers, {3} "
+                      "spilled bytes, {4} blocks/SM)",
+                      V.Shape.Merge[0], V.Shape.Merge[1], Res.Registers,
+                      Res.SpillStoreBytes + Res.SpillLoadBytes, Occ.BlocksPerSM)
+            .str());
   }
   Note = "ptxas rejected the model's first choices (" +
          llvm::join(Rejected, ", ") + "); unmerged";
@@ -217,8 +217,8 @@ PassInfo threadMergePass() {
                 Why = "no legal merged version for this block";
                 return std::nullopt;
               }
-              if (Versions.front().Shape.Merge == std::array<std::int64_t, 2>{
-                                                       1, 1}) {
+              if (Versions.front().Shape.Merge ==
+                  std::array<std::int64_t, 2>{1, 1}) {
                 Why = "merged threads would share no data (the model finds "
                       "no gain)";
                 return std::nullopt;

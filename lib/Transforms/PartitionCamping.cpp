@@ -80,12 +80,12 @@ std::vector<std::string> campingAccesses(const Function &F,
                           .str());
   }
   if (Found.empty())
-    Why = Unknown ? "no size hints to evaluate the strides between blocks"
-                  : llvm::formatv("no access has blocks a multiple of {0} "
-                                  "bytes apart ({1} partitions of {2} bytes)",
-                                  Period, MD.MemoryPartitions,
-                                  MD.PartitionWidth)
-                        .str();
+    Why = Unknown
+              ? "no size hints to evaluate the strides between blocks"
+              : llvm::formatv("no access has blocks a multiple of {0} "
+                              "bytes apart ({1} partitions of {2} bytes)",
+                              Period, MD.MemoryPartitions, MD.PartitionWidth)
+                    .str();
   return Found;
 }
 
@@ -111,8 +111,8 @@ PassInfo partitionCampingPass() {
             bool Uses = false;
             walkExprs(*F.Body, [&](const Expr &E) {
               if (auto *B = llvm::dyn_cast<BuiltinRef>(&E))
-                Uses |= B->Which == Builtin::Gsizex ||
-                        B->Which == Builtin::Gsizey;
+                Uses |=
+                    B->Which == Builtin::Gsizex || B->Which == Builtin::Gsizey;
             });
             if (Uses) {
               Why = "the kernel reads the grid size";
@@ -131,8 +131,7 @@ PassInfo partitionCampingPass() {
             substituteBuiltin(*F.Body, Builtin::Bidy, *var("gm_bidy"));
             std::vector<StmtPtr> Prologue;
             Prologue.push_back(std::make_unique<DeclStmt>(
-                "gm_bid",
-                Type::scalar(ScalarKind::Int),
+                "gm_bid", Type::scalar(ScalarKind::Int),
                 add(builtin(Builtin::Bidx),
                     mul(builtin(Builtin::Gdimx), builtin(Builtin::Bidy)))));
             Prologue.push_back(std::make_unique<DeclStmt>(

@@ -32,9 +32,9 @@ const std::map<std::string, PassInfo> &passRegistry() {
 std::vector<std::string> defaultPipeline(MemoryVariant V) {
   std::vector<std::string> Wanted =
       V == MemoryVariant::Global
-          ? std::vector<std::string>{"scalar-replace", "vectorize",
-                                     "coalesce",       "block-merge",
-                                     "thread-merge",   "prefetch",
+          ? std::vector<std::string>{"scalar-replace",   "vectorize",
+                                     "coalesce",         "block-merge",
+                                     "thread-merge",     "prefetch",
                                      "partition-camping"}
           : std::vector<std::string>{"vectorize", "thread-merge",
                                      "texture-block-shape", "texture-memory",

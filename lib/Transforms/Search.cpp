@@ -78,7 +78,8 @@ rankVersions(const Function &Origin, std::int64_t LoopTile,
   std::stable_sort(Out.begin(), Out.end(),
                    [](const RankedVersion &A, const RankedVersion &B) {
                      // Costs within 1% are ties.
-                     if (std::abs(A.Cost - B.Cost) > 0.01 * std::min(A.Cost, B.Cost))
+                     if (std::abs(A.Cost - B.Cost) >
+                         0.01 * std::min(A.Cost, B.Cost))
                        return A.Cost < B.Cost;
                      std::int64_t CA = A.Shape.Merge[0] * A.Shape.Merge[1];
                      std::int64_t CB = B.Shape.Merge[0] * B.Shape.Merge[1];

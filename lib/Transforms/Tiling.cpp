@@ -2,6 +2,7 @@
 #include "Transforms/Tiling.h"
 
 #include "Analysis/Accesses.h"
+#include "Analysis/BankConflicts.h"
 #include "Analysis/Coalescing.h"
 #include "Analysis/Domain.h"
 #include "Analysis/Extents.h"
@@ -83,15 +84,6 @@ bool mentionsVar(const Expr &E, const std::set<std::string> &Names) {
   walkExpr(E, [&](const Expr &X) {
     if (auto *V = llvm::dyn_cast<VarRef>(&X))
       Found |= Names.count(V->Name) > 0;
-  });
-  return Found;
-}
-
-bool mentionsBuiltin(const Expr &E, const std::set<Builtin> &Bs) {
-  bool Found = false;
-  walkExpr(E, [&](const Expr &X) {
-    if (auto *B = llvm::dyn_cast<BuiltinRef>(&X))
-      Found |= Bs.count(B->Which) > 0;
   });
   return Found;
 }
@@ -194,7 +186,8 @@ llvm::Expected<NaiveShape> analyzeShape(const Function &F) {
   if (auto *R = llvm::dyn_cast<ReturnStmt>(If->Then.get()))
     EarlyReturn = !R->Value;
   if (auto *B = llvm::dyn_cast<BlockStmt>(If->Then.get()))
-    EarlyReturn = B->Body.size() == 1 && llvm::isa<ReturnStmt>(B->Body[0].get());
+    EarlyReturn =
+        B->Body.size() == 1 && llvm::isa<ReturnStmt>(B->Body[0].get());
   unsigned Atoms = 0;
   splitConjuncts(*If->Cond, EarlyReturn ? BinaryOp::LOr : BinaryOp::LAnd,
                  Atoms);
@@ -230,16 +223,17 @@ struct Candidate {
 };
 
 struct LoopChoice {
-  ForStmt *Loop = nullptr; ///< in NaiveShape::Guarded
+  ForStmt *Loop = nullptr;       ///< in NaiveShape::Guarded
   std::set<std::string> Uniform; ///< iterators of the loops around it
   std::vector<Candidate> Staged;
 };
 
 /// Loops of \p Stmts reached through block-uniform control flow, with
 /// their uniform enclosing iterators.
-void uniformLoops(std::vector<StmtPtr> &Stmts, const Function &F,
-                  std::set<std::string> Uniform,
-                  std::vector<std::pair<ForStmt *, std::set<std::string>>> &Out) {
+void uniformLoops(
+    std::vector<StmtPtr> &Stmts, const Function &F,
+    std::set<std::string> Uniform,
+    std::vector<std::pair<ForStmt *, std::set<std::string>>> &Out) {
   for (StmtPtr &S : Stmts) {
     if (auto *L = llvm::dyn_cast<ForStmt>(S.get())) {
       if (!isUniform(*L->Init, F, Uniform) || !isUniform(*L->Bound, F, Uniform))
@@ -306,29 +300,13 @@ std::int64_t sharers(ThreadClass C, const TileShape &S) {
 // Bank conflicts (reference/models.md, Baskaran et al.)
 //===----------------------------------------------------------------------===//
 
-/// The degree of conflict of one group's word addresses: the most distinct
-/// words that fall in one bank.
-unsigned conflictDegree(const std::vector<std::int64_t> &Words,
-                        unsigned Banks) {
-  std::map<std::int64_t, std::set<std::int64_t>> PerBank;
-  for (std::int64_t W : Words)
-    PerBank[((W % Banks) + Banks) % Banks].insert(W);
-  unsigned Degree = 1;
-  for (auto &[_, Ws] : PerBank)
-    Degree = std::max<unsigned>(Degree, Ws.size());
-  return Degree;
-}
-
 /// The padding of a [Rows][Cols] tile minimising the conflicts of its
 /// cooperative stores (consecutive threads, consecutive elements) and of the
 /// reads of the computation (consecutive threads in X: Row = RowOfThread).
 std::int64_t choosePad(std::int64_t Rows, std::int64_t Cols, ThreadClass C,
                        const TileShape &S, const MachineDescription &MD) {
-  unsigned G = MD.BankConflictGroup, NB = MD.Banks;
-  std::int64_t Best = 0;
-  unsigned BestCost = ~0u;
-  for (std::int64_t Pad = 0; Pad < NB; ++Pad) {
-    std::int64_t Pitch = Cols + Pad;
+  unsigned G = MD.BankConflictGroup;
+  return choosePadding(Cols, MD.Banks, [&](std::int64_t Pitch) {
     std::vector<std::int64_t> Store, Read;
     for (unsigned T = 0; T < G; ++T) {
       std::int64_t E = T % (Rows * Cols);
@@ -339,13 +317,8 @@ std::int64_t choosePad(std::int64_t Rows, std::int64_t Cols, ThreadClass C,
                                                : 0;
       Read.push_back(Row * Pitch);
     }
-    unsigned Cost = conflictDegree(Store, NB) + conflictDegree(Read, NB);
-    if (Cost < BestCost) {
-      BestCost = Cost;
-      Best = Pad;
-    }
-  }
-  return Best;
+    return std::vector<std::vector<std::int64_t>>{Store, Read};
+  });
 }
 
 //===----------------------------------------------------------------------===//
@@ -478,16 +451,16 @@ Generator::chooseLoop(NaiveShape &NS) {
          L->CondOp != BinaryOp::NE) ||
         hasBarrierOrReturn(*L->Body))
       continue;
-    size_t Pos = std::find(CloneLoops.begin(), CloneLoops.end(), L) -
-                 CloneLoops.begin();
+    size_t Pos =
+        std::find(CloneLoops.begin(), CloneLoops.end(), L) - CloneLoops.begin();
     const ForStmt *OL = OriginLoops[Pos];
     LoopChoice C;
     C.Loop = L;
     C.Uniform = Uniform;
     for (const Access &A : All) {
       if (A.IsWrite || Written.count(A.Array) || !A.Index ||
-          !A.Index->isAffine() || A.Loops.empty() || A.Loops.back().Loop != OL ||
-          A.Loops.back().ThreadStart)
+          !A.Index->isAffine() || A.Loops.empty() ||
+          A.Loops.back().Loop != OL || A.Loops.back().ThreadStart)
         continue;
       AffineVar I{AffineVar::Kind::Loop, L->Iter};
       auto Coeff = A.Index->coefficientOf(I).asConstant();
@@ -512,8 +485,7 @@ Generator::chooseLoop(NaiveShape &NS) {
       Candidate Cand{A, classOf(*A.Index), false, IterRows};
       if (Cand.Class == ThreadClass::Both)
         continue;
-      Cand.Uncoalesced =
-          checkCoalescing(A, MD).Coalesced == Tristate::False;
+      Cand.Uncoalesced = checkCoalescing(A, MD).Coalesced == Tristate::False;
       if (!Cand.Uncoalesced && sharers(Cand.Class, S) <= 1)
         continue;
       C.Staged.push_back(Cand);
@@ -541,7 +513,8 @@ ExprPtr inlineLocals(ExprPtr E, const std::map<std::string, const Expr *> &Defs,
     Changed = true;
     return It->second->clone();
   });
-  return Changed ? inlineLocals(std::move(E), Defs, F, Depth + 1) : std::move(E);
+  return Changed ? inlineLocals(std::move(E), Defs, F, Depth + 1)
+                 : std::move(E);
 }
 
 llvm::Error Generator::stage(NaiveShape &NS, LoopChoice &C, LaunchPlan &Plan) {
@@ -559,10 +532,10 @@ llvm::Error Generator::stage(NaiveShape &NS, LoopChoice &C, LaunchPlan &Plan) {
   Bound = simplifyExpr(std::move(Bound));
 
   // The thread's linear id in the block, for the cooperative loads.
-  ExprPtr Lin = S.Block[1] > 1 ? add(mul(builtin(Builtin::Tidy),
-                                         intLit(S.Block[0])),
-                                     builtin(Builtin::Tidx))
-                               : builtin(Builtin::Tidx);
+  ExprPtr Lin = S.Block[1] > 1
+                    ? add(mul(builtin(Builtin::Tidy), intLit(S.Block[0])),
+                          builtin(Builtin::Tidx))
+                    : builtin(Builtin::Tidx);
   std::vector<StmtPtr> Loads;
   // (array ref in the body) → replacement
   std::vector<std::pair<std::string, ExprPtr>> Replace; // by index text
@@ -592,7 +565,7 @@ llvm::Error Generator::stage(NaiveShape &NS, LoopChoice &C, LaunchPlan &Plan) {
     std::int64_t Pad =
         Flat || IterRows ? 0 : choosePad(Rows, T, Cand.Class, S, MD);
     std::vector<std::int64_t> Dims =
-        Flat ? std::vector<std::int64_t>{T}
+        Flat       ? std::vector<std::int64_t>{T}
         : IterRows ? std::vector<std::int64_t>{T, Rows}
                    : std::vector<std::int64_t>{Rows, T + Pad};
     std::string Name = fresh(A.Array + "_s");
@@ -618,8 +591,8 @@ llvm::Error Generator::stage(NaiveShape &NS, LoopChoice &C, LaunchPlan &Plan) {
     ExprPtr Col = Flat       ? var(E)
                   : IterRows ? binary(BinaryOp::Div, var(E), intLit(Rows))
                              : binary(BinaryOp::Rem, var(E), intLit(T));
-    ExprPtr Src = substituteVar(Index->clone(), L.Iter,
-                                *add(var(Tile), Col->clone()));
+    ExprPtr Src =
+        substituteVar(Index->clone(), L.Iter, *add(var(Tile), Col->clone()));
     if (Cand.Class == ThreadClass::X)
       Src = substituteBuiltin(
           std::move(Src), Builtin::Idx,
@@ -675,8 +648,8 @@ llvm::Error Generator::stage(NaiveShape &NS, LoopChoice &C, LaunchPlan &Plan) {
     Read->Space = AddressSpace::Shared;
     Replace.push_back({Key, std::move(Read)});
     SharedOf[Key] = Name;
-    Result.Staged.push_back({A.Array, A.IndexText, Name, Dims,
-                             Cand.Uncoalesced, A.Line, Rows * T});
+    Result.Staged.push_back(
+        {A.Array, A.IndexText, Name, Dims, Cand.Uncoalesced, A.Line, Rows * T});
   }
   if (Result.Staged.empty())
     return llvm::Error::success();
@@ -721,13 +694,13 @@ llvm::Error Generator::stage(NaiveShape &NS, LoopChoice &C, LaunchPlan &Plan) {
   OuterBody.push_back(std::move(Inner));
   OuterBody.push_back(std::make_unique<SyncStmt>());
   Plan.Preconditions.push_back(
-      {std::shared_ptr<const Expr>(simplifyExpr(binary(
-           BinaryOp::EQ,
-           binary(BinaryOp::Rem,
-                  simplifyExpr(binary(BinaryOp::Sub, Bound->clone(),
-                                      L.Init->clone())),
-                  intLit(T)),
-           intLit(0)))),
+      {std::shared_ptr<const Expr>(simplifyExpr(
+           binary(BinaryOp::EQ,
+                  binary(BinaryOp::Rem,
+                         simplifyExpr(binary(BinaryOp::Sub, Bound->clone(),
+                                             L.Init->clone())),
+                         intLit(T)),
+                  intLit(0)))),
        llvm::formatv("the {0} loop is tiled by {1}", L.Iter, T).str()});
   Result.TiledLoop = L.Iter;
   if (L.CondOp == BinaryOp::NE) // `i != n` counts up to n only from below
@@ -776,8 +749,8 @@ llvm::Error Generator::stageWrites(NaiveShape &NS, LaunchPlan &Plan) {
     if (!A || !A->Index || !A->Loops.empty() ||
         checkCoalescing(*A, MD).Coalesced != Tristate::False)
       continue;
-    auto YC = A->Index->coefficientOf({AffineVar::Kind::Thread, "idy"})
-                  .asConstant();
+    auto YC =
+        A->Index->coefficientOf({AffineVar::Kind::Thread, "idy"}).asConstant();
     if (classOf(*A->Index) != ThreadClass::Both || !YC || *YC != 1)
       continue;
     ExprPtr Index = inlineLocals(R->Indices[0]->clone(), Defs, Origin);
@@ -793,16 +766,16 @@ llvm::Error Generator::stageWrites(NaiveShape &NS, LaunchPlan &Plan) {
 
     // Rows are X positions, columns Y: the thread writes down a column,
     // the store loop reads along rows.
-    std::int64_t Pad = 0;
-    for (std::int64_t P = 0; P < MD.Banks; ++P) {
-      std::vector<std::int64_t> Words;
-      for (unsigned T = 0; T < MD.BankConflictGroup; ++T)
-        Words.push_back((T % S.Block[0]) * (TY + P) + T / S.Block[0]);
-      if (conflictDegree(Words, MD.Banks) == 1) {
-        Pad = P;
-        break;
+    // The thread's store goes down a column, the block's copy-out along
+    // rows.
+    std::int64_t Pad = choosePadding(TY, MD.Banks, [&](std::int64_t Pitch) {
+      std::vector<std::int64_t> Column, Row;
+      for (unsigned T = 0; T < MD.BankConflictGroup; ++T) {
+        Column.push_back((T % S.Block[0]) * Pitch + (T / S.Block[0]) % TY);
+        Row.push_back((T / TY) * Pitch + T % TY);
       }
-    }
+      return std::vector<std::vector<std::int64_t>>{Column, Row};
+    });
     std::string Name = fresh(Array + "_s");
     Type ElemTy = RefTy;
     ElemTy.IsConst = false;
@@ -852,8 +825,8 @@ llvm::Error Generator::stageWrites(NaiveShape &NS, LaunchPlan &Plan) {
         ->Body.push_back(std::make_unique<AssignStmt>(
             std::move(GlobalRef), AssignOp::Set, std::move(Src)));
     Stores.push_back(std::move(Store));
-    StagedAccess SA{A->Array, A->IndexText, Name, {TX, TY + Pad}, true,
-                    A->Line, TX * TY};
+    StagedAccess SA{A->Array, A->IndexText, Name,   {TX, TY + Pad},
+                    true,     A->Line,      TX * TY};
     SA.IsWrite = true;
     Result.Staged.push_back(std::move(SA));
     for (const std::string &Other : Read)
@@ -934,9 +907,9 @@ StmtPtr Generator::copyFor(const Stmt &St, std::int64_t Kx, std::int64_t Ky) {
                  builtin(Builtin::Bdimx)),
              builtin(Builtin::Tidx)));
   if (S.Merge[1] > 1)
-    substituteBuiltin(*C, Builtin::Idy,
-                      *add(mul(builtin(Builtin::Idy), intLit(S.Merge[1])),
-                           intLit(Ky)));
+    substituteBuiltin(
+        *C, Builtin::Idy,
+        *add(mul(builtin(Builtin::Idy), intLit(S.Merge[1])), intLit(Ky)));
   substituteVar(*C, KxName, *intLit(Kx));
   substituteVar(*C, KyName, *intLit(Ky));
   auto Renamed = [&](const std::string &N) -> std::optional<std::string> {
@@ -972,9 +945,9 @@ std::vector<StmtPtr> Generator::merge(std::vector<StmtPtr> Stmts) {
       Out.push_back(copyFor(*St, 0, 0));
       continue;
     }
-    if (auto *L = llvm::dyn_cast<ForStmt>(St.get());
-        L && !varies(*L->Init) && !varies(*L->Bound) &&
-        !Varying.count(L->Iter)) {
+    if (auto *L = llvm::dyn_cast<ForStmt>(St.get()); L && !varies(*L->Init) &&
+                                                     !varies(*L->Bound) &&
+                                                     !Varying.count(L->Iter)) {
       L->Body = block(merge(unwrap(std::move(L->Body))));
       Out.push_back(std::move(St));
       continue;
@@ -1066,7 +1039,8 @@ llvm::Expected<TiledKernel> Generator::run() {
         StagedArrays.insert(SA.Array);
     for (const std::string &R : StagedArrays)
       for (const std::string &W : Written) {
-        ExprPtr NR = symbolicElements(Origin, R), NW = symbolicElements(Origin, W);
+        ExprPtr NR = symbolicElements(Origin, R),
+                NW = symbolicElements(Origin, W);
         if (!NR || !NW)
           return cannot("cannot bound the extent of '" + (NR ? W : R) +
                         "' for the run-time aliasing check");
@@ -1150,7 +1124,7 @@ llvm::Expected<TiledKernel> Generator::run() {
   unsigned Copies = 0;
   for (const auto &[N, M] : Varying)
     if (N.rfind("__merge", 0) != 0)
-      Copies += unsigned(M == 1 ? S.Merge[0]
+      Copies += unsigned(M == 1   ? S.Merge[0]
                          : M == 2 ? S.Merge[1]
                                   : S.Merge[0] * S.Merge[1]);
   Result.EstimatedRegisters = 16 + 2 * Copies;

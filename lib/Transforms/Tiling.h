@@ -1,4 +1,5 @@
-//===- Tiling.h - One generator for coalescing, block and thread merge -*- C++ -*-===//
+//===- Tiling.h - One generator for coalescing, block and thread merge -*- C++
+//-*-===//
 //
 // The coalesce, block-merge and thread-merge passes (§3.3-3.5) decide; this
 // generator writes. A TileShape says how many threads a block has, how many
@@ -26,8 +27,10 @@
 //     float sum = 0.0f;                     for (l = tid; l < 1024; l += 256)
 //     for (int i = 0; i < k; i++)             a_s[l / 32][l % 32] = a[...];
 //       sum += a[y*k + i] * b[i*w + x];      ... b_s likewise; __syncthreads();
-//     c[y*w + x] = sum;                     for (int i = i0; i < i0 + 32; i++) {
-//   }                                         sum_0 += a_s[ty*4][i - i0] * b_s[..];
+//     c[y*w + x] = sum;                     for (int i = i0; i < i0 + 32; i++)
+//     {
+//   }                                         sum_0 += a_s[ty*4][i - i0] *
+//   b_s[..];
 //                                             sum_1 += ...   (4 copies)
 //                                           } __syncthreads(); }
 //

@@ -1,0 +1,199 @@
+//===- TilingTest.cpp - The generator behind coalesce and the merges ------===//
+//
+// Oracles from reference/models.md (bank-conflict degrees and padding; the
+// footprint of a matrix-multiply tile), the launch plan the generator
+// derives (block, coverage, preconditions, disjoint arrays), which accesses
+// go through shared memory for a given shape, what it refuses, and the
+// ranking of the Fig. 12 space.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Transforms/Tiling.h"
+#include "Analysis/BankConflicts.h"
+#include "Frontend/Frontend.h"
+#include "IR/Evaluate.h"
+#include "IR/Printer.h"
+#include "Target/MachineDescription.h"
+#include "Transforms/Search.h"
+
+#include "gtest/gtest.h"
+
+#include <numeric>
+
+using namespace gpumerge;
+
+namespace {
+
+std::unique_ptr<Module> kernelFile(const std::string &Name) {
+  auto M = parseFile(std::string(GPUMERGE_SOURCE_DIR) + "/kernels/" + Name, {});
+  if (!M) {
+    ADD_FAILURE() << Name << ": " << llvm::toString(M.takeError());
+    return nullptr;
+  }
+  return std::move(*M);
+}
+
+MachineDescription target(const std::string &Name) {
+  auto MD = loadTarget(Name, defaultTargetsDir());
+  if (!MD) {
+    ADD_FAILURE() << llvm::toString(MD.takeError());
+    return MachineDescription();
+  }
+  return *MD;
+}
+
+std::vector<std::int64_t> strided(std::int64_t Stride, unsigned N) {
+  std::vector<std::int64_t> W;
+  for (unsigned T = 0; T < N; ++T)
+    W.push_back(T * Stride);
+  return W;
+}
+
+TEST(BankConflicts, DegreeIsTheGcdOfStrideAndBanks) {
+  // models.md: NB = 16, degree = gcd(stride, 16); stride 0 is a broadcast.
+  for (std::int64_t Stride : {1, 2, 3, 4, 6, 8, 10, 12, 14, 16, 17})
+    EXPECT_EQ(conflictDegree(strided(Stride, 16), 16),
+              unsigned(std::gcd(Stride, std::int64_t(16))))
+        << "stride " << Stride;
+  EXPECT_EQ(conflictDegree(strided(0, 16), 16), 1u);
+}
+
+TEST(BankConflicts, ColumnReadOfA16x16TileGetsPitch17) {
+  auto Column = [](std::int64_t Pitch) {
+    return std::vector<std::vector<std::int64_t>>{strided(Pitch, 16)};
+  };
+  EXPECT_EQ(16 + choosePadding(16, 16, Column), 17);
+  // Row and column reads together still need an odd pitch.
+  auto Both = [](std::int64_t Pitch) {
+    return std::vector<std::vector<std::int64_t>>{strided(1, 16),
+                                                  strided(Pitch, 16)};
+  };
+  EXPECT_EQ((16 + choosePadding(16, 16, Both)) % 2, 1);
+  // Rows only: no padding.
+  auto Rows = [](std::int64_t) {
+    return std::vector<std::vector<std::int64_t>>{strided(1, 16)};
+  };
+  EXPECT_EQ(choosePadding(16, 16, Rows), 0);
+}
+
+TEST(Tiling, MatrixMultiplyTileMatchesTheFootprintModel) {
+  auto M = kernelFile("mm.cu");
+  ASSERT_TRUE(M);
+  MachineDescription MD = target("h100");
+  // 32 x 8 threads, 1 x 4 outputs each: a 32 x 32 tile of C, k tiled by 32.
+  auto K = generateTiled(*M->find("mm"), {{32, 8}, {1, 4}, 32}, MD);
+  ASSERT_TRUE(bool(K)) << llvm::toString(K.takeError());
+  // models.md: an N x N multiply with a ti x tj tile loads N^3 (1/ti + 1/tj)
+  // elements; per output and per step of k that is 1/32 + 1/32.
+  EXPECT_DOUBLE_EQ(K->LoadsPerOutput, 1.0 / 32 + 1.0 / 32);
+  ASSERT_EQ(K->Staged.size(), 2u);
+  EXPECT_EQ(K->Staged[0].Array, "a");
+  EXPECT_EQ(K->Staged[1].Array, "b");
+  EXPECT_EQ(K->TiledLoop, "i");
+
+  const LaunchPlan &P = *K->Kernel->Plan;
+  EXPECT_EQ(P.Block, (std::array<std::int64_t, 2>{32, 8}));
+  EXPECT_EQ(P.Coverage, (std::array<std::int64_t, 2>{1, 4}));
+  EXPECT_FALSE(P.GuardsDomain);
+  ASSERT_TRUE(P.Extent[0] && P.Extent[1]);
+  EXPECT_EQ(printExprDebug(*P.Extent[0]), "w");
+  EXPECT_EQ(printExprDebug(*P.Extent[1]), "h");
+  ASSERT_EQ(P.Preconditions.size(), 1u);
+  EXPECT_EQ(evaluateInteger(*P.Preconditions[0].Cond, {{"k", 64}}), 1);
+  EXPECT_EQ(evaluateInteger(*P.Preconditions[0].Cond, {{"k", 77}}), 0);
+  // a and b are kept on chip while c is written.
+  EXPECT_EQ(P.Disjoint.size(), 2u);
+  EXPECT_TRUE(P.Elements.count("a") && P.Elements.count("c"));
+  EXPECT_EQ(P.SharedBytes, 2 * 32 * 32 * 4);
+  EXPECT_TRUE(P.Origin);
+
+  std::string Text = printFunctionDebug(*K->Kernel);
+  EXPECT_NE(Text.find("sum_3"), std::string::npos) << Text;
+  EXPECT_EQ(Text.find("sum_4"), std::string::npos) << Text;
+  EXPECT_EQ(Text.find("if ("), std::string::npos)
+      << "the guard is dropped: the launcher checks the tile divides the "
+         "domain\n"
+      << Text;
+}
+
+TEST(Tiling, WhatGoesThroughSharedMemoryDependsOnTheBlock) {
+  auto M = kernelFile("mm.cu");
+  ASSERT_TRUE(M);
+  MachineDescription MD = target("h100");
+  // One row of threads: b[i*w + x] is coalesced and shared by no other
+  // thread, so only a (read by the whole row) is staged.
+  auto Row = generateTiled(*M->find("mm"), {{32, 1}, {1, 1}, 32}, MD);
+  ASSERT_TRUE(bool(Row)) << llvm::toString(Row.takeError());
+  ASSERT_EQ(Row->Staged.size(), 1u);
+  EXPECT_EQ(Row->Staged[0].Array, "a");
+  // No loop tile: nothing staged, the guard kept for each merged copy.
+  auto Plain = generateTiled(*M->find("mm"), {{16, 16}, {1, 2}, 0}, MD);
+  ASSERT_TRUE(bool(Plain)) << llvm::toString(Plain.takeError());
+  EXPECT_TRUE(Plain->Staged.empty());
+  EXPECT_TRUE(Plain->Kernel->Plan->GuardsDomain);
+}
+
+TEST(Tiling, UncoalescedRowsArePaddedOnHalfWarpTargets) {
+  auto M = kernelFile("mv.cu");
+  ASSERT_TRUE(M);
+  MachineDescription MD = target("gtx285");
+  auto K = generateTiled(*M->find("mv"), {{16, 1}, {1, 1}, 16}, MD);
+  ASSERT_TRUE(bool(K)) << llvm::toString(K.takeError());
+  ASSERT_EQ(K->Staged.size(), 2u);
+  EXPECT_TRUE(K->Staged[0].Uncoalesced);
+  EXPECT_EQ(K->Staged[0].Extents, (std::vector<std::int64_t>{16, 17}));
+  EXPECT_EQ(K->Staged[1].Extents, (std::vector<std::int64_t>{16}));
+}
+
+TEST(Tiling, TransposeWritesGoThroughATile) {
+  auto M = kernelFile("tp.cu");
+  ASSERT_TRUE(M);
+  MachineDescription MD = target("gtx285");
+  auto K = generateTiled(*M->find("tp"), {{16, 16}, {1, 1}, 16}, MD);
+  ASSERT_TRUE(bool(K)) << llvm::toString(K.takeError());
+  ASSERT_EQ(K->Staged.size(), 1u);
+  EXPECT_TRUE(K->Staged[0].IsWrite);
+  EXPECT_EQ(K->Staged[0].Extents, (std::vector<std::int64_t>{16, 17}));
+}
+
+TEST(Tiling, Refusals) {
+  MachineDescription MD = target("h100");
+  auto M = parseSource("__global__ void k(float *a, int n) {\n"
+                       "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                       "  if (i < n) a[i] = threadIdx.x;\n"
+                       "}\n",
+                       "k.cu", {});
+  ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
+  auto K = generateTiled(*(*M)->find("k"), {{64, 1}, {2, 1}, 0}, MD);
+  ASSERT_FALSE(bool(K));
+  EXPECT_NE(llvm::toString(K.takeError()).find("threadIdx"), std::string::npos);
+
+  // strsm's inner loop runs to the outer iterator: no tile can divide it.
+  auto S = kernelFile("strsm.cu");
+  ASSERT_TRUE(S);
+  auto T = generateTiled(*S->find("strsm"), {{32, 1}, {1, 1}, 32}, MD);
+  ASSERT_TRUE(bool(T)) << llvm::toString(T.takeError());
+  EXPECT_TRUE(T->Staged.empty());
+}
+
+TEST(Search, RankingPrefersLessTrafficWithinTheLimits) {
+  auto M = kernelFile("mm.cu");
+  ASSERT_TRUE(M);
+  for (const char *Name : {"gtx285", "gtx480", "h100"}) {
+    MachineDescription MD = target(Name);
+    auto Vs = rankVersions(*M->find("mm"), MD.CoalescedThread, MD);
+    ASSERT_FALSE(Vs.empty()) << Name;
+    for (size_t I = 1; I < Vs.size(); ++I)
+      EXPECT_LE(Vs[I - 1].Cost, Vs[I].Cost * 1.01) << Name;
+    for (const RankedVersion &V : Vs) {
+      EXPECT_GE(V.Occ.BlocksPerSM, 2u) << Name;
+      EXPECT_LE(V.Shape.Block[0] * V.Shape.Block[1],
+                std::int64_t(MD.ThreadInBlock));
+      EXPECT_LE(V.SharedBytes, staticSharedLimit(MD));
+    }
+    // Merging must beat the coalesced block alone.
+    EXPECT_LT(Vs.front().LoadsPerOutput, 1.0) << Name;
+  }
+}
+
+} // namespace
