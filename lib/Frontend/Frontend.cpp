@@ -74,9 +74,14 @@ public:
     const SourceManager &SM = *R.SourceManager;
     if (!SM.isInMainFile(SM.getExpansionLoc(FD->getLocation())))
       return;
+    // Lambdas and member functions are host code to us, even where Clang
+    // makes them implicitly __host__ __device__ (a lambda in main()).
+    const auto *Device = FD->getAttr<CUDADeviceAttr>();
+    bool Written = Device && !Device->isImplicit() &&
+                   !llvm::isa<CXXMethodDecl>(FD);
     if (isKernelDecl(*FD))
       Kernels.push_back(FD);
-    else if (FD->hasAttr<CUDADeviceAttr>() || R.Context->getLangOpts().OpenCL)
+    else if (Written || R.Context->getLangOpts().OpenCL)
       Helpers.push_back(FD);
     else
       Host.push_back(FD);
