@@ -1,0 +1,33 @@
+"""Checks a gpumerge --report=json --verify report of one optimized kernel:
+each kernel's verify_runs holds a fallback run at the requested sizes and an
+optimized run at sizes where every tile divides the domain and every loop
+tile divides its bound; the block times the merge factors is the tile."""
+import json
+import re
+import sys
+
+report = json.load(open(sys.argv[1]))
+for k in report["kernels"]:
+    for v in k["variants"]:
+        assert v["status"] == "optimized", v
+        launch = v["launch"]
+        paths = [r["path"] for r in v["verify_runs"]]
+        assert paths == ["fallback", "optimized"], paths
+        assert all(r["verify"] == "ok" for r in v["verify_runs"])
+        opt = v["verify_runs"][1]["sizes"]
+        for pre in launch["preconditions"]:
+            m = re.match(r"\(?(\w+)\)? % (\d+) == 0", pre)
+            if m:
+                assert opt[m.group(1)] % int(m.group(2)) == 0, (pre, opt)
+        tiles = [int(g.split(" / ")[1]) for g in launch["grid"]]
+        block = launch["block"]
+        names = [p["name"] for p in v["passes"]]
+        assert names == ["coalesce", "block-merge", "thread-merge"], names
+        tm = v["passes"][2]["parameters"]
+        fx, fy = (int(n) for n in tm["factor"].split("x"))
+        assert tiles == [block[0] * fx, block[1] * fy], (tiles, block, tm)
+        assert tm["block"] == "%dx%d" % tuple(block), (tm, block)
+        res = launch["resources"]
+        for key in ("registers", "shared_bytes", "blocks_per_sm"):
+            assert isinstance(res[key], int) and res[key] > 0, (key, res)
+print("ok")
