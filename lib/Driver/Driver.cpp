@@ -251,7 +251,7 @@ private:
     llvm::json::Array Coverage, Pre;
     for (unsigned Dim = 0; Dim < D.Dims; ++Dim)
       Coverage.push_back(Shape.Coverage[Dim]);
-    L["threads_per_output"] = std::move(Coverage);
+    L["outputs_per_thread"] = std::move(Coverage);
     if (P && !P->GuardsDomain)
       for (unsigned Dim = 0; Dim < D.Dims; ++Dim)
         Pre.push_back(llvm::formatv("({0}) % {1} == 0 (the tile divides the "
@@ -346,6 +346,10 @@ private:
         R.Kernel = Naive.clone();
         R.Status = "passed-through";
         R.Reason = "optimized, but written unoptimized: " + Problem;
+        Err << llvm::formatv("{0}:{1}: warning: kernel '{2}' ({3} variant) "
+                             "written unoptimized: {4}\n",
+                             Input, Naive.Span.Line, Naive.Name,
+                             memoryVariantName(V), Problem);
       }
     }
     R.Launch = launchReport(*R.Kernel, R.Shape);

@@ -245,7 +245,7 @@ std::optional<SizeBindings> sizesForOptimizedPath(const Function &Naive,
         return N;
       };
       int Base = Score(S);
-      for (std::int64_t Step = 1; Step <= 512; ++Step) {
+      for (std::int64_t Step = 1; Step <= 4096; ++Step) {
         SizeBindings T = S;
         T[P.Name] += Step;
         if (Score(T) > Base) {

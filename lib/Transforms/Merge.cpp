@@ -53,6 +53,18 @@ apply(Function &F, const PassContext &Ctx, const TileShape &S,
     return llvm::createStringError(llvm::inconvertibleErrorCode(), "%s: %s",
                                    Name.c_str(),
                                    llvm::toString(K.takeError()).c_str());
+  const LaunchPlan &Plan = *K->Kernel->Plan;
+  BlockResources Res{unsigned(S.Block[0] * S.Block[1]),
+                     Plan.EstimatedRegisters, unsigned(Plan.SharedBytes)};
+  Occupancy Occ = computeOccupancy(Ctx.Target, Res);
+  if (Occ.BlocksPerSM == 0)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "%s %lldx%lld gives a block of %u threads, about %u registers each "
+        "and %u bytes of shared memory, which cannot run on %s (%s)",
+        Name.c_str(), (long long)Fx, (long long)Fy, Res.ThreadsPerBlock,
+        Res.RegistersPerThread, Res.SharedBytesPerBlock,
+        Ctx.Target.Name.c_str(), occupancyLimitName(Occ.Limit));
   AppliedPass P{Name, {}};
   P.Parameters["direction"] = direction(Fx, Fy);
   P.Parameters["factor"] = llvm::formatv("{0}x{1}", Fx, Fy).str();

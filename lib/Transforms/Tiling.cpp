@@ -465,7 +465,10 @@ Generator::chooseLoop(NaiveShape &NS) {
       AffineVar I{AffineVar::Kind::Loop, L->Iter};
       auto Coeff = A.Index->coefficientOf(I).asConstant();
       bool IterRows = false;
-      if (!Coeff || *Coeff != 1) {
+      if (Coeff && *Coeff > 1 && *Coeff <= 8) {
+        // A[m*i + n]: a tile m*T wide serves every n in [n0, n0 + m)
+        // (§3.3 unrolls 16/gcd(m, 16) times to the same effect).
+      } else if (!Coeff || *Coeff != 1) {
         // Only as rows of a tile whose columns are consecutive positions.
         ThreadClass Cl = classOf(*A.Index);
         if (Cl != ThreadClass::X && Cl != ThreadClass::Y)
@@ -540,8 +543,50 @@ llvm::Error Generator::stage(NaiveShape &NS, LoopChoice &C, LaunchPlan &Plan) {
   // (array ref in the body) → replacement
   std::vector<std::pair<std::string, ExprPtr>> Replace; // by index text
   std::map<std::string, std::string> SharedOf;          // index text → tile
-  for (Candidate &Cand : C.Staged) {
+  // Accesses A[f + m*i + n] with the same f and m share one tile.
+  struct Group {
+    std::vector<const Candidate *> Members;
+    std::int64_t M = 1, N0 = 0;
+  };
+  std::vector<Group> Groups;
+  {
+    std::map<std::string, size_t> ByKey;
+    AffineVar I{AffineVar::Kind::Loop, L.Iter};
+    for (const Candidate &Cand : C.Staged) {
+      std::int64_t M = Cand.IterRows
+                           ? 1
+                           : *Cand.A.Index->coefficientOf(I).asConstant();
+      std::int64_t N = Cand.IterRows ? 0 : Cand.A.Index->constantTerm();
+      std::string GroupKey =
+          Cand.IterRows
+              ? Cand.A.Array + "[" + Cand.A.IndexText + "]"
+              : Cand.A.Array + "|" + std::to_string(M) + "|" +
+                    (Cand.A.Index->without(I) - AffineForm::constant(N)).str();
+      auto [It, New] = ByKey.emplace(GroupKey, Groups.size());
+      if (New)
+        Groups.push_back({{}, M, N});
+      Group &G = Groups[It->second];
+      G.Members.push_back(&Cand);
+      G.N0 = std::min(G.N0, N);
+    }
+  }
+  for (Group &G : Groups) {
+    // The representative: the access at the tile's first column.
+    const Candidate *Rep = nullptr;
+    std::vector<const Candidate *> Served;
+    for (const Candidate *Cand : G.Members) {
+      std::int64_t N = Cand->IterRows ? 0 : Cand->A.Index->constantTerm();
+      if (N - G.N0 >= G.M)
+        continue; // beyond the tile's width: stays in global memory
+      Served.push_back(Cand);
+      if (N == G.N0 && !Rep)
+        Rep = Cand;
+    }
+    if (!Rep)
+      continue;
+    const Candidate &Cand = *Rep;
     const Access &A = Cand.A;
+    const std::int64_t W = G.M * T; // columns of the tile
     std::string Key = A.Array + "[" + A.IndexText + "]";
     if (SharedOf.count(Key))
       continue;
@@ -563,11 +608,11 @@ llvm::Error Generator::stage(NaiveShape &NS, LoopChoice &C, LaunchPlan &Plan) {
                                                        : 1;
     const bool Flat = Rows == 1, IterRows = Cand.IterRows && !Flat;
     std::int64_t Pad =
-        Flat || IterRows ? 0 : choosePad(Rows, T, Cand.Class, S, MD);
+        Flat || IterRows ? 0 : choosePad(Rows, W, Cand.Class, S, MD);
     std::vector<std::int64_t> Dims =
-        Flat       ? std::vector<std::int64_t>{T}
+        Flat       ? std::vector<std::int64_t>{W}
         : IterRows ? std::vector<std::int64_t>{T, Rows}
-                   : std::vector<std::int64_t>{Rows, T + Pad};
+                   : std::vector<std::int64_t>{Rows, W + Pad};
     std::string Name = fresh(A.Array + "_s");
     Type ElemTy = A.Ref->getType();
     ElemTy.IsConst = false;
@@ -587,12 +632,16 @@ llvm::Error Generator::stage(NaiveShape &NS, LoopChoice &C, LaunchPlan &Plan) {
     std::string E = fresh("l");
     ExprPtr Row = Flat       ? intLit(0)
                   : IterRows ? binary(BinaryOp::Rem, var(E), intLit(Rows))
-                             : binary(BinaryOp::Div, var(E), intLit(T));
+                             : binary(BinaryOp::Div, var(E), intLit(W));
     ExprPtr Col = Flat       ? var(E)
                   : IterRows ? binary(BinaryOp::Div, var(E), intLit(Rows))
-                             : binary(BinaryOp::Rem, var(E), intLit(T));
+                             : binary(BinaryOp::Rem, var(E), intLit(W));
+    // Column c is element f + m*i0 + n0 + c.
     ExprPtr Src =
-        substituteVar(Index->clone(), L.Iter, *add(var(Tile), Col->clone()));
+        G.M == 1 ? substituteVar(Index->clone(), L.Iter,
+                                 *add(var(Tile), Col->clone()))
+                 : add(substituteVar(Index->clone(), L.Iter, *var(Tile)),
+                       Col->clone());
     if (Cand.Class == ThreadClass::X)
       Src = substituteBuiltin(
           std::move(Src), Builtin::Idx,
@@ -619,7 +668,7 @@ llvm::Error Generator::stage(NaiveShape &NS, LoopChoice &C, LaunchPlan &Plan) {
     auto Load = std::make_unique<ForStmt>();
     Load->Iter = E;
     Load->Init = Lin->clone();
-    Load->Bound = intLit(Rows * T);
+    Load->Bound = intLit(Rows * W);
     Load->Step = NT;
     Load->Body = block({});
     llvm::cast<BlockStmt>(Load->Body.get())
@@ -634,22 +683,30 @@ llvm::Error Generator::stage(NaiveShape &NS, LoopChoice &C, LaunchPlan &Plan) {
         : Cand.Class == ThreadClass::Y
             ? add(mul(builtin(Builtin::Tidy), intLit(S.Merge[1])), var(KyName))
             : nullptr;
-    std::vector<ExprPtr> ReadIdx;
-    ExprPtr Step = binary(BinaryOp::Sub, var(L.Iter), var(Tile));
-    if (IterRows) {
-      ReadIdx.push_back(std::move(Step));
-      ReadIdx.push_back(simplifyExpr(std::move(ReadRow)));
-    } else {
-      if (!Flat)
-        ReadIdx.push_back(simplifyExpr(std::move(ReadRow)));
-      ReadIdx.push_back(std::move(Step));
+    for (const Candidate *Member : Served) {
+      std::int64_t N =
+          Member->IterRows ? 0 : Member->A.Index->constantTerm() - G.N0;
+      ExprPtr Step = simplifyExpr(
+          add(mul(intLit(G.M), binary(BinaryOp::Sub, var(L.Iter), var(Tile))),
+              intLit(N)));
+      std::vector<ExprPtr> ReadIdx;
+      if (IterRows) {
+        ReadIdx.push_back(std::move(Step));
+        ReadIdx.push_back(simplifyExpr(ReadRow->clone()));
+      } else {
+        if (!Flat)
+          ReadIdx.push_back(simplifyExpr(ReadRow->clone()));
+        ReadIdx.push_back(std::move(Step));
+      }
+      auto Read = std::make_unique<ArrayRef>(Name, std::move(ReadIdx), ElemTy);
+      Read->Space = AddressSpace::Shared;
+      std::string MemberKey =
+          Member->A.Array + "[" + Member->A.IndexText + "]";
+      Replace.push_back({MemberKey, std::move(Read)});
+      SharedOf[MemberKey] = Name;
     }
-    auto Read = std::make_unique<ArrayRef>(Name, std::move(ReadIdx), ElemTy);
-    Read->Space = AddressSpace::Shared;
-    Replace.push_back({Key, std::move(Read)});
-    SharedOf[Key] = Name;
-    Result.Staged.push_back(
-        {A.Array, A.IndexText, Name, Dims, Cand.Uncoalesced, A.Line, Rows * T});
+    Result.Staged.push_back({A.Array, A.IndexText, Name, Dims,
+                             Cand.Uncoalesced, A.Line, Rows * W});
   }
   if (Result.Staged.empty())
     return llvm::Error::success();
