@@ -77,8 +77,8 @@ public:
     // Lambdas and member functions are host code to us, even where Clang
     // makes them implicitly __host__ __device__ (a lambda in main()).
     const auto *Device = FD->getAttr<CUDADeviceAttr>();
-    bool Written = Device && !Device->isImplicit() &&
-                   !llvm::isa<CXXMethodDecl>(FD);
+    bool Written =
+        Device && !Device->isImplicit() && !llvm::isa<CXXMethodDecl>(FD);
     if (isKernelDecl(*FD))
       Kernels.push_back(FD);
     else if (Written || R.Context->getLangOpts().OpenCL)

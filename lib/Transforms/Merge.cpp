@@ -54,8 +54,8 @@ apply(Function &F, const PassContext &Ctx, const TileShape &S,
                                    Name.c_str(),
                                    llvm::toString(K.takeError()).c_str());
   const LaunchPlan &Plan = *K->Kernel->Plan;
-  BlockResources Res{unsigned(S.Block[0] * S.Block[1]),
-                     Plan.EstimatedRegisters, unsigned(Plan.SharedBytes)};
+  BlockResources Res{unsigned(S.Block[0] * S.Block[1]), Plan.EstimatedRegisters,
+                     unsigned(Plan.SharedBytes)};
   Occupancy Occ = computeOccupancy(Ctx.Target, Res);
   if (Occ.BlocksPerSM == 0)
     return llvm::createStringError(

@@ -553,9 +553,8 @@ llvm::Error Generator::stage(NaiveShape &NS, LoopChoice &C, LaunchPlan &Plan) {
     std::map<std::string, size_t> ByKey;
     AffineVar I{AffineVar::Kind::Loop, L.Iter};
     for (const Candidate &Cand : C.Staged) {
-      std::int64_t M = Cand.IterRows
-                           ? 1
-                           : *Cand.A.Index->coefficientOf(I).asConstant();
+      std::int64_t M =
+          Cand.IterRows ? 1 : *Cand.A.Index->coefficientOf(I).asConstant();
       std::int64_t N = Cand.IterRows ? 0 : Cand.A.Index->constantTerm();
       std::string GroupKey =
           Cand.IterRows
@@ -637,11 +636,11 @@ llvm::Error Generator::stage(NaiveShape &NS, LoopChoice &C, LaunchPlan &Plan) {
                   : IterRows ? binary(BinaryOp::Div, var(E), intLit(Rows))
                              : binary(BinaryOp::Rem, var(E), intLit(W));
     // Column c is element f + m*i0 + n0 + c.
-    ExprPtr Src =
-        G.M == 1 ? substituteVar(Index->clone(), L.Iter,
-                                 *add(var(Tile), Col->clone()))
-                 : add(substituteVar(Index->clone(), L.Iter, *var(Tile)),
-                       Col->clone());
+    ExprPtr Src = G.M == 1
+                      ? substituteVar(Index->clone(), L.Iter,
+                                      *add(var(Tile), Col->clone()))
+                      : add(substituteVar(Index->clone(), L.Iter, *var(Tile)),
+                            Col->clone());
     if (Cand.Class == ThreadClass::X)
       Src = substituteBuiltin(
           std::move(Src), Builtin::Idx,
@@ -700,13 +699,12 @@ llvm::Error Generator::stage(NaiveShape &NS, LoopChoice &C, LaunchPlan &Plan) {
       }
       auto Read = std::make_unique<ArrayRef>(Name, std::move(ReadIdx), ElemTy);
       Read->Space = AddressSpace::Shared;
-      std::string MemberKey =
-          Member->A.Array + "[" + Member->A.IndexText + "]";
+      std::string MemberKey = Member->A.Array + "[" + Member->A.IndexText + "]";
       Replace.push_back({MemberKey, std::move(Read)});
       SharedOf[MemberKey] = Name;
     }
-    Result.Staged.push_back({A.Array, A.IndexText, Name, Dims,
-                             Cand.Uncoalesced, A.Line, Rows * W});
+    Result.Staged.push_back(
+        {A.Array, A.IndexText, Name, Dims, Cand.Uncoalesced, A.Line, Rows * W});
   }
   if (Result.Staged.empty())
     return llvm::Error::success();
