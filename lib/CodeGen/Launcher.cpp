@@ -313,6 +313,12 @@ private:
     return llvm::formatv("(long long){0}[{1}]", N.NaiveGlobal, D);
   }
 
+  /// The naive launch's dimension that the kernel's dimension \p D walks
+  /// (swapped when idx and idy were exchanged).
+  unsigned naiveDim(unsigned D) const {
+    return P.Interchanged && P.Dims == 2 ? 1 - D : D;
+  }
+
   bool roundsUp(unsigned D) const { return P.GuardsDomain && P.Extent[D]; }
 
   void emitDomain(std::string &Out) {
@@ -329,7 +335,8 @@ private:
     for (unsigned D = 0; D < P.Dims; ++D)
       emitLine(Out, 2,
                "const long long " + N.Extent[D] + " = " +
-                   (P.Extent[D] ? widened(F, *P.Extent[D]) : naiveThreads(D)) +
+                   (P.Extent[D] ? widened(F, *P.Extent[D])
+                                : naiveThreads(naiveDim(D))) +
                    ";");
     for (unsigned D = 0; D < P.Dims; ++D) {
       std::int64_t T = P.tile(D);
@@ -378,7 +385,7 @@ private:
       if (D >= P.Dims)
         check(Out, naiveThreads(D) + " == 1");
       else if (P.Extent[D])
-        check(Out, naiveThreads(D) + " >= " + N.Extent[D]);
+        check(Out, naiveThreads(naiveDim(D)) + " >= " + N.Extent[D]);
     }
     if (Fl == Flavor::Cuda)
       check(Out,

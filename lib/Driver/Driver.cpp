@@ -237,7 +237,8 @@ private:
     llvm::json::Array Block, Grid;
     for (unsigned Dim = 0; Dim < D.Dims; ++Dim) {
       Block.push_back(Shape.Block[Dim]);
-      std::string Extent = extentText(D, Dim);
+      std::string Extent = P && P->Extent[Dim] ? printExprDebug(*P->Extent[Dim])
+                                               : extentText(D, Dim);
       std::int64_t Tile = Shape.Block[Dim] * Shape.Coverage[Dim];
       Grid.push_back(
           P && !P->GuardsDomain
@@ -256,7 +257,10 @@ private:
       for (unsigned Dim = 0; Dim < D.Dims; ++Dim)
         Pre.push_back(llvm::formatv("({0}) % {1} == 0 (the tile divides the "
                                     "domain)",
-                                    extentText(D, Dim), P->tile(Dim))
+                                    P->Extent[Dim]
+                                        ? printExprDebug(*P->Extent[Dim])
+                                        : extentText(D, Dim),
+                                    P->tile(Dim))
                           .str());
     for (const Precondition &C : K.Plan->Preconditions)
       Pre.push_back(printExprDebug(*C.Cond) + " (" + C.Why + ")");
@@ -264,6 +268,8 @@ private:
       Pre.push_back(A + " and " + B + " do not overlap");
     L["preconditions"] = std::move(Pre);
     L["fallback"] = fallbackName(K.Name);
+    if (K.Plan->Interchanged)
+      L["interchanged"] = "the kernel's X walks the naive Y positions";
     if (P) {
       bool Ptxas = !P->PtxasSource.empty();
       unsigned Regs = Ptxas ? P->PtxasRegisters : P->EstimatedRegisters;

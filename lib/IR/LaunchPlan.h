@@ -62,6 +62,10 @@ struct LaunchPlan {
   /// position), so the launch rounds the grid up and the extent need not be
   /// divisible by the tile.
   bool GuardsDomain = false;
+  /// idx and idy exchanged (§3.3): the kernel's X walks the naive Y
+  /// positions and its Y the naive X ones, so Extent, Block and Coverage are
+  /// in the kernel's order and Extent[0] bounds the naive Y.
+  bool Interchanged = false;
   /// Static shared memory of one block, in bytes.
   std::int64_t SharedBytes = 0;
   /// Registers per thread estimated from KIR (ptxas, where available, is

@@ -185,8 +185,11 @@ NDRange rangeFor(const std::array<std::int64_t, 2> &Domain, unsigned Dims,
 } // namespace
 
 bool planApplies(const LaunchPlan &Plan,
-                 const std::array<std::int64_t, 2> &Domain,
+                 const std::array<std::int64_t, 2> &NaiveDomain,
                  const SizeBindings &Sizes, std::string &Failed) {
+  std::array<std::int64_t, 2> Domain = NaiveDomain;
+  if (Plan.Interchanged)
+    std::swap(Domain[0], Domain[1]);
   if (!Plan.SameLaunch && !Plan.GuardsDomain)
     for (unsigned D = 0; D < Plan.Dims; ++D)
       if (Domain[D] % Plan.tile(D) != 0) {
@@ -237,7 +240,7 @@ std::optional<SizeBindings> sizesForOptimizedPath(const Function &Naive,
         const LaunchPlan &Pl = *Emitted.Plan;
         if (!Pl.SameLaunch && !Pl.GuardsDomain)
           for (unsigned Dm = 0; Dm < Pl.Dims; ++Dm)
-            N += (*D)[Dm] % Pl.tile(Dm) == 0;
+            N += (*D)[Pl.Interchanged ? 1 - Dm : Dm] % Pl.tile(Dm) == 0;
         for (const Precondition &C : Pl.Preconditions) {
           auto V = evaluateInteger(*C.Cond, X);
           N += V && *V;
@@ -312,7 +315,10 @@ verifyKernel(const Module &M, const Function &Naive, const Function &Emitted,
       LaunchShape S;
       S.Block = P.Block;
       S.Coverage = P.Coverage;
-      CandidateRange = rangeFor(Result.Domain, Dims, S);
+      std::array<std::int64_t, 2> Domain = Result.Domain;
+      if (P.Interchanged)
+        std::swap(Domain[0], Domain[1]);
+      CandidateRange = rangeFor(Domain, Dims, S);
     }
   }
 

@@ -65,13 +65,25 @@ PassInfo coalescePass() {
             }
             const MachineDescription &MD = Ctx.Target;
             std::int64_t T = MD.CoalescedThread;
+            // §3.3: A[idx][idy] becomes A[idy][idx] when exchanging the
+            // positions leaves fewer accesses uncoalesced.
+            auto Uncoalesced = [&](const Function &G) {
+              unsigned N = 0;
+              for (const Access &A : collectAccesses(G))
+                N += checkCoalescing(A, MD).Coalesced == Tristate::False;
+              return N;
+            };
+            KernelDomain D = findDomain(F);
+            bool Interchange = D.Dims == 2 && D.Bounds[0].size() == 1 &&
+                               D.Bounds[1].size() == 1 &&
+                               Uncoalesced(*interchanged(F)) < Uncoalesced(F);
             // A write staged through shared memory needs a tile T
             // positions tall, so consecutive threads store T consecutive
             // elements; try that shape first and keep it if a write goes
             // through the tile.
             std::int64_t By =
                 std::min<std::int64_t>(T, std::max<std::int64_t>(1, 256 / T));
-            TileShape S{{T, By}, {1, T / By}, T};
+            TileShape S{{T, By}, {1, T / By}, T, Interchange};
             auto K = generateTiled(F, S, MD);
             bool Writes = false;
             if (K)
@@ -83,14 +95,14 @@ PassInfo coalescePass() {
               K->Kernel->Plan->ShapeFixedBy =
                   "the write tile of coalesce sets the block shape";
             } else {
-              S = TileShape{{T, 1}, {1, 1}, T};
+              S = TileShape{{T, 1}, {1, 1}, T, Interchange};
               K = generateTiled(F, S, MD);
             }
             if (!K) {
               Why = llvm::toString(K.takeError());
               return std::nullopt;
             }
-            if (K->Staged.empty()) {
+            if (K->Staged.empty() && !Interchange) {
               Why = uncoalescedSummary(F, MD);
               return std::nullopt;
             }
@@ -110,6 +122,9 @@ PassInfo coalescePass() {
             P.Parameters["converted"] = llvm::join(Converted, "; ");
             P.Parameters["loop"] = K->TiledLoop;
             P.Parameters["tile"] = std::to_string(T);
+            if (Interchange)
+              P.Parameters["interchange"] =
+                  "idx and idy exchanged: fewer accesses left uncoalesced";
             P.Parameters["block"] =
                 llvm::formatv("{0}x{1}", S.Block[0], S.Block[1]).str();
             if (S.Merge[1] > 1)

@@ -31,7 +31,8 @@ namespace {
 /// The shape \p F has now (the naive launch when it has no plan).
 TileShape currentShape(const Function &F) {
   if (F.Plan && F.Plan->Origin)
-    return {F.Plan->Block, F.Plan->Coverage, F.Plan->LoopTile};
+    return {F.Plan->Block, F.Plan->Coverage, F.Plan->LoopTile,
+            F.Plan->Interchanged};
   // The naive launch of Verify's naiveLaunch: 16x16, or 256 in 1-D.
   if (findDomain(F).Dims == 2)
     return {{16, 16}, {1, 1}, 0};
@@ -179,7 +180,8 @@ PassInfo blockMergePass() {
                       "(nothing is read through shared memory)";
                 return std::nullopt;
               }
-              auto Versions = rankVersions(Origin, Cur.LoopTile, Ctx.Target);
+              auto Versions = rankVersions(Origin, Cur.LoopTile, Ctx.Target,
+                                           std::nullopt, Cur.Interchange);
               if (Versions.empty()) {
                 Why = "no legal merged version";
                 return std::nullopt;
@@ -223,8 +225,8 @@ PassInfo threadMergePass() {
               Mx = Ctx.Merge.ThreadX.value_or(1);
               My = Ctx.Merge.ThreadY.value_or(1);
             } else {
-              auto Versions =
-                  rankVersions(Origin, Cur.LoopTile, Ctx.Target, Cur.Block);
+              auto Versions = rankVersions(Origin, Cur.LoopTile, Ctx.Target,
+                                           Cur.Block, Cur.Interchange);
               if (Versions.empty()) {
                 Why = "no legal merged version for this block";
                 return std::nullopt;

@@ -40,7 +40,12 @@ namespace {
 std::vector<std::string> campingAccesses(const Function &F,
                                          const MachineDescription &MD,
                                          std::int64_t TileX, std::string &Why) {
-  const Function &Origin = tilingOrigin(F);
+  // The accesses as the kernel makes them: after an interchange its X is
+  // the naive Y.
+  std::unique_ptr<Function> Swapped;
+  if (F.Plan && F.Plan->Interchanged)
+    Swapped = interchanged(tilingOrigin(F));
+  const Function &Origin = Swapped ? *Swapped : tilingOrigin(F);
   std::vector<std::string> Found;
   std::map<std::string, std::int64_t> Sizes(Origin.SizeHints.begin(),
                                             Origin.SizeHints.end());

@@ -21,10 +21,9 @@ double versionCost(const TiledKernel &K, const TileShape &S,
   return K.LoadsPerOutput / std::max(Hiding, 1e-6);
 }
 
-std::vector<RankedVersion>
-rankVersions(const Function &Origin, std::int64_t LoopTile,
-             const MachineDescription &MD,
-             std::optional<std::array<std::int64_t, 2>> FixedBlock) {
+std::vector<RankedVersion> rankVersions(
+    const Function &Origin, std::int64_t LoopTile, const MachineDescription &MD,
+    std::optional<std::array<std::int64_t, 2>> FixedBlock, bool Interchange) {
   unsigned Dims = findDomain(Origin).Dims;
   std::int64_t T = LoopTile > 0 ? LoopTile : MD.CoalescedThread;
   bool BothWays = MD.CoalescedThread >= MD.ThreadInWarp; // Fermi and later
@@ -51,7 +50,7 @@ rankVersions(const Function &Origin, std::int64_t LoopTile,
           continue;
         if (Mx * My > 16)
           continue;
-        TileShape S{B, {Mx, My}, LoopTile};
+        TileShape S{B, {Mx, My}, LoopTile, Interchange};
         // The paper's heuristic is about 256 threads per block; past 512,
         // two resident blocks leave under 32 registers a thread.
         if (B[0] * B[1] > std::min<std::int64_t>(MD.ThreadInBlock, 512))

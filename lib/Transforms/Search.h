@@ -48,7 +48,8 @@ struct RankedVersion {
 std::vector<RankedVersion>
 rankVersions(const Function &Origin, std::int64_t LoopTile,
              const MachineDescription &MD,
-             std::optional<std::array<std::int64_t, 2>> FixedBlock = {});
+             std::optional<std::array<std::int64_t, 2>> FixedBlock = {},
+             bool Interchange = false);
 
 /// The cost of one generated version (for tests and the report).
 double versionCost(const TiledKernel &K, const TileShape &S,

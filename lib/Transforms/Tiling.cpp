@@ -1193,10 +1193,33 @@ llvm::Expected<TiledKernel> Generator::run() {
 
 } // namespace
 
+std::unique_ptr<Function> interchanged(const Function &F) {
+  std::unique_ptr<Function> G = F.clone();
+  const char *Hold = "__interchange_x";
+  substituteBuiltin(*G->Body, Builtin::Idx, *var(Hold));
+  substituteBuiltin(*G->Body, Builtin::Idy, *builtin(Builtin::Idx));
+  substituteVar(*G->Body, Hold, *builtin(Builtin::Idy));
+  return G;
+}
+
 llvm::Expected<TiledKernel> generateTiled(const Function &Origin,
                                           const TileShape &S,
                                           const MachineDescription &MD) {
-  return Generator(Origin, S, MD).run();
+  if (!S.Interchange)
+    return Generator(Origin, S, MD).run();
+  KernelDomain D = findDomain(Origin);
+  if (D.Dims != 2 || D.Bounds[0].size() != 1 || D.Bounds[1].size() != 1)
+    return cannot("exchanging idx and idy needs a 2-D kernel with a bound "
+                  "on each position");
+  std::unique_ptr<Function> Swapped = interchanged(Origin);
+  TileShape Plain = S;
+  Plain.Interchange = false;
+  auto K = Generator(*Swapped, Plain, MD).run();
+  if (!K)
+    return K.takeError();
+  K->Kernel->Plan->Interchanged = true;
+  K->Kernel->Plan->Origin = std::shared_ptr<const Function>(Origin.clone());
+  return K;
 }
 
 } // namespace gpumerge

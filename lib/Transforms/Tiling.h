@@ -51,6 +51,8 @@ struct TileShape {
   std::array<std::int64_t, 2> Block = {16, 16}; ///< threads per block
   std::array<std::int64_t, 2> Merge = {1, 1};   ///< thread merge factors
   std::int64_t LoopTile = 0; ///< 0: no staging through shared memory
+  /// Exchange idx and idy first (§3.3: A[idx][idy] → A[idy][idx]).
+  bool Interchange = false;
 };
 
 /// An access the generated kernel reads through shared memory.
@@ -91,6 +93,9 @@ const Function &tilingOrigin(const Function &F);
 llvm::Expected<TiledKernel> generateTiled(const Function &Origin,
                                           const TileShape &S,
                                           const MachineDescription &MD);
+
+/// \p F with idx and idy exchanged (its guards and indices follow).
+std::unique_ptr<Function> interchanged(const Function &F);
 
 /// Removes `+ 0`, `* 1`, `0 * e`, and folds literal arithmetic.
 ExprPtr simplifyExpr(ExprPtr E);

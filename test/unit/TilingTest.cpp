@@ -156,6 +156,28 @@ TEST(Tiling, TransposeWritesGoThroughATile) {
   EXPECT_EQ(K->Staged[0].Extents, (std::vector<std::int64_t>{16, 17}));
 }
 
+TEST(Tiling, InterchangeSwapsTheDomain) {
+  auto M = kernelFile("madd_rowx.cu");
+  ASSERT_TRUE(M);
+  MachineDescription MD = target("gtx480");
+  TileShape S{{32, 8}, {1, 1}, 32, /*Interchange=*/true};
+  auto K = generateTiled(*M->find("madd_rowx"), S, MD);
+  ASSERT_TRUE(bool(K)) << llvm::toString(K.takeError());
+  const LaunchPlan &P = *K->Kernel->Plan;
+  EXPECT_TRUE(P.Interchanged);
+  EXPECT_TRUE(P.GuardsDomain);
+  // The kernel's X walks the columns (w), its Y the rows (h).
+  EXPECT_EQ(printExprDebug(*P.Extent[0]), "w");
+  EXPECT_EQ(printExprDebug(*P.Extent[1]), "h");
+  // The plan keeps the input kernel (not the exchanged one) as its origin.
+  EXPECT_NE(printFunctionDebug(*P.Origin).find("int row = idx"),
+            std::string::npos)
+      << printFunctionDebug(*P.Origin);
+  EXPECT_NE(printFunctionDebug(*K->Kernel).find("int row = idy"),
+            std::string::npos)
+      << printFunctionDebug(*K->Kernel);
+}
+
 TEST(Tiling, Refusals) {
   MachineDescription MD = target("h100");
   auto M = parseSource("__global__ void k(float *a, int n) {\n"
