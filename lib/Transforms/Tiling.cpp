@@ -63,6 +63,10 @@ ExprPtr simplifyExpr(ExprPtr E) {
       return nullptr;
     case BinaryOp::Sub:
       return IsLit(R, 0) ? std::move(B->LHS) : nullptr;
+    case BinaryOp::Div:
+      return IsLit(R, 1) ? std::move(B->LHS) : nullptr;
+    case BinaryOp::Rem:
+      return IsLit(R, 1) ? intLit(0) : nullptr;
     case BinaryOp::Mul:
       if (IsLit(R, 1))
         return std::move(B->LHS);
@@ -358,6 +362,7 @@ private:
   llvm::Expected<std::optional<LoopChoice>> chooseLoop(NaiveShape &NS);
   llvm::Error stage(NaiveShape &NS, LoopChoice &C, LaunchPlan &Plan);
   llvm::Error stageWrites(NaiveShape &NS, LaunchPlan &Plan);
+  llvm::Error stageSegments(NaiveShape &NS, LaunchPlan &Plan);
   void findVarying(std::vector<StmtPtr> &Stmts);
   unsigned maskOf(const Expr &E) const {
     unsigned M = 0;
@@ -772,6 +777,162 @@ llvm::Error Generator::stage(NaiveShape &NS, LoopChoice &C, LaunchPlan &Plan) {
   return llvm::Error::success();
 }
 
+/// Reads outside loops that the coalescing check rejects, with constant or
+/// predefined indices (§3.3: A[idy][0]): the segment the block's rows read
+/// is loaded once into a shared tile, a row per row of the block and the
+/// columns from the smallest constant offset to the largest, and read from
+/// there. Only elements the naive threads read are loaded.
+llvm::Error Generator::stageSegments(NaiveShape &NS, LaunchPlan &Plan) {
+  std::set<std::string> Written;
+  std::vector<Access> All = collectAccesses(Origin);
+  for (const Access &A : All)
+    if (A.IsWrite)
+      Written.insert(A.Array);
+  auto Defs = singleAssignmentLocals(Origin);
+  struct Segment {
+    const Access *Rep = nullptr;
+    ThreadClass Class = ThreadClass::None;
+    std::int64_t N0 = 0, N1 = 0;
+    std::vector<const Access *> Members;
+  };
+  std::map<std::string, Segment> Segments;
+  for (const Access &A : All) {
+    if (A.IsWrite || Written.count(A.Array) || !A.Loops.empty() || !A.Index ||
+        !A.Index->isAffine() || A.Ref->Indices.size() != 1 ||
+        A.Index->mentions(AffineVar::Kind::Loop) ||
+        checkCoalescing(A, MD).Coalesced != Tristate::False)
+      continue;
+    ThreadClass C = classOf(*A.Index);
+    if (C != ThreadClass::None && C != ThreadClass::Y)
+      continue;
+    std::int64_t N = A.Index->constantTerm();
+    std::string Key =
+        A.Array + "|" + (*A.Index - AffineForm::constant(N)).str();
+    Segment &Seg = Segments[Key];
+    if (!Seg.Rep || N < Seg.N0) {
+      if (!Seg.Rep)
+        Seg.N1 = N;
+      Seg.Rep = &A;
+      Seg.N0 = N;
+    }
+    Seg.N1 = std::max(Seg.N1, N);
+    Seg.Class = C;
+    Seg.Members.push_back(&A);
+  }
+  if (Segments.empty())
+    return llvm::Error::success();
+  const std::int64_t NT = S.Block[0] * S.Block[1];
+  std::vector<StmtPtr> Loads;
+  std::vector<std::pair<std::string, ExprPtr>> Replace;
+  for (auto &[Key, Seg] : Segments) {
+    const Access &A = *Seg.Rep;
+    if (Seg.N1 - Seg.N0 >= 64)
+      continue; // too wide a segment for one tile
+    ExprPtr Index = inlineLocals(A.Ref->Indices[0]->clone(), Defs, Origin);
+    bool Opaque = false;
+    walkExpr(*Index, [&](const Expr &X) {
+      if (auto *V = llvm::dyn_cast<VarRef>(&X))
+        Opaque |= !Origin.findParam(V->Name);
+      if (auto *B = llvm::dyn_cast<BuiltinRef>(&X))
+        Opaque |= B->Which != Builtin::Idy;
+    });
+    if (Opaque)
+      continue;
+    const std::int64_t Rows =
+        Seg.Class == ThreadClass::Y ? S.Block[1] * S.Merge[1] : 1;
+    const std::int64_t Cols = Seg.N1 - Seg.N0 + 1;
+    std::vector<std::int64_t> Dims;
+    if (Rows > 1)
+      Dims.push_back(Rows);
+    if (Cols > 1 || Rows == 1)
+      Dims.push_back(Cols);
+    std::string Name = fresh(A.Array + "_s");
+    Type ElemTy = A.Ref->getType();
+    ElemTy.IsConst = false;
+    Type SharedTy = ElemTy;
+    SharedTy.Space = AddressSpace::Shared;
+    auto Decl = std::make_unique<DeclStmt>(Name, SharedTy);
+    Decl->Extents = Dims;
+    Plan.SharedBytes += Rows * Cols * A.ElementBytes;
+    NS.Prologue.push_back(std::move(Decl));
+
+    std::string L = fresh("l");
+    ExprPtr Row =
+        Rows > 1 ? binary(BinaryOp::Div, var(L), intLit(Cols)) : intLit(0);
+    ExprPtr Col = binary(BinaryOp::Rem, var(L), intLit(Cols));
+    // Element (r, c): the representative's index at row r, plus c.
+    ExprPtr Src = add(Index->clone(), Col->clone());
+    if (Seg.Class == ThreadClass::Y)
+      Src = substituteBuiltin(
+          std::move(Src), Builtin::Idy,
+          *add(mul(builtin(Builtin::Bidy), intLit(Rows)), Row->clone()));
+    Row = simplifyExpr(std::move(Row));
+    Col = simplifyExpr(std::move(Col));
+    Src = simplifyExpr(std::move(Src));
+    std::vector<ExprPtr> DstIdx, SrcIdx;
+    if (Rows > 1)
+      DstIdx.push_back(std::move(Row));
+    if (Cols > 1 || Rows == 1)
+      DstIdx.push_back(std::move(Col));
+    SrcIdx.push_back(simplifyExpr(std::move(Src)));
+    auto Dst = std::make_unique<ArrayRef>(Name, std::move(DstIdx), ElemTy);
+    Dst->Space = AddressSpace::Shared;
+    auto Load = std::make_unique<ForStmt>();
+    Load->Iter = L;
+    Load->Init = S.Block[1] > 1
+                     ? add(mul(builtin(Builtin::Tidy), intLit(S.Block[0])),
+                           builtin(Builtin::Tidx))
+                     : builtin(Builtin::Tidx);
+    Load->Bound = intLit(Rows * Cols);
+    Load->Step = NT;
+    Load->Body = block({});
+    llvm::cast<BlockStmt>(Load->Body.get())
+        ->Body.push_back(std::make_unique<AssignStmt>(
+            std::move(Dst), AssignOp::Set,
+            std::make_unique<ArrayRef>(A.Array, std::move(SrcIdx),
+                                       A.Ref->getType())));
+    Loads.push_back(std::move(Load));
+    for (const Access *Member : Seg.Members) {
+      std::vector<ExprPtr> ReadIdx;
+      if (Rows > 1)
+        ReadIdx.push_back(simplifyExpr(
+            add(mul(builtin(Builtin::Tidy), intLit(S.Merge[1])), var(KyName))));
+      if (Cols > 1 || Rows == 1)
+        ReadIdx.push_back(intLit(Member->Index->constantTerm() - Seg.N0));
+      auto Read = std::make_unique<ArrayRef>(Name, std::move(ReadIdx), ElemTy);
+      Read->Space = AddressSpace::Shared;
+      Replace.push_back(
+          {Member->Array + "[" + Member->IndexText + "]", std::move(Read)});
+    }
+    Result.Staged.push_back(
+        {A.Array, A.IndexText, Name, Dims, true, A.Line, Rows * Cols});
+  }
+  if (Loads.empty())
+    return llvm::Error::success();
+  if (Plan.SharedBytes > staticSharedLimit(MD))
+    return cannot(llvm::formatv("the shared tiles need {0} bytes, more than "
+                                "the {1} a block may declare",
+                                Plan.SharedBytes, staticSharedLimit(MD)));
+  // Redirect the reads outside loops (inside a loop the same text is the
+  // same element: the index has no iterator), then load first of all.
+  for (StmtPtr &St : NS.Guarded)
+    rewriteExprs(*St, [&](Expr &X) -> ExprPtr {
+      auto *R = llvm::dyn_cast<ArrayRef>(&X);
+      if (!R || R->Space != AddressSpace::Global)
+        return nullptr;
+      std::string K = R->Array + "[" + printExprDebug(*R->Indices.back()) + "]";
+      for (auto &[Text, With] : Replace)
+        if (Text == K)
+          return With->clone();
+      return nullptr;
+    });
+  Loads.push_back(std::make_unique<SyncStmt>());
+  for (StmtPtr &St : NS.Guarded)
+    Loads.push_back(std::move(St));
+  NS.Guarded = std::move(Loads);
+  return llvm::Error::success();
+}
+
 /// Writes the coalescing check rejects, like the transpose's
 /// out[x*h + y], go through a shared tile: each thread stores its element
 /// at (its X, its Y) of the block's tile, and after a barrier the block
@@ -1076,9 +1237,12 @@ llvm::Expected<TiledKernel> Generator::run() {
   if (*Choice)
     if (auto E = stage(NS, **Choice, Plan))
       return E;
-  if (S.LoopTile > 0)
+  if (S.LoopTile > 0) {
+    if (auto E = stageSegments(NS, Plan))
+      return E;
     if (auto E = stageWrites(NS, Plan))
       return E;
+  }
   bool Tiled = !Result.Staged.empty();
 
   if (Tiled) {
