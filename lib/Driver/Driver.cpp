@@ -83,6 +83,8 @@ struct VariantResult {
   std::string Status = "passed-through";
   std::string Reason;
   std::vector<AppliedPass> Passes;
+  /// Passes of the pipeline that did not apply, with why.
+  std::vector<std::pair<std::string, std::string>> Skipped;
   std::unique_ptr<Function> Kernel; ///< null when passed through unlowered
   LaunchShape Shape;
   llvm::json::Object Launch;
@@ -326,8 +328,10 @@ private:
             printFunctionDebug(*R.Kernel).c_str());
       if (*Applied)
         R.Passes.push_back(**Applied);
-      else
+      else {
         NotApplied.push_back(Name + ": " + Why);
+        R.Skipped.push_back({Name, Why});
+      }
       if (auto E = writeStep(*R.Kernel, Step++, Name, V))
         return E;
     }
@@ -509,6 +513,11 @@ private:
                              {"status", R.Status},
                              {"passes", std::move(Passes)},
                              {"launch", std::move(R.Launch)}};
+        llvm::json::Array Skipped;
+        for (const auto &[Name, Why] : R.Skipped)
+          Skipped.push_back(
+              llvm::json::Object{{"name", Name}, {"reason", Why}});
+        O["not_applied"] = std::move(Skipped);
         if (!R.Reason.empty())
           O["reason"] = R.Reason;
         if (R.Verified) {

@@ -18,8 +18,9 @@
 //           int gm_bidx = (gm_bid / gridDim.y + gm_bidy) % gridDim.x;
 //           x = gm_bidx * blockDim.x + threadIdx.x; ...
 //
-// 1-D grids (the offset rotation of Fig. 15c) are not done yet; the pass
-// says so.
+// 1-D grids get the offset rotation of Fig. 15(c) on the tiled loop, when
+// its iterations only accumulate (the sums are reassociated, as in the
+// paper).
 //
 //===----------------------------------------------------------------------===//
 #include "Analysis/Accesses.h"
@@ -30,6 +31,8 @@
 #include "Transforms/Tiling.h"
 
 #include "llvm/Support/FormatVariadic.h"
+
+#include <set>
 
 namespace gpumerge {
 
@@ -94,6 +97,103 @@ std::vector<std::string> campingAccesses(const Function &F,
   return Found;
 }
 
+/// Is the body of \p L free of order: every scalar it carries across
+/// iterations only accumulated with += or -= (reassociated, as the paper's
+/// rotation does), nothing written to global memory?
+bool orderFree(ForStmt &L, std::string &Why) {
+  std::set<std::string> Inner, Accumulated;
+  walkStmts(*L.Body, [&](Stmt &X) {
+    if (auto *D = llvm::dyn_cast<DeclStmt>(&X))
+      Inner.insert(D->Name);
+    if (auto *F = llvm::dyn_cast<ForStmt>(&X))
+      Inner.insert(F->Iter);
+  });
+  bool Ok = true;
+  walkStmts(*L.Body, [&](Stmt &X) {
+    auto *A = llvm::dyn_cast<AssignStmt>(&X);
+    if (!A)
+      return;
+    if (auto *R = llvm::dyn_cast<ArrayRef>(A->LHS.get())) {
+      if (R->Space == AddressSpace::Global) {
+        Ok = false;
+        Why = "the loop writes global memory";
+      }
+      return;
+    }
+    auto *V = llvm::dyn_cast<VarRef>(A->LHS.get());
+    if (!V || Inner.count(V->Name))
+      return;
+    if (A->Op != AssignOp::Add && A->Op != AssignOp::Sub) {
+      Ok = false;
+      Why = "'" + V->Name + "' carries a value across iterations";
+    }
+    Accumulated.insert(V->Name);
+  });
+  walkStmts(*L.Body, [&](Stmt &X) {
+    if (auto *A = llvm::dyn_cast<AssignStmt>(&X))
+      walkExpr(*A->RHS, [&](const Expr &E) {
+        if (auto *V = llvm::dyn_cast<VarRef>(&E))
+          if (Accumulated.count(V->Name)) {
+            Ok = false;
+            Why = "'" + V->Name + "' is read while it accumulates";
+          }
+      });
+  });
+  return Ok;
+}
+
+/// 1-D grids, Fig. 15(c): each block starts the tiled loop at its own
+/// offset (bidx tiles in) and wraps around, so neighbouring blocks read
+/// different partitions at the same time.
+///
+///   for (int j0 = 0; j0 < w; j0 += 16) { ... }
+/// becomes
+///   for (int j0_r = 0; j0_r < w; j0_r += 16) {
+///     int j0 = (j0_r + blockIdx.x * 16) % w;
+///     ...
+///   }
+llvm::Expected<std::optional<AppliedPass>>
+rotateTiledLoop(Function &F, const PassContext &Ctx, std::string &Why) {
+  if (!F.Plan || F.Plan->SameLaunch || F.Plan->LoopTile <= 0) {
+    Why = "1-D grid without a tiled loop: the offset rotation (Fig. 15c) "
+          "needs one";
+    return std::nullopt;
+  }
+  std::int64_t T = F.Plan->LoopTile;
+  auto Found = campingAccesses(F, Ctx.Target, F.Plan->tile(0), Why);
+  if (Found.empty())
+    return std::nullopt;
+  ForStmt *L = nullptr;
+  for (StmtPtr &S : F.Body->Body)
+    if (auto *X = llvm::dyn_cast<ForStmt>(S.get()); X && X->Step == T && !L)
+      L = X;
+  if (!L || L->CondOp != BinaryOp::LT) {
+    Why = "no tiled loop at the top of the kernel to rotate";
+    return std::nullopt;
+  }
+  if (!orderFree(*L, Why))
+    return std::nullopt;
+  std::string Tile = L->Iter, Rotated = L->Iter + "_r";
+  ExprPtr Trip = binary(BinaryOp::Sub, L->Bound->clone(), L->Init->clone());
+  ExprPtr Start =
+      add(L->Init->clone(),
+          binary(BinaryOp::Rem,
+                 add(var(Rotated), mul(builtin(Builtin::Bidx), intLit(T))),
+                 Trip->clone()));
+  auto Decl = std::make_unique<DeclStmt>(Tile, L->IterType,
+                                         simplifyExpr(std::move(Start)));
+  auto *Body = llvm::cast<BlockStmt>(L->Body.get());
+  Body->Body.insert(Body->Body.begin(), std::move(Decl));
+  L->Iter = Rotated;
+  L->Init = intLit(0);
+  L->Bound = simplifyExpr(std::move(Trip));
+  AppliedPass P{"partition-camping", {}};
+  P.Parameters["order"] = "rotated loop (Fig. 15c)";
+  P.Parameters["loop"] = Tile;
+  P.Parameters["accesses"] = llvm::join(Found, "; ");
+  return P;
+}
+
 } // namespace
 
 PassInfo partitionCampingPass() {
@@ -103,11 +203,8 @@ PassInfo partitionCampingPass() {
           [](Function &F, const PassContext &Ctx,
              std::string &Why) -> llvm::Expected<std::optional<AppliedPass>> {
             unsigned Dims = findDomain(tilingOrigin(F)).Dims;
-            if (Dims != 2) {
-              Why = "1-D grids (the offset rotation of Fig. 15c) are not "
-                    "implemented";
-              return std::nullopt;
-            }
+            if (Dims != 2)
+              return rotateTiledLoop(F, Ctx, Why);
             bool Planned = F.Plan && !F.Plan->SameLaunch;
             std::int64_t TileX = Planned ? F.Plan->tile(0) : 16;
             auto Found = campingAccesses(F, Ctx.Target, TileX, Why);
