@@ -256,9 +256,10 @@ public:
                        widened(F, *P.Elements.at(X)) + ") * " +
                        elementBytes(X) + ";");
     for (const auto &[A, B] : P.Disjoint) {
-      comment(Out, llvm::formatv("{0} keeps {1} on chip ({3} memory or "
-                                 "registers) while it writes {2}: their "
-                                 "address ranges must not overlap.",
+      comment(Out, llvm::formatv("{0} keeps part of {1} or {2} on chip ({3} "
+                                 "memory or registers) while the other is "
+                                 "accessed: their address ranges must not "
+                                 "overlap.",
                                  F.Name, A, B,
                                  Fl == Flavor::Cuda ? "shared" : "local"));
       check(Out, "(" + address(A) + " + " + bytes(A) + " <= " + address(B) +
