@@ -236,16 +236,19 @@ private:
       Shape.Block = P->Block;
       Shape.Coverage = P->Coverage;
     }
+    // In the kernel's dimension order (the plan's, after an interchange).
+    auto Extent = [&](unsigned Dim) {
+      return P && P->Extent[Dim] ? printExprDebug(*P->Extent[Dim])
+                                 : extentText(D, Dim);
+    };
     llvm::json::Array Block, Grid;
     for (unsigned Dim = 0; Dim < D.Dims; ++Dim) {
       Block.push_back(Shape.Block[Dim]);
-      std::string Extent = P && P->Extent[Dim] ? printExprDebug(*P->Extent[Dim])
-                                               : extentText(D, Dim);
       std::int64_t Tile = Shape.Block[Dim] * Shape.Coverage[Dim];
       Grid.push_back(
           P && !P->GuardsDomain
-              ? llvm::formatv("({0}) / {1}", Extent, Tile).str()
-              : llvm::formatv("ceil(({0}) / {1})", Extent, Tile).str());
+              ? llvm::formatv("({0}) / {1}", Extent(Dim), Tile).str()
+              : llvm::formatv("ceil(({0}) / {1})", Extent(Dim), Tile).str());
     }
     llvm::json::Object L{{"block", std::move(Block)},
                          {"grid", std::move(Grid)}};
@@ -259,10 +262,7 @@ private:
       for (unsigned Dim = 0; Dim < D.Dims; ++Dim)
         Pre.push_back(llvm::formatv("({0}) % {1} == 0 (the tile divides the "
                                     "domain)",
-                                    P->Extent[Dim]
-                                        ? printExprDebug(*P->Extent[Dim])
-                                        : extentText(D, Dim),
-                                    P->tile(Dim))
+                                    Extent(Dim), P->tile(Dim))
                           .str());
     for (const Precondition &C : K.Plan->Preconditions)
       Pre.push_back(printExprDebug(*C.Cond) + " (" + C.Why + ")");
@@ -313,7 +313,6 @@ private:
         return Req.takeError();
       Ctx.Merge = *Req;
     }
-    std::vector<std::string> NotApplied;
     unsigned Step = 1;
     for (const std::string &Name : Names) {
       std::string Why;
@@ -328,10 +327,8 @@ private:
             printFunctionDebug(*R.Kernel).c_str());
       if (*Applied)
         R.Passes.push_back(**Applied);
-      else {
-        NotApplied.push_back(Name + ": " + Why);
+      else
         R.Skipped.push_back({Name, Why});
-      }
       if (auto E = writeStep(*R.Kernel, Step++, Name, V))
         return E;
     }
@@ -345,7 +342,10 @@ private:
                  " pipeline has no optimization pass implemented yet; the "
                  "kernel is written back unchanged";
     } else {
-      R.Reason = "no pass applied (" + llvm::join(NotApplied, "; ") + ")";
+      std::vector<std::string> Skipped;
+      for (const auto &[Name, Why] : R.Skipped)
+        Skipped.push_back(Name + ": " + Why);
+      R.Reason = "no pass applied (" + llvm::join(Skipped, "; ") + ")";
     }
     // The emitters write the optimized kernel only where its launches can
     // all go through the generated launcher; otherwise the input's kernel

@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <functional>
 
 namespace gpumerge {
 
@@ -184,28 +185,47 @@ NDRange rangeFor(const std::array<std::int64_t, 2> &Domain, unsigned Dims,
 
 } // namespace
 
-bool planApplies(const LaunchPlan &Plan,
-                 const std::array<std::int64_t, 2> &NaiveDomain,
-                 const SizeBindings &Sizes, std::string &Failed) {
+/// The launch conditions of \p Plan for a naive domain of \p NaiveDomain
+/// threads at \p Sizes: how many hold, out of \p Total; \p Failed (when
+/// given) says why the first that does not hold fails.
+static unsigned conditionsHeld(const LaunchPlan &Plan,
+                               const std::array<std::int64_t, 2> &NaiveDomain,
+                               const SizeBindings &Sizes, unsigned &Total,
+                               std::string *Failed = nullptr) {
   std::array<std::int64_t, 2> Domain = NaiveDomain;
   if (Plan.Interchanged)
     std::swap(Domain[0], Domain[1]);
+  unsigned Held = 0;
+  Total = 0;
+  auto Note = [&](bool Holds, const std::function<std::string()> &Why) {
+    ++Total;
+    Held += Holds;
+    if (!Holds && Failed && Failed->empty())
+      *Failed = Why();
+  };
   if (!Plan.SameLaunch && !Plan.GuardsDomain)
     for (unsigned D = 0; D < Plan.Dims; ++D)
-      if (Domain[D] % Plan.tile(D) != 0) {
-        Failed = llvm::formatv("the domain ({0} threads in {1}) is not a "
-                               "multiple of the tile ({2})",
-                               Domain[D], D == 0 ? "X" : "Y", Plan.tile(D));
-        return false;
-      }
+      Note(Domain[D] % Plan.tile(D) == 0, [&] {
+        return llvm::formatv("the domain ({0} threads in {1}) is not a "
+                             "multiple of the tile ({2})",
+                             Domain[D], D == 0 ? "X" : "Y", Plan.tile(D))
+            .str();
+      });
   for (const Precondition &P : Plan.Preconditions) {
     auto V = evaluateInteger(*P.Cond, Sizes);
-    if (!V || !*V) {
-      Failed = printExprDebug(*P.Cond) + " does not hold (" + P.Why + ")";
-      return false;
-    }
+    Note(V && *V, [&] {
+      return printExprDebug(*P.Cond) + " does not hold (" + P.Why + ")";
+    });
   }
-  return true;
+  return Held;
+}
+
+bool planApplies(const LaunchPlan &Plan,
+                 const std::array<std::int64_t, 2> &NaiveDomain,
+                 const SizeBindings &Sizes, std::string &Failed) {
+  unsigned Total;
+  Failed.clear();
+  return conditionsHeld(Plan, NaiveDomain, Sizes, Total, &Failed) == Total;
 }
 
 std::optional<SizeBindings> sizesForOptimizedPath(const Function &Naive,
@@ -215,14 +235,19 @@ std::optional<SizeBindings> sizesForOptimizedPath(const Function &Naive,
     return Sizes;
   SizeBindings S = chooseSizes(Naive, Sizes);
   KernelDomain KD = findDomain(Naive);
-  auto Holds = [&](const SizeBindings &X) {
+  // Conditions held at X; -1 when X leaves the domain empty.
+  unsigned Total = 0;
+  auto Score = [&](const SizeBindings &X) {
     auto D = evaluateDomain(Naive, KD, X);
     if (!D) {
       llvm::consumeError(D.takeError());
-      return false;
+      return -1;
     }
-    std::string Failed;
-    return planApplies(*Emitted.Plan, *D, X, Failed);
+    return int(conditionsHeld(*Emitted.Plan, *D, X, Total));
+  };
+  auto Holds = [&](const SizeBindings &X) {
+    int N = Score(X);
+    return N >= 0 && unsigned(N) == Total;
   };
   // Raise one size at a time, in parameter order, by the smallest step
   // that makes more of the conditions hold; a few rounds settle it.
@@ -230,23 +255,6 @@ std::optional<SizeBindings> sizesForOptimizedPath(const Function &Naive,
     for (const Param &P : Naive.Params) {
       if (!S.count(P.Name) || Holds(S))
         continue;
-      auto Score = [&](const SizeBindings &X) {
-        auto D = evaluateDomain(Naive, KD, X);
-        if (!D) {
-          llvm::consumeError(D.takeError());
-          return -1;
-        }
-        int N = 0;
-        const LaunchPlan &Pl = *Emitted.Plan;
-        if (!Pl.SameLaunch && !Pl.GuardsDomain)
-          for (unsigned Dm = 0; Dm < Pl.Dims; ++Dm)
-            N += (*D)[Pl.Interchanged ? 1 - Dm : Dm] % Pl.tile(Dm) == 0;
-        for (const Precondition &C : Pl.Preconditions) {
-          auto V = evaluateInteger(*C.Cond, X);
-          N += V && *V;
-        }
-        return N;
-      };
       int Base = Score(S);
       for (std::int64_t Step = 1; Step <= 4096; ++Step) {
         SizeBindings T = S;

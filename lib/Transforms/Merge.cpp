@@ -140,6 +140,15 @@ const RankedVersion &checkWithPtxas(const Function &Origin,
   return Versions.back();
 }
 
+/// Does an earlier pass fix the block shape (a write tile sized for
+/// coalescing)? Forced factors override it.
+bool shapeFixed(const Function &F, const PassContext &Ctx, std::string &Why) {
+  if (!F.Plan || F.Plan->ShapeFixedBy.empty() || Ctx.Merge.any())
+    return false;
+  Why = F.Plan->ShapeFixedBy;
+  return true;
+}
+
 /// The first few ranked versions, for the report (the seam of a timed
 /// search: these are the versions it would run).
 std::string topVersions(const std::vector<RankedVersion> &Vs) {
@@ -163,12 +172,10 @@ PassInfo blockMergePass() {
           "(§3.5, G2S)",
           [](Function &F, const PassContext &Ctx,
              std::string &Why) -> llvm::Expected<std::optional<AppliedPass>> {
+            if (shapeFixed(F, Ctx, Why))
+              return std::nullopt;
             TileShape Cur = currentShape(F);
             const Function &Origin = tilingOrigin(F);
-            if (F.Plan && !F.Plan->ShapeFixedBy.empty() && !Ctx.Merge.any()) {
-              Why = F.Plan->ShapeFixedBy;
-              return std::nullopt;
-            }
             std::int64_t Fx = 1, Fy = 1;
             std::string Chosen = "--merge", Ranked;
             if (Ctx.Merge.BlockX || Ctx.Merge.BlockY) {
@@ -213,20 +220,17 @@ PassInfo threadMergePass() {
           "registers (§3.5, G2R, Fig. 10)",
           [](Function &F, const PassContext &Ctx,
              std::string &Why) -> llvm::Expected<std::optional<AppliedPass>> {
-            TileShape Cur = currentShape(F);
-            const Function &Origin = tilingOrigin(F);
-            if (F.Plan && !F.Plan->ShapeFixedBy.empty() && !Ctx.Merge.any()) {
-              Why = F.Plan->ShapeFixedBy;
+            if (shapeFixed(F, Ctx, Why))
               return std::nullopt;
-            }
-            std::int64_t Mx = 1, My = 1;
+            TileShape S = currentShape(F);
             std::string Chosen = "--merge";
+            std::optional<KernelResources> Used;
             if (Ctx.Merge.ThreadX || Ctx.Merge.ThreadY) {
-              Mx = Ctx.Merge.ThreadX.value_or(1);
-              My = Ctx.Merge.ThreadY.value_or(1);
+              S.Merge = {Ctx.Merge.ThreadX.value_or(1),
+                         Ctx.Merge.ThreadY.value_or(1)};
             } else {
-              auto Versions = rankVersions(Origin, Cur.LoopTile, Ctx.Target,
-                                           Cur.Block, Cur.Interchange);
+              auto Versions = rankVersions(tilingOrigin(F), S.LoopTile,
+                                           Ctx.Target, S.Block, S.Interchange);
               if (Versions.empty()) {
                 Why = "no legal merged version for this block";
                 return std::nullopt;
@@ -238,36 +242,31 @@ PassInfo threadMergePass() {
                 return std::nullopt;
               }
               std::string Note;
-              std::optional<KernelResources> Used;
-              const RankedVersion &Best =
-                  checkWithPtxas(Origin, Versions, Ctx.Target, Note, Used);
-              Mx = Best.Shape.Merge[0];
-              My = Best.Shape.Merge[1];
+              const RankedVersion &Best = checkWithPtxas(
+                  tilingOrigin(F), Versions, Ctx.Target, Note, Used);
+              S.Merge = Best.Shape.Merge;
               Chosen = llvm::formatv("static model (cost {0:f4}, best of {1}); "
                                      "{2}",
                                      Best.Cost, Versions.size(), Note);
-              if (Mx == 1 && My == 1) {
+              if (S.Merge == std::array<std::int64_t, 2>{1, 1}) {
                 Why = Note;
                 return std::nullopt;
               }
-              auto R = apply(F, Ctx, {Cur.Block, {Mx, My}, Cur.LoopTile},
-                             "thread-merge", Mx, My, Chosen);
-              if (R && *R && Used) {
-                F.Plan->PtxasSource = Used->Source;
-                F.Plan->PtxasRegisters = Used->Registers;
-                F.Plan->PtxasSpillBytes =
-                    Used->SpillStoreBytes + Used->SpillLoadBytes;
-              }
-              return R;
             }
-            if (Mx == 1 && My == 1) {
+            if (S.Merge == std::array<std::int64_t, 2>{1, 1}) {
               Why = "merged threads would share no data (the model finds no "
                     "gain)";
               return std::nullopt;
             }
-            TileShape S = Cur;
-            S.Merge = {Mx, My};
-            return apply(F, Ctx, S, "thread-merge", Mx, My, Chosen);
+            auto R = apply(F, Ctx, S, "thread-merge", S.Merge[0], S.Merge[1],
+                           Chosen);
+            if (R && *R && Used) {
+              F.Plan->PtxasSource = Used->Source;
+              F.Plan->PtxasRegisters = Used->Registers;
+              F.Plan->PtxasSpillBytes =
+                  Used->SpillStoreBytes + Used->SpillLoadBytes;
+            }
+            return R;
           }};
 }
 

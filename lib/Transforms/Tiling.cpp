@@ -329,6 +329,29 @@ std::int64_t choosePad(std::int64_t Rows, std::int64_t Cols, ThreadClass C,
 // The generator
 //===----------------------------------------------------------------------===//
 
+/// An access as written, `a[y * k + i]`: staged accesses are matched by it.
+std::string accessKey(const std::string &Array, const std::string &Index) {
+  return Array + "[" + Index + "]";
+}
+std::string accessKey(const ArrayRef &R) {
+  return accessKey(R.Array, printExprDebug(*R.Indices.back()));
+}
+
+/// Replaces under \p St every global access whose key \p Replace names.
+void redirect(Stmt &St,
+              const std::vector<std::pair<std::string, ExprPtr>> &Replace) {
+  rewriteExprs(St, [&](Expr &X) -> ExprPtr {
+    auto *R = llvm::dyn_cast<ArrayRef>(&X);
+    if (!R || R->Space != AddressSpace::Global)
+      return nullptr;
+    std::string Key = accessKey(*R);
+    for (auto &[K, With] : Replace)
+      if (K == Key)
+        return With->clone();
+    return nullptr;
+  });
+}
+
 const char *KxName = "__merge_kx";
 const char *KyName = "__merge_ky";
 
@@ -350,6 +373,87 @@ private:
   std::map<std::string, unsigned> Varying;
   unsigned MergedDims = 0; ///< bit 0: Merge[0] > 1, bit 1: Merge[1] > 1
   TiledKernel Result;
+  /// The naive kernel's global accesses, the arrays it writes and reads,
+  /// and its single-assignment locals (for inlining into staged indices).
+  std::vector<Access> Accesses;
+  std::set<std::string> Written, Read;
+  std::map<std::string, const Expr *> Defs;
+
+  /// A shared tile for elements of an array accessed as \p Ref, declared
+  /// at the top of the kernel and counted in the plan.
+  struct SharedTile {
+    std::string Name;
+    Type ElemTy;
+  };
+  SharedTile declareTile(NaiveShape &NS, LaunchPlan &Plan,
+                         const std::string &Array, const Type &RefTy,
+                         unsigned ElementBytes,
+                         const std::vector<std::int64_t> &Dims) {
+    SharedTile T{fresh(Array + "_s"), RefTy};
+    T.ElemTy.IsConst = false;
+    Type SharedTy = T.ElemTy;
+    SharedTy.Space = AddressSpace::Shared;
+    auto Decl = std::make_unique<DeclStmt>(T.Name, SharedTy);
+    Decl->Extents = Dims;
+    std::int64_t Words = 1;
+    for (std::int64_t D : Dims)
+      Words *= D;
+    Plan.SharedBytes += Words * ElementBytes;
+    NS.Prologue.push_back(std::move(Decl));
+    return T;
+  }
+  static ExprPtr tileRef(const SharedTile &T, std::vector<ExprPtr> Indices) {
+    auto R = std::make_unique<ArrayRef>(T.Name, std::move(Indices), T.ElemTy);
+    R->Space = AddressSpace::Shared;
+    return R;
+  }
+  /// The thread's linear id in the block.
+  ExprPtr threadInBlock() const {
+    return S.Block[1] > 1 ? add(mul(builtin(Builtin::Tidy), intLit(S.Block[0])),
+                                builtin(Builtin::Tidx))
+                          : builtin(Builtin::Tidx);
+  }
+  /// for (Iter = thread id; Iter < Count; Iter += threads) Body: the
+  /// block's threads share \p Count copies, consecutive threads consecutive
+  /// elements.
+  StmtPtr cooperativeLoop(const std::string &Iter, std::int64_t Count,
+                          StmtPtr Body) const {
+    auto L = std::make_unique<ForStmt>();
+    L->Iter = Iter;
+    L->Init = threadInBlock();
+    L->Bound = intLit(Count);
+    L->Step = S.Block[0] * S.Block[1];
+    L->Body = block({});
+    llvm::cast<BlockStmt>(L->Body.get())->Body.push_back(std::move(Body));
+    return L;
+  }
+  llvm::Error checkSharedLimit(const LaunchPlan &Plan) const {
+    if (Plan.SharedBytes <= staticSharedLimit(MD))
+      return llvm::Error::success();
+    return cannot(llvm::formatv("the shared tiles need {0} bytes, more than "
+                                "the {1} a block may declare",
+                                Plan.SharedBytes, staticSharedLimit(MD)));
+  }
+  /// Records how many elements \p Array has, for the launcher's aliasing
+  /// check.
+  llvm::Error requireElements(LaunchPlan &Plan, const std::string &Array) {
+    ExprPtr N = symbolicElements(Origin, Array);
+    if (!N)
+      return cannot("cannot bound the extent of '" + Array +
+                    "' for the run-time aliasing check");
+    Plan.Elements[Array] = std::shared_ptr<const Expr>(std::move(N));
+    return llvm::Error::success();
+  }
+  /// Does \p Index name a variable other than a scalar parameter and
+  /// \p Iterators? (The naive kernel has no built-ins but idx and idy.)
+  bool opaque(const Expr &Index, const std::set<std::string> &Iterators) const {
+    bool Opaque = false;
+    walkExpr(Index, [&](const Expr &X) {
+      if (auto *V = llvm::dyn_cast<VarRef>(&X))
+        Opaque |= !Origin.findParam(V->Name) && !Iterators.count(V->Name);
+    });
+    return Opaque;
+  }
 
   std::string fresh(const std::string &Base) {
     std::string N = Base;
@@ -419,11 +523,6 @@ Generator::chooseLoop(NaiveShape &NS) {
   if (Loops.empty())
     return std::nullopt;
 
-  std::set<std::string> Written;
-  std::vector<Access> All = collectAccesses(Origin);
-  for (const Access &A : All)
-    if (A.IsWrite)
-      Written.insert(A.Array);
   // Accesses are found on Origin; loops on the clone in NS. Match loops by
   // their position in a pre-order walk of both trees.
   std::vector<const ForStmt *> OriginLoops;
@@ -462,7 +561,7 @@ Generator::chooseLoop(NaiveShape &NS) {
     LoopChoice C;
     C.Loop = L;
     C.Uniform = Uniform;
-    for (const Access &A : All) {
+    for (const Access &A : Accesses) {
       if (A.IsWrite || Written.count(A.Array) || !A.Index ||
           !A.Index->isAffine() || A.Loops.empty() ||
           A.Loops.back().Loop != OL || A.Loops.back().ThreadStart)
@@ -528,8 +627,6 @@ ExprPtr inlineLocals(ExprPtr E, const std::map<std::string, const Expr *> &Defs,
 llvm::Error Generator::stage(NaiveShape &NS, LoopChoice &C, LaunchPlan &Plan) {
   ForStmt &L = *C.Loop;
   const std::int64_t T = S.LoopTile;
-  const std::int64_t NT = S.Block[0] * S.Block[1];
-  auto Defs = singleAssignmentLocals(Origin);
   std::set<std::string> LoopLocals;
   collectNames(*L.Body, LoopLocals);
 
@@ -539,15 +636,10 @@ llvm::Error Generator::stage(NaiveShape &NS, LoopChoice &C, LaunchPlan &Plan) {
     Bound = add(std::move(Bound), intLit(1));
   Bound = simplifyExpr(std::move(Bound));
 
-  // The thread's linear id in the block, for the cooperative loads.
-  ExprPtr Lin = S.Block[1] > 1
-                    ? add(mul(builtin(Builtin::Tidy), intLit(S.Block[0])),
-                          builtin(Builtin::Tidx))
-                    : builtin(Builtin::Tidx);
   std::vector<StmtPtr> Loads;
   // (array ref in the body) → replacement
   std::vector<std::pair<std::string, ExprPtr>> Replace; // by index text
-  std::map<std::string, std::string> SharedOf;          // index text → tile
+  std::set<std::string> Redirected;                     // keys already staged
   // Accesses A[f + m*i + n] with the same f and m share one tile.
   struct Group {
     std::vector<const Candidate *> Members;
@@ -563,7 +655,7 @@ llvm::Error Generator::stage(NaiveShape &NS, LoopChoice &C, LaunchPlan &Plan) {
       std::int64_t N = Cand.IterRows ? 0 : Cand.A.Index->constantTerm();
       std::string GroupKey =
           Cand.IterRows
-              ? Cand.A.Array + "[" + Cand.A.IndexText + "]"
+              ? accessKey(Cand.A.Array, Cand.A.IndexText)
               : Cand.A.Array + "|" + std::to_string(M) + "|" +
                     (Cand.A.Index->without(I) - AffineForm::constant(N)).str();
       auto [It, New] = ByKey.emplace(GroupKey, Groups.size());
@@ -591,22 +683,15 @@ llvm::Error Generator::stage(NaiveShape &NS, LoopChoice &C, LaunchPlan &Plan) {
     const Candidate &Cand = *Rep;
     const Access &A = Cand.A;
     const std::int64_t W = G.M * T; // columns of the tile
-    std::string Key = A.Array + "[" + A.IndexText + "]";
-    if (SharedOf.count(Key))
+    if (Redirected.count(accessKey(A.Array, A.IndexText)))
       continue;
     ExprPtr Index = inlineLocals(A.Ref->Indices.back()->clone(), Defs, Origin);
     if (A.Ref->Indices.size() != 1 || mentionsVar(*Index, LoopLocals))
       continue;
-    bool Unknown = false;
-    walkExpr(*Index, [&](const Expr &X) {
-      if (auto *V = llvm::dyn_cast<VarRef>(&X))
-        Unknown |= !Origin.findParam(V->Name) && V->Name != L.Iter &&
-                   !C.Uniform.count(V->Name);
-      if (auto *B = llvm::dyn_cast<BuiltinRef>(&X))
-        Unknown |= B->Which != Builtin::Idx && B->Which != Builtin::Idy;
-    });
-    if (Unknown)
-      continue; // an enclosing loop's iterator or an opaque local
+    std::set<std::string> Iterators = C.Uniform;
+    Iterators.insert(L.Iter);
+    if (opaque(*Index, Iterators))
+      continue; // a local the index cannot be expressed without
     std::int64_t Rows = Cand.Class == ThreadClass::X   ? S.Block[0] * S.Merge[0]
                         : Cand.Class == ThreadClass::Y ? S.Block[1] * S.Merge[1]
                                                        : 1;
@@ -617,18 +702,8 @@ llvm::Error Generator::stage(NaiveShape &NS, LoopChoice &C, LaunchPlan &Plan) {
         Flat       ? std::vector<std::int64_t>{W}
         : IterRows ? std::vector<std::int64_t>{T, Rows}
                    : std::vector<std::int64_t>{Rows, W + Pad};
-    std::string Name = fresh(A.Array + "_s");
-    Type ElemTy = A.Ref->getType();
-    ElemTy.IsConst = false;
-    Type SharedTy = ElemTy;
-    SharedTy.Space = AddressSpace::Shared;
-    auto Decl = std::make_unique<DeclStmt>(Name, SharedTy);
-    Decl->Extents = Dims;
-    std::int64_t Words = 1;
-    for (std::int64_t D : Dims)
-      Words *= D;
-    Plan.SharedBytes += Words * A.ElementBytes;
-    NS.Prologue.push_back(std::move(Decl));
+    SharedTile Shared =
+        declareTile(NS, Plan, A.Array, A.Ref->getType(), A.ElementBytes, Dims);
 
     // The load: element l of the tile is (row r, column c) of the block's
     // threads and the loop's T iterations, consecutive l along consecutive
@@ -663,22 +738,14 @@ llvm::Error Generator::stage(NaiveShape &NS, LoopChoice &C, LaunchPlan &Plan) {
         DstIdx.push_back(std::move(Row));
       DstIdx.push_back(std::move(Col));
     }
-    auto Dst = std::make_unique<ArrayRef>(Name, std::move(DstIdx), ElemTy);
-    Dst->Space = AddressSpace::Shared;
     std::vector<ExprPtr> SrcIdx;
     SrcIdx.push_back(simplifyExpr(std::move(Src)));
     auto SrcRef = std::make_unique<ArrayRef>(A.Array, std::move(SrcIdx),
                                              A.Ref->getType());
-    auto Load = std::make_unique<ForStmt>();
-    Load->Iter = E;
-    Load->Init = Lin->clone();
-    Load->Bound = intLit(Rows * W);
-    Load->Step = NT;
-    Load->Body = block({});
-    llvm::cast<BlockStmt>(Load->Body.get())
-        ->Body.push_back(std::make_unique<AssignStmt>(
-            std::move(Dst), AssignOp::Set, std::move(SrcRef)));
-    Loads.push_back(std::move(Load));
+    Loads.push_back(cooperativeLoop(
+        E, Rows * W,
+        std::make_unique<AssignStmt>(tileRef(Shared, std::move(DstIdx)),
+                                     AssignOp::Set, std::move(SrcRef))));
 
     // The read in the computation: row of this thread's copy.
     ExprPtr ReadRow =
@@ -702,40 +769,27 @@ llvm::Error Generator::stage(NaiveShape &NS, LoopChoice &C, LaunchPlan &Plan) {
           ReadIdx.push_back(simplifyExpr(ReadRow->clone()));
         ReadIdx.push_back(std::move(Step));
       }
-      auto Read = std::make_unique<ArrayRef>(Name, std::move(ReadIdx), ElemTy);
-      Read->Space = AddressSpace::Shared;
-      std::string MemberKey = Member->A.Array + "[" + Member->A.IndexText + "]";
-      Replace.push_back({MemberKey, std::move(Read)});
-      SharedOf[MemberKey] = Name;
+      std::string MemberKey = accessKey(Member->A.Array, Member->A.IndexText);
+      Replace.push_back({MemberKey, tileRef(Shared, std::move(ReadIdx))});
+      Redirected.insert(MemberKey);
     }
-    Result.Staged.push_back(
-        {A.Array, A.IndexText, Name, Dims, Cand.Uncoalesced, A.Line, Rows * W});
+    Result.Staged.push_back({A.Array, A.IndexText, Shared.Name, Dims,
+                             Cand.Uncoalesced, A.Line, Rows * W});
   }
   if (Result.Staged.empty())
     return llvm::Error::success();
-  if (Plan.SharedBytes > staticSharedLimit(MD))
-    return cannot(llvm::formatv("the shared tiles need {0} bytes, more than "
-                                "the {1} a block may declare",
-                                Plan.SharedBytes, staticSharedLimit(MD)));
+  if (auto E = checkSharedLimit(Plan))
+    return E;
 
   // Replace the staged reads in the loop body (matched by array and index
   // as written, so every occurrence of the same access is redirected).
-  rewriteExprs(*L.Body, [&](Expr &X) -> ExprPtr {
-    auto *R = llvm::dyn_cast<ArrayRef>(&X);
-    if (!R || R->Space != AddressSpace::Global)
-      return nullptr;
-    std::string Key = R->Array + "[" + printExprDebug(*R->Indices.back()) + "]";
-    for (auto &[K, With] : Replace)
-      if (K == Key)
-        return With->clone();
-    return nullptr;
-  });
+  redirect(*L.Body, Replace);
   // Did every staged access get replaced? (Index text spelled the same way.)
   std::set<std::string> Still;
   walkExprs(*L.Body, [&](const Expr &X) {
     if (auto *R = llvm::dyn_cast<ArrayRef>(&X))
       if (R->Space == AddressSpace::Global)
-        Still.insert(R->Array + "[" + printExprDebug(*R->Indices.back()) + "]");
+        Still.insert(accessKey(*R));
   });
   for (auto &[K, _] : Replace)
     if (Still.count(K))
@@ -783,12 +837,6 @@ llvm::Error Generator::stage(NaiveShape &NS, LoopChoice &C, LaunchPlan &Plan) {
 /// columns from the smallest constant offset to the largest, and read from
 /// there. Only elements the naive threads read are loaded.
 llvm::Error Generator::stageSegments(NaiveShape &NS, LaunchPlan &Plan) {
-  std::set<std::string> Written;
-  std::vector<Access> All = collectAccesses(Origin);
-  for (const Access &A : All)
-    if (A.IsWrite)
-      Written.insert(A.Array);
-  auto Defs = singleAssignmentLocals(Origin);
   struct Segment {
     const Access *Rep = nullptr;
     ThreadClass Class = ThreadClass::None;
@@ -796,7 +844,7 @@ llvm::Error Generator::stageSegments(NaiveShape &NS, LaunchPlan &Plan) {
     std::vector<const Access *> Members;
   };
   std::map<std::string, Segment> Segments;
-  for (const Access &A : All) {
+  for (const Access &A : Accesses) {
     if (A.IsWrite || Written.count(A.Array) || !A.Loops.empty() || !A.Index ||
         !A.Index->isAffine() || A.Ref->Indices.size() != 1 ||
         A.Index->mentions(AffineVar::Kind::Loop) ||
@@ -821,7 +869,6 @@ llvm::Error Generator::stageSegments(NaiveShape &NS, LaunchPlan &Plan) {
   }
   if (Segments.empty())
     return llvm::Error::success();
-  const std::int64_t NT = S.Block[0] * S.Block[1];
   std::vector<StmtPtr> Loads;
   std::vector<std::pair<std::string, ExprPtr>> Replace;
   for (auto &[Key, Seg] : Segments) {
@@ -829,14 +876,7 @@ llvm::Error Generator::stageSegments(NaiveShape &NS, LaunchPlan &Plan) {
     if (Seg.N1 - Seg.N0 >= 64)
       continue; // too wide a segment for one tile
     ExprPtr Index = inlineLocals(A.Ref->Indices[0]->clone(), Defs, Origin);
-    bool Opaque = false;
-    walkExpr(*Index, [&](const Expr &X) {
-      if (auto *V = llvm::dyn_cast<VarRef>(&X))
-        Opaque |= !Origin.findParam(V->Name);
-      if (auto *B = llvm::dyn_cast<BuiltinRef>(&X))
-        Opaque |= B->Which != Builtin::Idy;
-    });
-    if (Opaque)
+    if (opaque(*Index, {}))
       continue;
     const std::int64_t Rows =
         Seg.Class == ThreadClass::Y ? S.Block[1] * S.Merge[1] : 1;
@@ -846,15 +886,8 @@ llvm::Error Generator::stageSegments(NaiveShape &NS, LaunchPlan &Plan) {
       Dims.push_back(Rows);
     if (Cols > 1 || Rows == 1)
       Dims.push_back(Cols);
-    std::string Name = fresh(A.Array + "_s");
-    Type ElemTy = A.Ref->getType();
-    ElemTy.IsConst = false;
-    Type SharedTy = ElemTy;
-    SharedTy.Space = AddressSpace::Shared;
-    auto Decl = std::make_unique<DeclStmt>(Name, SharedTy);
-    Decl->Extents = Dims;
-    Plan.SharedBytes += Rows * Cols * A.ElementBytes;
-    NS.Prologue.push_back(std::move(Decl));
+    SharedTile Shared =
+        declareTile(NS, Plan, A.Array, A.Ref->getType(), A.ElementBytes, Dims);
 
     std::string L = fresh("l");
     ExprPtr Row =
@@ -875,23 +908,12 @@ llvm::Error Generator::stageSegments(NaiveShape &NS, LaunchPlan &Plan) {
     if (Cols > 1 || Rows == 1)
       DstIdx.push_back(std::move(Col));
     SrcIdx.push_back(simplifyExpr(std::move(Src)));
-    auto Dst = std::make_unique<ArrayRef>(Name, std::move(DstIdx), ElemTy);
-    Dst->Space = AddressSpace::Shared;
-    auto Load = std::make_unique<ForStmt>();
-    Load->Iter = L;
-    Load->Init = S.Block[1] > 1
-                     ? add(mul(builtin(Builtin::Tidy), intLit(S.Block[0])),
-                           builtin(Builtin::Tidx))
-                     : builtin(Builtin::Tidx);
-    Load->Bound = intLit(Rows * Cols);
-    Load->Step = NT;
-    Load->Body = block({});
-    llvm::cast<BlockStmt>(Load->Body.get())
-        ->Body.push_back(std::make_unique<AssignStmt>(
-            std::move(Dst), AssignOp::Set,
+    Loads.push_back(cooperativeLoop(
+        L, Rows * Cols,
+        std::make_unique<AssignStmt>(
+            tileRef(Shared, std::move(DstIdx)), AssignOp::Set,
             std::make_unique<ArrayRef>(A.Array, std::move(SrcIdx),
-                                       A.Ref->getType())));
-    Loads.push_back(std::move(Load));
+                                       A.Ref->getType()))));
     for (const Access *Member : Seg.Members) {
       std::vector<ExprPtr> ReadIdx;
       if (Rows > 1)
@@ -899,33 +921,20 @@ llvm::Error Generator::stageSegments(NaiveShape &NS, LaunchPlan &Plan) {
             add(mul(builtin(Builtin::Tidy), intLit(S.Merge[1])), var(KyName))));
       if (Cols > 1 || Rows == 1)
         ReadIdx.push_back(intLit(Member->Index->constantTerm() - Seg.N0));
-      auto Read = std::make_unique<ArrayRef>(Name, std::move(ReadIdx), ElemTy);
-      Read->Space = AddressSpace::Shared;
-      Replace.push_back(
-          {Member->Array + "[" + Member->IndexText + "]", std::move(Read)});
+      Replace.push_back({accessKey(Member->Array, Member->IndexText),
+                         tileRef(Shared, std::move(ReadIdx))});
     }
     Result.Staged.push_back(
-        {A.Array, A.IndexText, Name, Dims, true, A.Line, Rows * Cols});
+        {A.Array, A.IndexText, Shared.Name, Dims, true, A.Line, Rows * Cols});
   }
   if (Loads.empty())
     return llvm::Error::success();
-  if (Plan.SharedBytes > staticSharedLimit(MD))
-    return cannot(llvm::formatv("the shared tiles need {0} bytes, more than "
-                                "the {1} a block may declare",
-                                Plan.SharedBytes, staticSharedLimit(MD)));
+  if (auto E = checkSharedLimit(Plan))
+    return E;
   // Redirect the reads outside loops (inside a loop the same text is the
   // same element: the index has no iterator), then load first of all.
   for (StmtPtr &St : NS.Guarded)
-    rewriteExprs(*St, [&](Expr &X) -> ExprPtr {
-      auto *R = llvm::dyn_cast<ArrayRef>(&X);
-      if (!R || R->Space != AddressSpace::Global)
-        return nullptr;
-      std::string K = R->Array + "[" + printExprDebug(*R->Indices.back()) + "]";
-      for (auto &[Text, With] : Replace)
-        if (Text == K)
-          return With->clone();
-      return nullptr;
-    });
+    redirect(*St, Replace);
   Loads.push_back(std::make_unique<SyncStmt>());
   for (StmtPtr &St : NS.Guarded)
     Loads.push_back(std::move(St));
@@ -945,12 +954,8 @@ llvm::Error Generator::stageWrites(NaiveShape &NS, LaunchPlan &Plan) {
   if (NS.Dims != 2 || TY < 2)
     return llvm::Error::success();
   std::map<std::string, unsigned> Writes;
-  std::set<std::string> Read;
-  std::vector<Access> All = collectAccesses(Origin);
-  for (const Access &A : All)
-    (A.IsWrite ? Writes[A.Array] : (Read.insert(A.Array), Writes[A.Array]))++;
-  auto Defs = singleAssignmentLocals(Origin);
-  const std::int64_t NT = S.Block[0] * S.Block[1];
+  for (const Access &A : Accesses)
+    Writes[A.Array] += A.IsWrite;
   std::vector<StmtPtr> Stores;
   for (StmtPtr &St : NS.Guarded) {
     auto *As = llvm::dyn_cast<AssignStmt>(St.get());
@@ -959,7 +964,7 @@ llvm::Error Generator::stageWrites(NaiveShape &NS, LaunchPlan &Plan) {
         R->Indices.size() != 1 || Read.count(R->Array) || Writes[R->Array] != 1)
       continue;
     const Access *A = nullptr;
-    for (const Access &X : All)
+    for (const Access &X : Accesses)
       if (X.IsWrite && X.Array == R->Array)
         A = &X;
     if (!A || !A->Index || !A->Loops.empty() ||
@@ -972,18 +977,11 @@ llvm::Error Generator::stageWrites(NaiveShape &NS, LaunchPlan &Plan) {
     ExprPtr Index = inlineLocals(R->Indices[0]->clone(), Defs, Origin);
     const std::string Array = R->Array;
     const Type RefTy = R->getType();
-    bool Opaque = false;
-    walkExpr(*Index, [&](const Expr &X) {
-      if (auto *V = llvm::dyn_cast<VarRef>(&X))
-        Opaque |= !Origin.findParam(V->Name);
-    });
-    if (Opaque)
+    if (opaque(*Index, {}))
       continue;
 
-    // Rows are X positions, columns Y: the thread writes down a column,
-    // the store loop reads along rows.
-    // The thread's store goes down a column, the block's copy-out along
-    // rows.
+    // Rows are X positions, columns Y: the thread stores down a column,
+    // the block's copy-out reads along rows.
     std::int64_t Pad = choosePadding(TY, MD.Banks, [&](std::int64_t Pitch) {
       std::vector<std::int64_t> Column, Row;
       for (unsigned T = 0; T < MD.BankConflictGroup; ++T) {
@@ -992,24 +990,14 @@ llvm::Error Generator::stageWrites(NaiveShape &NS, LaunchPlan &Plan) {
       }
       return std::vector<std::vector<std::int64_t>>{Column, Row};
     });
-    std::string Name = fresh(Array + "_s");
-    Type ElemTy = RefTy;
-    ElemTy.IsConst = false;
-    Type SharedTy = ElemTy;
-    SharedTy.Space = AddressSpace::Shared;
-    auto Decl = std::make_unique<DeclStmt>(Name, SharedTy);
-    Decl->Extents = {TX, TY + Pad};
-    Plan.SharedBytes += TX * (TY + Pad) * A->ElementBytes;
-    NS.Prologue.push_back(std::move(Decl));
-
+    SharedTile Shared =
+        declareTile(NS, Plan, Array, RefTy, A->ElementBytes, {TX, TY + Pad});
     std::vector<ExprPtr> Own;
     Own.push_back(simplifyExpr(
         add(mul(var(KxName), intLit(S.Block[0])), builtin(Builtin::Tidx))));
     Own.push_back(simplifyExpr(
         add(mul(builtin(Builtin::Tidy), intLit(S.Merge[1])), var(KyName))));
-    auto Dst = std::make_unique<ArrayRef>(Name, std::move(Own), ElemTy);
-    Dst->Space = AddressSpace::Shared;
-    As->LHS = std::move(Dst);
+    As->LHS = tileRef(Shared, std::move(Own));
 
     std::string L = fresh("l");
     ExprPtr Row = binary(BinaryOp::Div, var(L), intLit(TY));
@@ -1024,24 +1012,12 @@ llvm::Error Generator::stageWrites(NaiveShape &NS, LaunchPlan &Plan) {
     OutIdx.push_back(simplifyExpr(std::move(Out)));
     TileIdx.push_back(std::move(Row));
     TileIdx.push_back(std::move(Col));
-    auto Src = std::make_unique<ArrayRef>(Name, std::move(TileIdx), ElemTy);
-    Src->Space = AddressSpace::Shared;
-    auto GlobalRef =
-        std::make_unique<ArrayRef>(Array, std::move(OutIdx), RefTy);
-    auto Store = std::make_unique<ForStmt>();
-    Store->Iter = L;
-    Store->Init = S.Block[1] > 1
-                      ? add(mul(builtin(Builtin::Tidy), intLit(S.Block[0])),
-                            builtin(Builtin::Tidx))
-                      : builtin(Builtin::Tidx);
-    Store->Bound = intLit(TX * TY);
-    Store->Step = NT;
-    Store->Body = block({});
-    llvm::cast<BlockStmt>(Store->Body.get())
-        ->Body.push_back(std::make_unique<AssignStmt>(
-            std::move(GlobalRef), AssignOp::Set, std::move(Src)));
-    Stores.push_back(std::move(Store));
-    StagedAccess SA{A->Array, A->IndexText, Name,   {TX, TY + Pad},
+    Stores.push_back(cooperativeLoop(
+        L, TX * TY,
+        std::make_unique<AssignStmt>(
+            std::make_unique<ArrayRef>(Array, std::move(OutIdx), RefTy),
+            AssignOp::Set, tileRef(Shared, std::move(TileIdx)))));
+    StagedAccess SA{A->Array, A->IndexText, Shared.Name, {TX, TY + Pad},
                     true,     A->Line,      TX * TY};
     SA.IsWrite = true;
     Result.Staged.push_back(std::move(SA));
@@ -1050,28 +1026,18 @@ llvm::Error Generator::stageWrites(NaiveShape &NS, LaunchPlan &Plan) {
   }
   if (Stores.empty())
     return llvm::Error::success();
-  if (Plan.SharedBytes > staticSharedLimit(MD))
-    return cannot(llvm::formatv("the shared tiles need {0} bytes, more than "
-                                "the {1} a block may declare",
-                                Plan.SharedBytes, staticSharedLimit(MD)));
+  if (auto E = checkSharedLimit(Plan))
+    return E;
   NS.Guarded.push_back(std::make_unique<SyncStmt>());
   for (StmtPtr &St : Stores)
     NS.Guarded.push_back(std::move(St));
-  for (const std::string &Arr : Read) {
-    ExprPtr N = symbolicElements(Origin, Arr);
-    if (!N)
-      return cannot("cannot bound the extent of '" + Arr +
-                    "' for the run-time aliasing check");
-    Plan.Elements[Arr] = std::shared_ptr<const Expr>(std::move(N));
-  }
+  for (const std::string &Arr : Read)
+    if (auto E = requireElements(Plan, Arr))
+      return E;
   for (const StagedAccess &SA : Result.Staged)
-    if (SA.IsWrite) {
-      ExprPtr N = symbolicElements(Origin, SA.Array);
-      if (!N)
-        return cannot("cannot bound the extent of '" + SA.Array +
-                      "' for the run-time aliasing check");
-      Plan.Elements[SA.Array] = std::shared_ptr<const Expr>(std::move(N));
-    }
+    if (SA.IsWrite)
+      if (auto E = requireElements(Plan, SA.Array))
+        return E;
   return llvm::Error::success();
 }
 
@@ -1216,6 +1182,10 @@ llvm::Expected<TiledKernel> Generator::run() {
   if (NS.Dims == 1 && (S.Block[1] != 1 || S.Merge[1] != 1))
     return cannot("a 1-D kernel takes no Y factors");
   collectNames(*Origin.Body, Names);
+  Accesses = collectAccesses(Origin);
+  for (const Access &A : Accesses)
+    (A.IsWrite ? Written : Read).insert(A.Array);
+  Defs = singleAssignmentLocals(Origin);
   for (const Param &P : Origin.Params)
     Names.insert(P.Name);
 
@@ -1248,24 +1218,17 @@ llvm::Expected<TiledKernel> Generator::run() {
   if (Tiled) {
     // Every launched thread is inside the domain (the launcher checks that
     // the tile divides it), and all of them must reach the barriers.
-    std::set<std::string> Written;
-    for (const Access &A : collectAccesses(Origin))
-      if (A.IsWrite)
-        Written.insert(A.Array);
     std::set<std::string> StagedArrays;
     for (const StagedAccess &SA : Result.Staged)
       if (!SA.IsWrite)
         StagedArrays.insert(SA.Array);
     for (const std::string &R : StagedArrays)
       for (const std::string &W : Written) {
-        ExprPtr NR = symbolicElements(Origin, R),
-                NW = symbolicElements(Origin, W);
-        if (!NR || !NW)
-          return cannot("cannot bound the extent of '" + (NR ? W : R) +
-                        "' for the run-time aliasing check");
+        if (auto E = requireElements(Plan, R))
+          return E;
+        if (auto E = requireElements(Plan, W))
+          return E;
         Plan.Disjoint.push_back({R, W});
-        Plan.Elements[R] = std::shared_ptr<const Expr>(std::move(NR));
-        Plan.Elements[W] = std::shared_ptr<const Expr>(std::move(NW));
       }
   } else {
     Plan.GuardsDomain = NS.Guard != nullptr;

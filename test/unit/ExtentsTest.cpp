@@ -9,34 +9,17 @@
 
 #include "Analysis/Extents.h"
 #include "Analysis/Domain.h"
-#include "Frontend/Frontend.h"
 #include "IR/Printer.h"
 
 #include "llvm/Support/Error.h"
 
 #include "gtest/gtest.h"
 
+#include "TestKernels.h"
+
 using namespace gpumerge;
 
 namespace {
-
-std::unique_ptr<Module> parseKernelFile(const std::string &Name) {
-  auto M = parseFile(std::string(GPUMERGE_SOURCE_DIR) + "/kernels/" + Name, {});
-  if (!M) {
-    ADD_FAILURE() << Name << ": " << llvm::toString(M.takeError());
-    return nullptr;
-  }
-  return std::move(*M);
-}
-
-std::unique_ptr<Module> parseText(const std::string &Source) {
-  auto M = parseSource(Source, "x.cu", {});
-  if (!M) {
-    ADD_FAILURE() << "parse failed: " << llvm::toString(M.takeError());
-    return nullptr;
-  }
-  return std::move(*M);
-}
 
 std::string elementsText(const Function &F, const std::string &Array) {
   ExprPtr E = symbolicElements(F, Array);

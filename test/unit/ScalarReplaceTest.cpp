@@ -8,7 +8,6 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Frontend/Frontend.h"
 #include "IR/Printer.h"
 #include "IR/Verifier.h"
 #include "Transforms/Passes.h"
@@ -17,27 +16,11 @@
 
 #include "gtest/gtest.h"
 
+#include "TestKernels.h"
+
 using namespace gpumerge;
 
 namespace {
-
-std::unique_ptr<Module> parseKernelFile(const std::string &Name) {
-  auto M = parseFile(std::string(GPUMERGE_SOURCE_DIR) + "/kernels/" + Name, {});
-  if (!M) {
-    ADD_FAILURE() << Name << ": " << llvm::toString(M.takeError());
-    return nullptr;
-  }
-  return std::move(*M);
-}
-
-std::unique_ptr<Module> parseText(const std::string &Source) {
-  auto M = parseSource(Source, "x.cu", {});
-  if (!M) {
-    ADD_FAILURE() << "parse failed: " << llvm::toString(M.takeError());
-    return nullptr;
-  }
-  return std::move(*M);
-}
 
 /// Runs the pass on \p F; the applied parameters, or nullopt with \p Why.
 std::optional<AppliedPass> runPass(Function &F, std::string &Why) {

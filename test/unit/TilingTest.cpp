@@ -10,7 +10,6 @@
 
 #include "Transforms/Tiling.h"
 #include "Analysis/BankConflicts.h"
-#include "Frontend/Frontend.h"
 #include "IR/Evaluate.h"
 #include "IR/Printer.h"
 #include "Target/MachineDescription.h"
@@ -18,20 +17,13 @@
 
 #include "gtest/gtest.h"
 
+#include "TestKernels.h"
+
 #include <numeric>
 
 using namespace gpumerge;
 
 namespace {
-
-std::unique_ptr<Module> kernelFile(const std::string &Name) {
-  auto M = parseFile(std::string(GPUMERGE_SOURCE_DIR) + "/kernels/" + Name, {});
-  if (!M) {
-    ADD_FAILURE() << Name << ": " << llvm::toString(M.takeError());
-    return nullptr;
-  }
-  return std::move(*M);
-}
 
 MachineDescription target(const std::string &Name) {
   auto MD = loadTarget(Name, defaultTargetsDir());
@@ -77,7 +69,7 @@ TEST(BankConflicts, ColumnReadOfA16x16TileGetsPitch17) {
 }
 
 TEST(Tiling, MatrixMultiplyTileMatchesTheFootprintModel) {
-  auto M = kernelFile("mm.cu");
+  auto M = parseKernelFile("mm.cu");
   ASSERT_TRUE(M);
   MachineDescription MD = target("h100");
   // 32 x 8 threads, 1 x 4 outputs each: a 32 x 32 tile of C, k tiled by 32.
@@ -117,7 +109,7 @@ TEST(Tiling, MatrixMultiplyTileMatchesTheFootprintModel) {
 }
 
 TEST(Tiling, WhatGoesThroughSharedMemoryDependsOnTheBlock) {
-  auto M = kernelFile("mm.cu");
+  auto M = parseKernelFile("mm.cu");
   ASSERT_TRUE(M);
   MachineDescription MD = target("h100");
   // One row of threads: b[i*w + x] is coalesced and shared by no other
@@ -134,7 +126,7 @@ TEST(Tiling, WhatGoesThroughSharedMemoryDependsOnTheBlock) {
 }
 
 TEST(Tiling, UncoalescedRowsArePaddedOnHalfWarpTargets) {
-  auto M = kernelFile("mv.cu");
+  auto M = parseKernelFile("mv.cu");
   ASSERT_TRUE(M);
   MachineDescription MD = target("gtx285");
   auto K = generateTiled(*M->find("mv"), {{16, 1}, {1, 1}, 16}, MD);
@@ -146,7 +138,7 @@ TEST(Tiling, UncoalescedRowsArePaddedOnHalfWarpTargets) {
 }
 
 TEST(Tiling, TransposeWritesGoThroughATile) {
-  auto M = kernelFile("tp.cu");
+  auto M = parseKernelFile("tp.cu");
   ASSERT_TRUE(M);
   MachineDescription MD = target("gtx285");
   auto K = generateTiled(*M->find("tp"), {{16, 16}, {1, 1}, 16}, MD);
@@ -157,7 +149,7 @@ TEST(Tiling, TransposeWritesGoThroughATile) {
 }
 
 TEST(Tiling, InterchangeSwapsTheDomain) {
-  auto M = kernelFile("madd_rowx.cu");
+  auto M = parseKernelFile("madd_rowx.cu");
   ASSERT_TRUE(M);
   MachineDescription MD = target("gtx480");
   TileShape S{{32, 8}, {1, 1}, 32, /*Interchange=*/true};
@@ -191,7 +183,7 @@ TEST(Tiling, Refusals) {
   EXPECT_NE(llvm::toString(K.takeError()).find("threadIdx"), std::string::npos);
 
   // strsm's inner loop runs to the outer iterator: no tile can divide it.
-  auto S = kernelFile("strsm.cu");
+  auto S = parseKernelFile("strsm.cu");
   ASSERT_TRUE(S);
   auto T = generateTiled(*S->find("strsm"), {{32, 1}, {1, 1}, 32}, MD);
   ASSERT_TRUE(bool(T)) << llvm::toString(T.takeError());
@@ -199,7 +191,7 @@ TEST(Tiling, Refusals) {
 }
 
 TEST(Search, RankingPrefersLessTrafficWithinTheLimits) {
-  auto M = kernelFile("mm.cu");
+  auto M = parseKernelFile("mm.cu");
   ASSERT_TRUE(M);
   for (const char *Name : {"gtx285", "gtx480", "h100"}) {
     MachineDescription MD = target(Name);

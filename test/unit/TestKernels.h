@@ -1,0 +1,40 @@
+//===- TestKernels.h - Parsing kernels for the unit tests -------*- C++ -*-===//
+//
+// The corpus in kernels/ and small sources written in a test, parsed with
+// the frontend; a parse failure is a test failure (and a null module).
+//
+//===----------------------------------------------------------------------===//
+#ifndef GPUMERGE_TEST_UNIT_TESTKERNELS_H
+#define GPUMERGE_TEST_UNIT_TESTKERNELS_H
+
+#include "Frontend/Frontend.h"
+
+#include "llvm/Support/Error.h"
+
+#include "gtest/gtest.h"
+
+namespace gpumerge {
+
+/// kernels/<Name>, parsed.
+inline std::unique_ptr<Module> parseKernelFile(const std::string &Name) {
+  auto M = parseFile(std::string(GPUMERGE_SOURCE_DIR) + "/kernels/" + Name, {});
+  if (!M) {
+    ADD_FAILURE() << Name << ": " << llvm::toString(M.takeError());
+    return nullptr;
+  }
+  return std::move(*M);
+}
+
+/// \p Source as a CUDA file, parsed.
+inline std::unique_ptr<Module> parseText(const std::string &Source) {
+  auto M = parseSource(Source, "x.cu", {});
+  if (!M) {
+    ADD_FAILURE() << "parse failed: " << llvm::toString(M.takeError());
+    return nullptr;
+  }
+  return std::move(*M);
+}
+
+} // namespace gpumerge
+
+#endif
