@@ -242,6 +242,15 @@ public:
                                  : C.Why);
       check(Out, "(" + emitExpr(*C.Cond, Language::Cuda) + ")");
     }
+    for (const auto &[A, Bytes] : P.AlignedBytes) {
+      comment(Out, llvm::formatv("{0} accesses {1} as {2}-byte vectors.",
+                                 F.Name, A, Bytes));
+      check(Out, llvm::formatv(Fl == Flavor::Cuda
+                                   ? "((unsigned long long)(const void *){0} "
+                                     "% {1} == 0)"
+                                   : "({0} % {1} == 0)",
+                               A, Bytes));
+    }
     if (P.Disjoint.empty())
       return;
     comment(Out, "Bytes of the arrays that must not overlap.");
@@ -290,6 +299,8 @@ public:
         Used.insert(X);
         Add(P.Elements.at(X).get());
       }
+    for (const auto &[A, Bytes] : P.AlignedBytes)
+      Used.insert(A);
     return Used;
   }
 

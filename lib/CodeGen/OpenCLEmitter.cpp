@@ -55,6 +55,15 @@ protected:
   }
   std::string sharedQualifier() const override { return "__local "; }
   void printSync() override { OS << "barrier(CLK_LOCAL_MEM_FENCE);"; }
+  void printVectorLiteral(const CallExpr &C) override {
+    OS << "(" << typeName(C.getType()) << ")(";
+    for (size_t I = 0; I < C.Args.size(); ++I) {
+      if (I)
+        OS << ", ";
+      printExpr(*C.Args[I], 2);
+    }
+    OS << ")";
+  }
   void printSignature(const Function &F) override {
     if (F.IsKernel)
       OS << "__kernel ";

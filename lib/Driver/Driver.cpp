@@ -268,6 +268,10 @@ private:
       Pre.push_back(printExprDebug(*C.Cond) + " (" + C.Why + ")");
     for (const auto &[A, B] : K.Plan->Disjoint)
       Pre.push_back(A + " and " + B + " do not overlap");
+    for (const auto &[A, Bytes] : K.Plan->AlignedBytes)
+      Pre.push_back(
+          llvm::formatv("{0} is {1}-byte aligned (vector accesses)", A, Bytes)
+              .str());
     L["preconditions"] = std::move(Pre);
     L["fallback"] = fallbackName(K.Name);
     if (K.Plan->Interchanged)

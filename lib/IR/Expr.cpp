@@ -172,6 +172,7 @@ ExprPtr ArrayRef::clone() const {
   auto R =
       withCommon(std::make_unique<ArrayRef>(Array, std::move(I), getType()));
   R->Space = Space;
+  R->VectorWidth = VectorWidth;
   return R;
 }
 
@@ -243,6 +244,8 @@ bool exprEquals(const Expr &A, const Expr &B) {
     break;
   case Expr::Kind::ArrayRef:
     if (llvm::cast<ArrayRef>(A).Array != llvm::cast<ArrayRef>(B).Array ||
+        llvm::cast<ArrayRef>(A).VectorWidth !=
+            llvm::cast<ArrayRef>(B).VectorWidth ||
         llvm::cast<ArrayRef>(A).Indices.size() !=
             llvm::cast<ArrayRef>(B).Indices.size())
       return false;

@@ -261,6 +261,10 @@ public:
   std::string Array;
   std::vector<ExprPtr> Indices;
   AddressSpace Space = AddressSpace::Global;
+  /// The array read or written as vectors of this many elements (§3.1):
+  /// `((float2 *)a)[i]`, the index counting vectors. 1 for plain accesses;
+  /// only the vectorize pass, which runs last, makes others.
+  unsigned VectorWidth = 1;
   ExprPtr clone() const override;
   void forEachChild(const std::function<void(ExprPtr &)> &F) override {
     for (ExprPtr &I : Indices)
@@ -286,6 +290,10 @@ public:
   }
   static bool classof(const Expr *E) { return E->getKind() == Kind::Member; }
 };
+
+/// The callee name of a vector built from its components, `make_float2(a, b)`
+/// in CUDA and `(float2)(a, b)` in OpenCL; the call's type is the vector.
+inline constexpr const char *VectorLiteralCallee = "gpumerge_vector";
 
 // Builders, for passes and tests.
 ExprPtr intLit(std::int64_t V);

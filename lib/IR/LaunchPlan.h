@@ -55,6 +55,9 @@ struct LaunchPlan {
   /// Elements of each array named in Disjoint, over scalar parameters, so
   /// the launcher can compare address ranges.
   std::map<std::string, std::shared_ptr<const Expr>> Elements;
+  /// Arrays the kernel reads or writes as vectors (§3.1) and the byte
+  /// alignment their base address needs: {"in": 8} for float2 loads.
+  std::map<std::string, unsigned> AlignedBytes;
   /// Launched with the naive grid and block as given (Block, Coverage and
   /// Extent unused): only the preconditions differ (scalar replacement).
   bool SameLaunch = false;

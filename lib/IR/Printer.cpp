@@ -13,6 +13,25 @@ std::string Printer::typeName(const Type &T) const {
 
 std::string Printer::addressSpaceQualifier(AddressSpace S) const { return ""; }
 
+void Printer::printVectorLiteral(const CallExpr &C) {
+  OS << "make_" << typeName(C.getType()) << "(";
+  for (size_t I = 0; I < C.Args.size(); ++I) {
+    if (I)
+      OS << ", ";
+    printExpr(*C.Args[I], 2);
+  }
+  OS << ")";
+}
+
+void Printer::printVectorBase(const ArrayRef &A) {
+  const Param *P = Current ? Current->findParam(A.Array) : nullptr;
+  Type Vec = A.getType();
+  Vec.TypedefName.clear();
+  OS << "((" << addressSpaceQualifier(A.Space)
+     << (P && P->Ty.IsConst ? "const " : "") << typeName(Vec) << " *)"
+     << A.Array << ")";
+}
+
 void Printer::printParam(const Param &P) {
   const Type &T = P.Ty;
   if (!T.IsPointer) {
@@ -48,10 +67,12 @@ void Printer::printSignature(const Function &F) {
 }
 
 void Printer::printFunction(const Function &F) {
+  Current = &F;
   printSignature(F);
   OS << " ";
   printStmt(*F.Body);
   OS << "\n";
+  Current = nullptr;
 }
 
 void Printer::printDecl(const DeclStmt &D) {
@@ -261,6 +282,10 @@ void Printer::printExpr(const Expr &E, int Parent) {
   }
   case Expr::Kind::Call: {
     const auto &C = llvm::cast<CallExpr>(E);
+    if (C.Callee == VectorLiteralCallee) {
+      printVectorLiteral(C);
+      return;
+    }
     OS << calleeName(C.Callee, C.getType()) << "(";
     for (size_t I = 0; I < C.Args.size(); ++I) {
       if (I)
@@ -283,7 +308,10 @@ void Printer::printExpr(const Expr &E, int Parent) {
   }
   case Expr::Kind::ArrayRef: {
     const auto &A = llvm::cast<ArrayRef>(E);
-    OS << A.Array;
+    if (A.VectorWidth > 1)
+      printVectorBase(A);
+    else
+      OS << A.Array;
     for (const ExprPtr &I : A.Indices) {
       OS << "[";
       printExpr(*I);

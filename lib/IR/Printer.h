@@ -47,11 +47,20 @@ protected:
     return Callee;
   }
   virtual std::string sharedQualifier() const { return "__shared__ "; }
+  /// A vector from its components: `make_float2(a, b)` (CUDA) or
+  /// `(float2)(a, b)` (OpenCL); the debug form is CUDA's.
+  virtual void printVectorLiteral(const CallExpr &C);
 
   // --- helpers -------------------------------------------------------------
   void printParam(const Param &P);
   void printDecl(const DeclStmt &D);
   void printBody(const Stmt &S);
+  /// `((const float2 *)a)`: array \p A seen as vectors of its VectorWidth.
+  void printVectorBase(const ArrayRef &A);
+
+  /// The parameters of the function being printed, for the types of
+  /// vectorized accesses (null outside printFunction).
+  const Function *Current = nullptr;
   void indent() { OS.indent(Indent * 2); }
 };
 

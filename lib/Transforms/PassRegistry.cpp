@@ -22,6 +22,8 @@ const std::map<std::string, PassInfo> &passRegistry() {
              blockMergePass(),
              threadMergePass(),
              partitionCampingPass(),
+             prefetchPass(),
+             vectorizePass(),
          })
       R.emplace(P.Name, std::move(P));
     return R;
@@ -32,10 +34,12 @@ const std::map<std::string, PassInfo> &passRegistry() {
 std::vector<std::string> defaultPipeline(MemoryVariant V) {
   std::vector<std::string> Wanted =
       V == MemoryVariant::Global
-          ? std::vector<std::string>{"scalar-replace",   "vectorize",
-                                     "coalesce",         "block-merge",
-                                     "thread-merge",     "prefetch",
-                                     "partition-camping"}
+          // Vectorization last: the passes before it regenerate the kernel
+          // from its origin, so it sees the accesses that stay global.
+          ? std::vector<std::string>{"scalar-replace",    "coalesce",
+                                     "block-merge",       "thread-merge",
+                                     "partition-camping", "prefetch",
+                                     "vectorize"}
           : std::vector<std::string>{"vectorize", "thread-merge",
                                      "texture-block-shape", "texture-memory",
                                      "partition-camping"};

@@ -28,6 +28,15 @@ PassInfo threadMergePass();
 /// one memory partition, §3.7 (PartitionCamping.cpp).
 PassInfo partitionCampingPass();
 
+/// prefetch: the next shared-memory tile loaded into registers during the
+/// current one's computation, when the registers allow, §3.6 (Prefetch.cpp).
+PassInfo prefetchPass();
+
+/// vectorize: neighbouring global accesses of one thread (and of a loop's
+/// iterations, where the target's policy allows) as float2/float4, §3.1
+/// (Vectorize.cpp).
+PassInfo vectorizePass();
+
 } // namespace gpumerge
 
 #endif

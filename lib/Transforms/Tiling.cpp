@@ -1161,11 +1161,16 @@ llvm::Expected<TiledKernel> Generator::run() {
       return cannot("block and merge factors must be positive");
   if (hasGlobalSync(Origin))
     return cannot("the kernel has a global barrier");
-  bool OnlyPositions = true, HasSync = false;
+  bool OnlyPositions = true, HasSync = false, Vectorized = false;
   walkExprs(*Origin.Body, [&](const Expr &E) {
     if (auto *B = llvm::dyn_cast<BuiltinRef>(&E))
       OnlyPositions &= B->Which == Builtin::Idx || B->Which == Builtin::Idy;
+    if (auto *A = llvm::dyn_cast<ArrayRef>(&E))
+      Vectorized |= A->VectorWidth > 1;
   });
+  if (Vectorized)
+    return cannot("the kernel is already vectorized (vectorize runs after "
+                  "the passes that tile)");
   walkStmts(*Origin.Body, [&](Stmt &X) { HasSync |= llvm::isa<SyncStmt>(&X); });
   if (!OnlyPositions)
     return cannot("the kernel reads threadIdx/blockIdx/blockDim directly, so "

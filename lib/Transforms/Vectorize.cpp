@@ -1,0 +1,732 @@
+//===- Vectorize.cpp - Vector loads and stores (§3.1) ---------------------===//
+//
+// vectorize: accesses of one thread to neighbouring elements of a global
+// array become one vector access (Fig. 3). Intra-thread, reads:
+//
+//   float re = in[2 * j];                 float2 in_v = ((const float2
+//   *)in)[j]; float im = in[2 * j + 1];      →      float re = in_v.x;
+//                                         float im = in_v.y;
+//
+// and writes of neighbouring elements by consecutive statements:
+//
+//   out[2 * i] = re;               →      ((float2 *)out)[i] = make_float2(re,
+//   im); out[2 * i + 1] = im;
+//
+// Loop-based (where the target's policy allows it): a unit-step loop whose
+// body reads a[i + N] is unrolled by the vector width so that the copies'
+// reads become neighbours, and then combined as above:
+//
+//   for (j = 0; j < w; j++)               for (j = 0; j < w; j += 2) {
+//     sum += a[y * w + j] * x[j];    →      float2 a_v = ((const float2 *)a)[(y
+//     * w + j) / 2];
+//                                           float2 x_v = ((const float2 *)x)[j
+//                                           / 2]; sum += a_v.x * x_v.x; sum +=
+//                                           a_v.y * x_v.y;
+//                                         }
+//
+// A group of W accesses combines when the first index is provably a
+// multiple of W (every term of its affine form is, or its symbolic factor
+// is a size parameter that the launch then checks: `w % 2 == 0`) and the
+// others are it + 1, ..., + W-1; the unrolled loop's trip count likewise.
+// Every such condition and the alignment of the array's address become
+// preconditions of the kernel's launch plan, so the launcher falls back to
+// the original kernel where they fail.
+//
+// Policy (Fig. 4): the global variant vectorizes within a thread only, with
+// float2, on NVIDIA GPUs; on AMD GPUs loop-based as well, with the target's
+// Vectorization width. Output arrays: intra-thread only. The paper's
+// inter-thread kind (two neighbouring threads merged in X) is not done.
+//
+// Order: the paper vectorizes first. Here the passes before this one each
+// regenerate the kernel from its origin (Tiling.cpp), so vectorization runs
+// last, on the accesses that are still global after coalescing and merging.
+//
+//===----------------------------------------------------------------------===//
+#include "Analysis/Affine.h"
+#include "Analysis/Domain.h"
+#include "Analysis/Extents.h"
+#include "IR/Substitute.h"
+#include "Target/MachineDescription.h"
+#include "Transforms/Passes.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+#include <set>
+
+namespace gpumerge {
+
+namespace {
+
+/// Which kinds the target's policy allows, and the vector width.
+struct VectorPolicy {
+  unsigned Width = 2;
+  bool LoopBased = false;
+};
+
+VectorPolicy policyFor(const MachineDescription &MD, MemoryVariant V) {
+  VectorPolicy P;
+  if (V == MemoryVariant::Texture) {
+    P.Width = 4;
+    P.LoopBased = true;
+    return P;
+  }
+  bool Amd = MD.GpuVendor == Vendor::Amd;
+  P.Width = Amd && MD.Vectorization >= 2 ? MD.Vectorization : 2;
+  P.LoopBased = Amd;
+  return P;
+}
+
+bool vectorizableElement(const Type &T) {
+  return T.VectorWidth == 1 &&
+         (T.Scalar == ScalarKind::Float || T.Scalar == ScalarKind::Double ||
+          T.Scalar == ScalarKind::Int || T.Scalar == ScalarKind::UInt);
+}
+
+const char *const Components[] = {"x", "y", "z", "w"};
+
+/// Statements that may share a vector access: no control flow or barrier.
+bool isStraight(const Stmt &S) {
+  return llvm::isa<DeclStmt>(S) || llvm::isa<AssignStmt>(S) ||
+         llvm::isa<ExprStmt>(S);
+}
+
+/// Variables a statement declares or assigns.
+std::set<std::string> definedBy(const Stmt &S) {
+  std::set<std::string> R;
+  if (auto *D = llvm::dyn_cast<DeclStmt>(&S))
+    R.insert(D->Name);
+  if (auto *A = llvm::dyn_cast<AssignStmt>(&S))
+    if (auto *V = llvm::dyn_cast<VarRef>(A->LHS.get()))
+      R.insert(V->Name);
+  return R;
+}
+
+std::set<std::string> varsOf(const Expr &E) {
+  std::set<std::string> R;
+  walkExpr(E, [&](const Expr &X) {
+    if (auto *V = llvm::dyn_cast<VarRef>(&X))
+      R.insert(V->Name);
+  });
+  return R;
+}
+
+class Vectorizer {
+public:
+  Vectorizer(Function &F, VectorPolicy Policy) : F(F), Policy(Policy) {
+    Ctx = kernelAffineContext(F);
+    walkStmts(*F.Body, [&](Stmt &S) {
+      if (auto *L = llvm::dyn_cast<ForStmt>(&S)) {
+        Ctx.LoopIterators.insert(L->Iter);
+        Loops[L->Iter].push_back(L);
+      }
+      if (auto *A = llvm::dyn_cast<AssignStmt>(&S))
+        if (auto *R = llvm::dyn_cast<ArrayRef>(A->LHS.get()))
+          Written.insert(R->Array);
+    });
+    // Element counts, for the arrays that must not overlap once accesses
+    // move (from the kernel before this pass rewrites it).
+    for (const Param &P : F.Params)
+      if (P.isArray()) {
+        std::shared_ptr<const Expr> N;
+        if (F.Plan && F.Plan->Elements.count(P.Name))
+          N = F.Plan->Elements.at(P.Name);
+        else if (ExprPtr E = symbolicElements(F, P.Name))
+          N = std::move(E);
+        if (N)
+          Elements[P.Name] = N;
+      }
+  }
+
+  void run() { visitBlock(*F.Body); }
+
+  Function &F;
+  VectorPolicy Policy;
+  AffineContext Ctx;
+  std::set<std::string> Written;
+  /// The loops of each iterator name, whose start and step tell which
+  /// multiples the iterator takes.
+  std::map<std::string, std::vector<ForStmt *>> Loops;
+  /// What was combined, for the report: "in: 2 reads → float2 (intra)".
+  std::vector<std::string> Done;
+  std::vector<std::string> UnrolledLoops;
+  /// Conditions over size parameters, by their text (no duplicates).
+  std::map<std::string, Precondition> Conditions;
+  std::map<std::string, unsigned> Aligned;
+  std::map<std::string, std::shared_ptr<const Expr>> Elements;
+  /// Arrays whose accesses now happen in another order: they must not
+  /// overlap (the launcher compares their address ranges).
+  std::set<std::pair<std::string, std::string>> Disjoint;
+
+private:
+  void visitBlock(BlockStmt &B) {
+    for (StmtPtr &S : B.Body)
+      visitNested(S);
+    combineRegions(B);
+  }
+
+  void visitNested(StmtPtr &S) {
+    if (auto *Blk = llvm::dyn_cast<BlockStmt>(S.get()))
+      return visitBlock(*Blk);
+    if (auto *I = llvm::dyn_cast<IfStmt>(S.get())) {
+      visitChild(I->Then);
+      if (I->Else)
+        visitChild(I->Else);
+      return;
+    }
+    if (auto *L = llvm::dyn_cast<ForStmt>(S.get())) {
+      visitChild(L->Body);
+      if (Policy.LoopBased)
+        unrollForVectors(*L);
+    }
+  }
+
+  void visitChild(StmtPtr &S) {
+    if (!llvm::isa<BlockStmt>(S.get())) {
+      auto Blk = std::make_unique<BlockStmt>();
+      Blk->Body.push_back(std::move(S));
+      S = std::move(Blk);
+    }
+    visitBlock(*llvm::cast<BlockStmt>(S.get()));
+  }
+
+  void combineRegions(BlockStmt &B) {
+    for (size_t I = 0; I < B.Body.size();) {
+      if (!isStraight(*B.Body[I])) {
+        ++I;
+        continue;
+      }
+      size_t J = I;
+      while (J < B.Body.size() && isStraight(*B.Body[J]))
+        ++J;
+      size_t Added = combineRegion(B.Body, I, J);
+      I = J + Added;
+    }
+  }
+
+  // --- divisibility ---------------------------------------------------------
+
+  /// Is \p Form a multiple of \p W for all values of its thread and loop
+  /// variables? Conditions on size parameters that make it so go to \p Need.
+  bool multipleOf(const AffineForm &Form, unsigned W,
+                  std::map<std::string, Precondition> &Need,
+                  const std::string &Why) const {
+    for (const auto &[Mono, Coef] : Form.Terms) {
+      if (Coef % W == 0 || iteratorTermMultiple(Mono, Coef, W, Need, Why))
+        continue;
+      const AffineVar *Sym = nullptr;
+      for (const AffineVar &V : Mono)
+        if (V.VarKind == AffineVar::Kind::Symbol) {
+          const Param *P = F.findParam(V.Name);
+          if (P && !P->isArray())
+            Sym = &V;
+        }
+      if (!Sym)
+        return false;
+      std::string Key = Sym->Name + " % " + std::to_string(W);
+      if (!Need.count(Key))
+        Need[Key] = {
+            std::shared_ptr<const Expr>(binary(
+                BinaryOp::EQ,
+                binary(BinaryOp::Rem,
+                       var(Sym->Name, F.findParam(Sym->Name)->Ty), intLit(W)),
+                intLit(0))),
+            Why};
+    }
+    return true;
+  }
+
+  /// Is Coef * Mono a multiple of \p W because Mono's one loop iterator
+  /// starts at a multiple and steps by one (`j` of `for (j = 0; j < w; j +=
+  /// 2)`, times any size parameters in Mono)?
+  bool iteratorTermMultiple(const Monomial &Mono, std::int64_t Coef, unsigned W,
+                            std::map<std::string, Precondition> &Need,
+                            const std::string &Why) const {
+    const AffineVar *Iter = nullptr;
+    AffineForm Rest = AffineForm::constant(Coef);
+    for (const AffineVar &V : Mono) {
+      if (V.VarKind == AffineVar::Kind::Loop && !Iter)
+        Iter = &V;
+      else if (V.VarKind == AffineVar::Kind::Symbol)
+        Rest = Rest * AffineForm::variable(V);
+      else
+        return false;
+    }
+    auto It = Iter ? Loops.find(Iter->Name) : Loops.end();
+    if (It == Loops.end() || ++Depth > 8) {
+      return false;
+    }
+    bool Ok = true;
+    for (const ForStmt *L : It->second) {
+      auto Init = toAffine(*L->Init, Ctx);
+      Ok = Ok && L->Step > 0 && (Coef * L->Step) % W == 0 && Init &&
+           multipleOf(*Init * Rest, W, Need, Why);
+    }
+    --Depth;
+    return Ok;
+  }
+  mutable unsigned Depth = 0;
+
+  /// \p E / \p W without a division where the factor is visible.
+  static ExprPtr divided(const Expr &E, unsigned W) {
+    if (auto *L = llvm::dyn_cast<IntLit>(&E))
+      if (L->Value % W == 0)
+        return intLit(L->Value / W);
+    if (auto *B = llvm::dyn_cast<BinaryExpr>(&E)) {
+      if (B->Op == BinaryOp::Add || B->Op == BinaryOp::Sub) {
+        auto L = divided(*B->LHS, W), R = divided(*B->RHS, W);
+        if (!llvm::isa<BinaryExpr>(L.get()) ||
+            llvm::cast<BinaryExpr>(L.get())->Op != BinaryOp::Div)
+          if (!llvm::isa<BinaryExpr>(R.get()) ||
+              llvm::cast<BinaryExpr>(R.get())->Op != BinaryOp::Div)
+            return binary(B->Op, std::move(L), std::move(R));
+      }
+      if (B->Op == BinaryOp::Mul)
+        for (int Side = 0; Side < 2; ++Side) {
+          const Expr &K = Side ? *B->RHS : *B->LHS;
+          const Expr &Other = Side ? *B->LHS : *B->RHS;
+          if (auto *L = llvm::dyn_cast<IntLit>(&K); L && L->Value % W == 0)
+            return L->Value == W ? Other.clone()
+                                 : mul(intLit(L->Value / W), Other.clone());
+        }
+    }
+    return binary(BinaryOp::Div, E.clone(), intLit(W));
+  }
+
+  // --- intra-thread combining ------------------------------------------------
+
+  struct Read {
+    ArrayRef *Ref;
+    size_t Stmt;
+    AffineForm Form;
+  };
+
+  /// Combines reads and writes in the straight statements [Begin, End) of
+  /// \p Body; returns how many statements it inserted.
+  size_t combineRegion(std::vector<StmtPtr> &Body, size_t Begin, size_t End) {
+    size_t Added = combineWrites(Body, Begin, End);
+    End -= Added; // writes merge statements: the region shrank
+    Added = 0;
+    std::map<std::string, std::vector<Read>> Reads;
+    for (size_t S = Begin; S < End; ++S)
+      collectReads(*Body[S], S, Reads);
+    // New declarations, by the statement they go before.
+    std::multimap<size_t, StmtPtr> Inserts;
+    std::map<const ArrayRef *, ExprPtr> Replace;
+    for (auto &[Array, List] : Reads)
+      for (unsigned W = Policy.Width; W >= 2; W /= 2)
+        if (combineReads(Body, Array, List, W, Inserts, Replace))
+          break;
+    if (Replace.empty())
+      return 0;
+    for (size_t S = Begin; S < End; ++S)
+      Body[S]->forEachExpr([&](ExprPtr &E) {
+        E = rewriteExpr(std::move(E), [&](Expr &X) -> ExprPtr {
+          auto It = Replace.find(llvm::dyn_cast<ArrayRef>(&X));
+          return It == Replace.end() ? nullptr : It->second->clone();
+        });
+      });
+    for (auto It = Inserts.rbegin(); It != Inserts.rend(); ++It) {
+      Body.insert(Body.begin() + It->first, std::move(It->second));
+      ++Added;
+    }
+    return Added;
+  }
+
+  void collectReads(Stmt &S, size_t Index,
+                    std::map<std::string, std::vector<Read>> &Reads) {
+    S.forEachExpr([&](ExprPtr &E) {
+      walkExpr(*E, [&](const Expr &X) {
+        auto *A = llvm::dyn_cast<ArrayRef>(&X);
+        if (!A || !candidate(*A) || Written.count(A->Array))
+          return;
+        if (auto Form = toAffine(*A->Indices[0], Ctx))
+          Reads[A->Array].push_back(
+              {const_cast<ArrayRef *>(A), Index, std::move(*Form)});
+      });
+    });
+  }
+
+  bool candidate(const ArrayRef &A) const {
+    const Param *P = F.findParam(A.Array);
+    return P && P->isArray() && P->Ty.InnerExtents.empty() &&
+           A.Space == AddressSpace::Global && A.VectorWidth == 1 &&
+           A.Indices.size() == 1 && vectorizableElement(A.getType());
+  }
+
+  Type vectorType(const Type &Elem, unsigned W) const {
+    Type T = Elem.element();
+    T.TypedefName.clear();
+    T.VectorWidth = W;
+    return T;
+  }
+
+  /// Groups \p List into vectors of \p W; true when any group formed.
+  bool combineReads(std::vector<StmtPtr> &Body, const std::string &Array,
+                    std::vector<Read> &List, unsigned W,
+                    std::multimap<size_t, StmtPtr> &Inserts,
+                    std::map<const ArrayRef *, ExprPtr> &Replace) {
+    bool Any = false;
+    std::set<const ArrayRef *> Taken;
+    for (Read &Base : List) {
+      if (Taken.count(Base.Ref) || Replace.count(Base.Ref))
+        continue;
+      std::map<std::string, Precondition> Need;
+      if (!multipleOf(Base.Form, W, Need,
+                      Array + " is read as " + std::to_string(W) +
+                          "-element vectors from an index that must be a "
+                          "multiple of " +
+                          std::to_string(W)))
+        continue;
+      // Every read of the group, and the span of statements it covers.
+      std::vector<std::pair<const Read *, unsigned>> Members;
+      bool Complete = true;
+      for (unsigned C = 0; C < W && Complete; ++C) {
+        AffineForm Want = Base.Form + AffineForm::constant(C);
+        bool Found = false;
+        for (const Read &R : List)
+          if (R.Form == Want && !Replace.count(R.Ref) && !Taken.count(R.Ref)) {
+            Members.emplace_back(&R, C);
+            Found = true;
+          }
+        Complete = Found;
+      }
+      if (!Complete)
+        continue;
+      size_t First = Base.Stmt, Last = Base.Stmt;
+      for (auto &[R, C] : Members) {
+        First = std::min(First, R->Stmt);
+        Last = std::max(Last, R->Stmt);
+      }
+      // The vector is read before the first statement: the base index must
+      // mean the same from there to the last one.
+      std::set<std::string> Vars = varsOf(*Base.Ref->Indices[0]);
+      bool Stable = true;
+      for (size_t S = First; S <= Last && Stable; ++S)
+        for (const std::string &D : definedBy(*Body[S]))
+          Stable &= !Vars.count(D);
+      if (!Stable)
+        continue;
+      // The vector read moves before writes to other arrays in the span.
+      std::set<std::string> Moved;
+      for (size_t S = First; S < Last; ++S)
+        for (const std::string &X : arraysWritten(*Body[S]))
+          Moved.insert(X);
+      if (!mayReorder(Array, Moved))
+        continue;
+      std::string Name = freshName(Array + "_v");
+      Type VT = vectorType(Base.Ref->getType(), W);
+      auto Vec = std::make_unique<ArrayRef>(Array, std::vector<ExprPtr>{}, VT);
+      Vec->Indices.push_back(divided(*Base.Ref->Indices[0], W));
+      Vec->VectorWidth = W;
+      Vec->setLine(Base.Ref->getLine());
+      auto Decl = std::make_unique<DeclStmt>(Name, VT, std::move(Vec));
+      Inserts.emplace(First, std::move(Decl));
+      for (auto &[R, C] : Members) {
+        Taken.insert(R->Ref);
+        Replace[R->Ref] = std::make_unique<MemberExpr>(
+            var(Name, VT), Components[C], R->Ref->getType());
+      }
+      for (auto &[K, P] : Need)
+        Conditions.emplace(K, P);
+      noteAligned(Array, VT);
+      Done.push_back(Array + ": " + std::to_string(Members.size()) +
+                     " reads as " + scalarName(VT.Scalar, W));
+      Any = true;
+    }
+    return Any;
+  }
+
+  /// Consecutive `a[e] = v0; a[e + 1] = v1; ...` become one vector store.
+  size_t combineWrites(std::vector<StmtPtr> &Body, size_t Begin, size_t End) {
+    size_t Removed = 0;
+    for (size_t S = Begin; S + 1 < End - Removed; ++S) {
+      for (unsigned W = Policy.Width; W >= 2; W /= 2) {
+        if (S + W > End - Removed)
+          continue;
+        if (combineWriteGroup(Body, S, W)) {
+          Removed += W - 1;
+          break;
+        }
+      }
+    }
+    return Removed;
+  }
+
+  /// The write `a[e] = v` of statement \p S, when it may be vectorized.
+  const ArrayRef *plainWrite(const Stmt &S) const {
+    auto *A = llvm::dyn_cast<AssignStmt>(&S);
+    if (!A || A->Op != AssignOp::Set)
+      return nullptr;
+    auto *R = llvm::dyn_cast<ArrayRef>(A->LHS.get());
+    if (!R || !candidate(*R))
+      return nullptr;
+    // The stored values must not read the array being written.
+    bool ReadsIt = false;
+    walkExpr(*A->RHS, [&](const Expr &X) {
+      if (auto *Q = llvm::dyn_cast<ArrayRef>(&X))
+        ReadsIt |= Q->Array == R->Array;
+    });
+    return ReadsIt ? nullptr : R;
+  }
+
+  bool combineWriteGroup(std::vector<StmtPtr> &Body, size_t S, unsigned W) {
+    const ArrayRef *Base = plainWrite(*Body[S]);
+    if (!Base)
+      return false;
+    auto BaseForm = toAffine(*Base->Indices[0], Ctx);
+    std::map<std::string, Precondition> Need;
+    if (!BaseForm ||
+        !multipleOf(*BaseForm, W, Need,
+                    Base->Array + " is written as " + std::to_string(W) +
+                        "-element vectors at an index that must be a "
+                        "multiple of " +
+                        std::to_string(W)))
+      return false;
+    // Statement S + C writes element base + C (in that order).
+    std::vector<ExprPtr> Values;
+    for (unsigned C = 0; C < W; ++C) {
+      const ArrayRef *R = plainWrite(*Body[S + C]);
+      if (!R || R->Array != Base->Array)
+        return false;
+      auto Form = toAffine(*R->Indices[0], Ctx);
+      if (!Form || !(*Form == *BaseForm + AffineForm::constant(C)))
+        return false;
+    }
+    // Later statements' values are now computed before the earlier stores.
+    std::set<std::string> Moved;
+    for (unsigned C = 1; C < W; ++C)
+      walkExpr(*llvm::cast<AssignStmt>(*Body[S + C]).RHS, [&](const Expr &X) {
+        if (auto *Q = llvm::dyn_cast<ArrayRef>(&X))
+          if (Q->Space == AddressSpace::Global)
+            Moved.insert(Q->Array);
+      });
+    if (!mayReorder(Base->Array, Moved))
+      return false;
+    for (unsigned C = 0; C < W; ++C)
+      Values.push_back(llvm::cast<AssignStmt>(*Body[S + C]).RHS->clone());
+    Type VT = vectorType(Base->getType(), W);
+    auto Vec =
+        std::make_unique<ArrayRef>(Base->Array, std::vector<ExprPtr>{}, VT);
+    Vec->Indices.push_back(divided(*Base->Indices[0], W));
+    Vec->VectorWidth = W;
+    Vec->setLine(Base->getLine());
+    auto Lit =
+        std::make_unique<CallExpr>(VectorLiteralCallee, std::move(Values), VT);
+    auto Store = std::make_unique<AssignStmt>(std::move(Vec), AssignOp::Set,
+                                              std::move(Lit));
+    Store->setLine(Body[S]->getLine());
+    std::string Array = Base->Array;
+    Body[S] = std::move(Store);
+    Body.erase(Body.begin() + S + 1, Body.begin() + S + W);
+    for (auto &[K, P] : Need)
+      Conditions.emplace(K, P);
+    noteAligned(Array, VT);
+    Done.push_back(Array + ": " + std::to_string(W) + " writes as " +
+                   scalarName(VT.Scalar, W));
+    return true;
+  }
+
+  static std::set<std::string> arraysWritten(const Stmt &S) {
+    std::set<std::string> R;
+    if (auto *A = llvm::dyn_cast<AssignStmt>(&S))
+      if (auto *Q = llvm::dyn_cast<ArrayRef>(A->LHS.get()))
+        if (Q->Space == AddressSpace::Global)
+          R.insert(Q->Array);
+    return R;
+  }
+
+  /// May accesses of \p Array move across those of \p Others? Yes when
+  /// the launch can check each pair's address ranges (recorded in
+  /// Disjoint); no when an element count is unknown.
+  bool mayReorder(const std::string &Array,
+                  const std::set<std::string> &Others) {
+    for (const std::string &X : Others)
+      if (X != Array && (!Elements.count(X) || !Elements.count(Array)))
+        return false;
+    for (const std::string &X : Others)
+      if (X != Array)
+        Disjoint.insert(std::minmax(Array, X));
+    return true;
+  }
+
+  void noteAligned(const std::string &Array, const Type &VT) {
+    unsigned Bytes = VT.elementBytes();
+    unsigned &A = Aligned[Array];
+    A = std::max(A, Bytes);
+  }
+
+  std::string freshName(const std::string &Base) {
+    std::set<std::string> Used;
+    for (const Param &P : F.Params)
+      Used.insert(P.Name);
+    walkStmts(*F.Body, [&](Stmt &S) {
+      if (auto *D = llvm::dyn_cast<DeclStmt>(&S))
+        Used.insert(D->Name);
+      if (auto *L = llvm::dyn_cast<ForStmt>(&S))
+        Used.insert(L->Iter);
+    });
+    for (unsigned I = 0;; ++I) {
+      std::string N = I ? Base + std::to_string(I) : Base;
+      if (!Used.count(N) && !Pending.count(N)) {
+        Pending.insert(N);
+        return N;
+      }
+    }
+  }
+  std::set<std::string> Pending;
+
+  // --- loop-based ------------------------------------------------------------
+
+  /// Unrolls \p L by the vector width when that lets its body's reads
+  /// combine: `for (j = s; j < e; j++) B(j)` → `for (j = s; j < e; j += W)
+  /// { B(j); B'(j + 1); ... }`, copies' locals renamed, then combined.
+  void unrollForVectors(ForStmt &L) {
+    unsigned W = Policy.Width;
+    auto *Body = llvm::dyn_cast<BlockStmt>(L.Body.get());
+    if (!Body || L.Step != 1 || L.CondOp != BinaryOp::LT || Body->Body.empty())
+      return;
+    for (const StmtPtr &S : Body->Body)
+      if (!isStraight(*S) || definedBy(*S).count(L.Iter))
+        return;
+    auto Init = toAffine(*L.Init, Ctx), Bound = toAffine(*L.Bound, Ctx);
+    if (!Init || !Bound)
+      return;
+    std::map<std::string, Precondition> Need;
+    if (!multipleOf(*Bound - *Init, W, Need,
+                    "the " + L.Iter + " loop is unrolled by " +
+                        std::to_string(W) + " for vector loads"))
+      return;
+    // The unrolled body, on a copy: kept only if its reads combine.
+    std::vector<StmtPtr> Unrolled;
+    std::set<std::string> Locals;
+    for (const StmtPtr &S : Body->Body)
+      if (auto *D = llvm::dyn_cast<DeclStmt>(S.get()))
+        Locals.insert(D->Name);
+    for (unsigned C = 0; C < W; ++C)
+      for (const StmtPtr &S : Body->Body) {
+        StmtPtr Copy = S->clone();
+        if (C) {
+          substituteVar(*Copy, L.Iter,
+                        *add(var(L.Iter, L.IterType), intLit(C)));
+          for (const std::string &N : Locals) {
+            std::string Renamed = N + "_u" + std::to_string(C);
+            substituteVar(*Copy, N, *var(Renamed));
+            if (auto *D = llvm::dyn_cast<DeclStmt>(Copy.get());
+                D && D->Name == N)
+              D->Name = Renamed;
+          }
+        }
+        Unrolled.push_back(std::move(Copy));
+      }
+    // Renamed locals keep their types: substituteVar cloned an int VarRef,
+    // so restore each from its declaration.
+    retypeLocals(Unrolled);
+    size_t DoneBefore = Done.size();
+    auto SavedConditions = Conditions;
+    auto SavedAligned = Aligned;
+    auto SavedDisjoint = Disjoint;
+    // Extend the context with the copies' single definitions.
+    for (const StmtPtr &S : Unrolled)
+      if (auto *D = llvm::dyn_cast<DeclStmt>(S.get()))
+        if (D->Init && D->Extents.empty() && !Ctx.Definitions.count(D->Name))
+          Ctx.Definitions[D->Name] = D->Init.get();
+    L.Step = W;
+    combineRegion(Unrolled, 0, Unrolled.size());
+    if (Done.size() == DoneBefore) {
+      L.Step = 1;
+      Conditions = std::move(SavedConditions);
+      Aligned = std::move(SavedAligned);
+      Disjoint = std::move(SavedDisjoint);
+      return;
+    }
+    for (auto &[K, P] : Need)
+      Conditions.emplace(K, P);
+    Body->Body = std::move(Unrolled);
+    UnrolledLoops.push_back(L.Iter + " by " + std::to_string(W));
+  }
+
+  static void retypeLocals(std::vector<StmtPtr> &Stmts) {
+    std::map<std::string, Type> Types;
+    for (const StmtPtr &S : Stmts)
+      if (auto *D = llvm::dyn_cast<DeclStmt>(S.get()))
+        Types[D->Name] = D->Ty;
+    for (StmtPtr &S : Stmts)
+      S->forEachExpr([&](ExprPtr &E) {
+        walkExpr(*E, [&](const Expr &X) {
+          if (auto *V = llvm::dyn_cast<VarRef>(&X)) {
+            auto It = Types.find(V->Name);
+            if (It != Types.end())
+              const_cast<VarRef *>(V)->setType(It->second.element());
+          }
+        });
+      });
+  }
+};
+
+} // namespace
+
+PassInfo vectorizePass() {
+  return {"vectorize",
+          "neighbouring global accesses of one thread (and, where the target's "
+          "policy allows, of a loop unrolled by the width) as float2/float4",
+          [](Function &F, const PassContext &Ctx,
+             std::string &Why) -> llvm::Expected<std::optional<AppliedPass>> {
+            VectorPolicy Policy = policyFor(Ctx.Target, Ctx.Variant);
+            Vectorizer V(F, Policy);
+            V.run();
+            if (V.Done.empty()) {
+              Why =
+                  Policy.LoopBased
+                      ? "no neighbouring global accesses of one thread or of "
+                        "a unit-step loop's iterations with a provably aligned "
+                        "first index"
+                      : "no neighbouring global accesses of one thread with a "
+                        "provably aligned first index (" +
+                            std::string(Ctx.Target.GpuVendor == Vendor::Amd
+                                            ? "AMD"
+                                            : "NVIDIA") +
+                            " global variant: intra-thread only)";
+              return std::nullopt;
+            }
+            if (!F.Plan) {
+              F.Plan.emplace();
+              F.Plan->SameLaunch = true;
+              F.Plan->Dims = findDomain(F).Dims;
+            }
+            std::vector<std::string> Conds;
+            for (auto &[Text, P] : V.Conditions) {
+              F.Plan->Preconditions.push_back(P);
+              Conds.push_back(Text + " == 0");
+            }
+            for (const auto &[A, B] : V.Disjoint) {
+              bool Known = false;
+              for (const auto &[X, Y] : F.Plan->Disjoint)
+                Known |= (X == A && Y == B) || (X == B && Y == A);
+              if (!Known)
+                F.Plan->Disjoint.emplace_back(A, B);
+              for (const std::string &N : {A, B})
+                if (!F.Plan->Elements.count(N))
+                  F.Plan->Elements[N] = V.Elements.at(N);
+            }
+            std::vector<std::string> Aligned;
+            for (auto &[Array, Bytes] : V.Aligned) {
+              unsigned &A = F.Plan->AlignedBytes[Array];
+              A = std::max(A, Bytes);
+              Aligned.push_back(Array + " " + std::to_string(Bytes) + " B");
+            }
+            AppliedPass R{"vectorize",
+                          {{"width", std::to_string(Policy.Width)},
+                           {"kinds", V.UnrolledLoops.empty()
+                                         ? "intra-thread"
+                                         : "intra-thread, loop-based"},
+                           {"accesses", llvm::join(V.Done, "; ")},
+                           {"alignment", llvm::join(Aligned, ", ")}}};
+            if (!V.UnrolledLoops.empty())
+              R.Parameters["unrolled"] = llvm::join(V.UnrolledLoops, ", ");
+            if (!Conds.empty())
+              R.Parameters["preconditions"] = llvm::join(Conds, ", ");
+            return R;
+          }};
+}
+
+} // namespace gpumerge
