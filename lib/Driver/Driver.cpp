@@ -9,6 +9,7 @@
 #include "Target/MachineDescription.h"
 #include "Target/Occupancy.h"
 #include "Transforms/PassRegistry.h"
+#include "Transforms/SplitPhases.h"
 #include "Transforms/Tiling.h"
 
 #include "llvm/ADT/SmallVector.h"
@@ -111,6 +112,8 @@ public:
       return ExitBadInput;
     }
     M = std::move(*Parsed);
+    // Kernels with global barriers become phase kernels (or are refused).
+    splitGlobalBarriers(*M);
     for (const Unsupported &U : M->PassedThrough)
       Err << llvm::formatv("{0}:{1}: warning: kernel '{2}' passed through "
                            "unchanged: {3}\n",
