@@ -22,6 +22,7 @@ __global__ void tmv(float a[WIDTH][WIDTH], float b[WIDTH], float c[WIDTH]) {
 // CHECK-NEXT: a[blockIdx.x * blockDim.x + threadIdx.x] += a[blockIdx.x * blockDim.x + threadIdx.x + 1];
 // CHECK-NEXT: }
 // CHECK: static void gpumerge_launch_{{phases}}(
+// CHECK: ) {
 // CHECK-NEXT: phases_{{phase0}}{{<+}}grid, block, smem, stream{{>+}}(a);
 // CHECK-NEXT: phases_{{phase1}}{{<+}}grid, block, smem, stream{{>+}}(a);
 // CHECK-NOT: sync
