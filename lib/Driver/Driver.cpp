@@ -502,55 +502,53 @@ private:
                     const std::optional<VerifyResult> &VerifiedOptimized) {
     if (!Verified)
       return;
-    {
-      // The overall outcome: a mismatch on either path is a mismatch.
-      const VerifyResult *Bad =
-          VerifiedOptimized &&
-                  VerifiedOptimized->Outcome == VerifyResult::Status::Mismatch
-              ? &*VerifiedOptimized
-              : &*Verified;
-      O["verify"] = verifyStatusName(Bad->Outcome);
-      O["max_rel_error"] =
-          std::max(Verified->MaxRelError,
-                   VerifiedOptimized ? VerifiedOptimized->MaxRelError : 0.0);
-      llvm::json::Object Sizes;
-      for (auto &[K, V] : Verified->Sizes)
-        Sizes[K] = V;
-      O["verify_sizes"] = std::move(Sizes);
-      if (!Bad->Detail.empty())
-        O["verify_detail"] = Bad->Detail;
-      llvm::json::Array Runs;
-      for (const VerifyResult *VR :
-           {&*Verified, VerifiedOptimized ? &*VerifiedOptimized : nullptr}) {
-        if (!VR)
-          continue;
-        llvm::json::Object Sz;
-        for (auto &[K, V] : VR->Sizes)
-          Sz[K] = V;
-        llvm::json::Object Run{
-            {"path", VR->Path.empty() ? "as-launched" : VR->Path},
-            {"sizes", std::move(Sz)},
-            {"verify", verifyStatusName(VR->Outcome)},
-            {"max_rel_error", VR->MaxRelError}};
-        if (!VR->FailedPrecondition.empty())
-          Run["fallback_because"] = VR->FailedPrecondition;
-        Runs.push_back(std::move(Run));
-        if (!Opts.JsonReport) {
-          std::string Where = memoryVariantName(Variant);
-          if (!VR->Path.empty()) {
-            Where += ", " + VR->Path + " path";
-            for (auto &[K, V] : VR->Sizes)
-              Where += (&K == &VR->Sizes.begin()->first ? ", " : ",") + K +
-                       "=" + std::to_string(V);
-          }
-          Out << llvm::formatv(
-              "verify {0} ({1}): {2}, max relative error {3:e}{4}\n", Name,
-              Where, verifyStatusName(VR->Outcome), VR->MaxRelError,
-              VR->Detail.empty() ? "" : " — " + VR->Detail);
+    // The overall outcome: a mismatch on either path is a mismatch.
+    const VerifyResult *Bad =
+        VerifiedOptimized &&
+                VerifiedOptimized->Outcome == VerifyResult::Status::Mismatch
+            ? &*VerifiedOptimized
+            : &*Verified;
+    O["verify"] = verifyStatusName(Bad->Outcome);
+    O["max_rel_error"] =
+        std::max(Verified->MaxRelError,
+                 VerifiedOptimized ? VerifiedOptimized->MaxRelError : 0.0);
+    llvm::json::Object Sizes;
+    for (auto &[K, V] : Verified->Sizes)
+      Sizes[K] = V;
+    O["verify_sizes"] = std::move(Sizes);
+    if (!Bad->Detail.empty())
+      O["verify_detail"] = Bad->Detail;
+    llvm::json::Array Runs;
+    for (const VerifyResult *VR :
+         {&*Verified, VerifiedOptimized ? &*VerifiedOptimized : nullptr}) {
+      if (!VR)
+        continue;
+      llvm::json::Object Sz;
+      for (auto &[K, V] : VR->Sizes)
+        Sz[K] = V;
+      llvm::json::Object Run{
+          {"path", VR->Path.empty() ? "as-launched" : VR->Path},
+          {"sizes", std::move(Sz)},
+          {"verify", verifyStatusName(VR->Outcome)},
+          {"max_rel_error", VR->MaxRelError}};
+      if (!VR->FailedPrecondition.empty())
+        Run["fallback_because"] = VR->FailedPrecondition;
+      Runs.push_back(std::move(Run));
+      if (!Opts.JsonReport) {
+        std::string Where = memoryVariantName(Variant);
+        if (!VR->Path.empty()) {
+          Where += ", " + VR->Path + " path";
+          for (auto &[K, V] : VR->Sizes)
+            Where += (&K == &VR->Sizes.begin()->first ? ", " : ",") + K + "=" +
+                     std::to_string(V);
         }
+        Out << llvm::formatv(
+            "verify {0} ({1}): {2}, max relative error {3:e}{4}\n", Name, Where,
+            verifyStatusName(VR->Outcome), VR->MaxRelError,
+            VR->Detail.empty() ? "" : " — " + VR->Detail);
       }
-      O["verify_runs"] = std::move(Runs);
     }
+    O["verify_runs"] = std::move(Runs);
   }
 
   int optimize(llvm::json::Array &ReportFiles) {
