@@ -43,6 +43,7 @@ private:
       LoopInfo Info;
       Info.Iter = L->Iter;
       Info.Step = L->Step;
+      Info.ConstantStep = L->hasConstantStep();
       Info.Loop = L;
       if (auto Start = toAffine(*L->Init, Ctx)) {
         Info.Start = Start->asConstant();

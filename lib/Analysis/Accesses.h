@@ -25,6 +25,9 @@ struct LoopInfo {
   /// index reads `idx + j` and the analyses see each thread's own element.
   std::optional<AffineForm> ThreadStart;
   std::int64_t Step = 1;
+  /// False for a loop-invariant step that is not a constant (`j += nt`):
+  /// Step is then only the direction (ForStmt::StepExpr).
+  bool ConstantStep = true;
   const ForStmt *Loop = nullptr;
 };
 

@@ -20,7 +20,8 @@ const char *tristateName(Tristate T) {
 /// Base offsets (in elements) the group of threads starts at: the constant
 /// term, moved by each loop iterator over its first 16 iterations (§3.2: the
 /// pattern repeats after that) and by each other thread position with a
-/// constant coefficient. Symbolic coefficients are assumed segment-aligned.
+/// constant coefficient. Symbolic coefficients, and loops whose step is not
+/// a constant (`j += nt`), are assumed to move by whole segments.
 static std::vector<std::int64_t> baseOffsets(const Access &A,
                                              const AffineForm &Rest) {
   std::int64_t C0 = Rest.constantTerm();
@@ -30,11 +31,17 @@ static std::vector<std::int64_t> baseOffsets(const Access &A,
     if (!Coeff)
       continue;
     std::int64_t Start = 0, Step = 1;
+    bool ConstantStep = true;
     for (const LoopInfo &L : A.Loops)
       if (L.Iter == V.Name) {
         Start = L.ThreadStart ? 0 : L.Start.value_or(0);
         Step = L.Step;
+        ConstantStep = L.ConstantStep;
       }
+    if (!ConstantStep) {
+      Bases.push_back(C0 + *Coeff * Start);
+      continue;
+    }
     for (std::int64_t K = 0; K < 16; ++K)
       Bases.push_back(C0 + *Coeff * (Start + K * Step));
   }

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "CodeGen/Launcher.h"
 #include "CodeGen/Emitter.h"
+#include "CodeGen/PhasedLaunch.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -615,7 +616,7 @@ std::string emitOpenCLLaunchHeader(
         launchPlanProblem(M, *It->second, Language::OpenCL).empty())
       Planned.push_back(It->second);
   }
-  if (Planned.empty())
+  if (Planned.empty() && M.Phased.empty())
     return "";
   std::string Stem = llvm::sys::path::stem(M.FileName).str();
   std::string Guard = "GPUMERGE_";
@@ -659,6 +660,8 @@ std::string emitOpenCLLaunchHeader(
   Out += "#include <stddef.h>\n#include <stdint.h>\n";
   for (const Function *F : Planned)
     Out += "\n" + openCLNDRange(*F);
+  for (const PhasedKernel &PK : M.Phased)
+    Out += "\n" + emitOpenCLPhaseTable(PK);
   Out += "\n#endif // " + Guard + "\n";
   return Out;
 }

@@ -1,6 +1,7 @@
 //===- ModuleEmitter.cpp - Whole files from KIR ---------------------------===//
 #include "CodeGen/Emitter.h"
 #include "CodeGen/Launcher.h"
+#include "CodeGen/PhasedLaunch.h"
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
@@ -104,6 +105,21 @@ static std::string launcherCall(const Module &M, const KernelCallSite &C) {
   return Callee + "(" + llvm::join(Args, ", ") + ")";
 }
 
+/// The launcher of the split kernel whose last phase is \p F, when \p F is
+/// one (in CUDA): after the phases, which precede it in \p M.Functions.
+static std::string
+phasedLauncherAfter(const Module &M, const Function &F,
+                    const std::map<std::string, const Function *> &Planned) {
+  const PhasedKernel *PK =
+      F.PhaseOf.empty() ? nullptr : M.findPhased(F.PhaseOf);
+  if (!PK || PK->Phases.back() != F.Name)
+    return "";
+  std::vector<bool> UsesPlan;
+  for (const std::string &P : PK->Phases)
+    UsesPlan.push_back(Planned.count(P) > 0);
+  return emitCudaPhasedLauncher(*PK, *M.find(PK->Phases.front()), UsesPlan);
+}
+
 /// Same language: the input text with each lowered function's definition
 /// replaced and, for a kernel written with its plan, every launch in host
 /// code replaced by a call of its launcher (declared before the first
@@ -130,12 +146,36 @@ emitInPlace(const Module &M,
         UsesPlan ? emitWithFallback(F, Out, M.Lang) : emitFunction(Out, M.Lang);
     if (UsesPlan)
       Planned[F.Name] = &Out;
+    if (M.Lang == Language::Cuda)
+      if (std::string L = phasedLauncherAfter(M, F, Planned); !L.empty())
+        Body += "\n" + L;
     if (!Body.empty() && Body.back() == '\n')
       Body.pop_back();
+    // The phases of a split kernel stand in order where it stood.
+    if (F.PhaseIndex > 0 && !Edits.empty() &&
+        Edits.back().Begin == F.Span.Begin) {
+      Edits.back().Text += "\n\n" + Body;
+      continue;
+    }
     Edits.push_back({F.Span.Begin, F.Span.End, Body});
   }
   std::set<std::string> Declared;
   for (const KernelCallSite &C : M.CallSites) {
+    // A split kernel is gone: its launches all call the phases' launcher
+    // (splitGlobalBarriers made sure they can be rewritten).
+    if (const PhasedKernel *PK = M.findPhased(C.Kernel);
+        PK && M.Lang == Language::Cuda) {
+      Edits.push_back({C.Call.Begin, C.Call.End, launcherCall(M, C)});
+      if (C.Call.Begin < PK->Span.Begin && C.PrototypeBegin &&
+          Declared.insert(C.Kernel).second) {
+        size_t Line = M.Source.rfind('\n', *C.PrototypeBegin);
+        unsigned At = Line == std::string::npos ? 0 : Line + 1;
+        Edits.push_back({At, At,
+                         emitCudaPhasedLauncherDeclaration(
+                             *PK, *M.find(PK->Phases.front()))});
+      }
+      continue;
+    }
     auto It = Planned.find(C.Kernel);
     if (It == Planned.end() || M.Lang != Language::Cuda)
       continue;
@@ -203,15 +243,22 @@ emitTranslated(const Module &M, Language L,
     Out.Warnings.push_back(W);
   }
   std::unique_ptr<Printer> P = makeEmitter(L, OS);
+  std::map<std::string, const Function *> Planned;
   for (const auto &F : M.Functions) {
     bool UsesPlan;
     const Function &Fn =
         outputFunction(M, *F, L, Replacements, UsesPlan, Out.Warnings);
     OS << "\n";
-    if (UsesPlan)
+    if (UsesPlan) {
       OS << emitWithFallback(*F, Fn, L);
-    else
+      Planned[F->Name] = &Fn;
+    } else {
       P->printFunction(Fn);
+    }
+    if (L == Language::Cuda)
+      if (std::string Launcher = phasedLauncherAfter(M, *F, Planned);
+          !Launcher.empty())
+        OS << "\n" << Launcher;
   }
   if (!Extra.empty())
     OS << "\n" << Extra;

@@ -9,6 +9,7 @@
 #include "Target/MachineDescription.h"
 #include "Target/Occupancy.h"
 #include "Transforms/PassRegistry.h"
+#include "Transforms/SplitPhases.h"
 #include "Transforms/Tiling.h"
 
 #include "llvm/ADT/SmallVector.h"
@@ -111,6 +112,8 @@ public:
       return ExitBadInput;
     }
     M = std::move(*Parsed);
+    // Kernels with global barriers become phase kernels (or are refused).
+    splitGlobalBarriers(*M);
     for (const Unsupported &U : M->PassedThrough)
       Err << llvm::formatv("{0}:{1}: warning: kernel '{2}' passed through "
                            "unchanged: {3}\n",
@@ -384,6 +387,174 @@ private:
     return std::string(P);
   }
 
+  /// A kernel split at its global barriers, verified as a whole in one
+  /// variant: its phases run in order.
+  struct SplitVerify {
+    std::optional<VerifyResult> Verified, VerifiedOptimized;
+  };
+  /// kernel name → one per variant, in variant order.
+  std::map<std::string, std::vector<SplitVerify>> SplitResults;
+
+  /// The kernels whose guards give \p F's launch domain: all phases of its
+  /// split kernel for a phase, else \p F.
+  std::vector<const Function *> domainKernels(const Function &F) const {
+    const PhasedKernel *PK =
+        F.PhaseOf.empty() ? nullptr : M->findPhased(F.PhaseOf);
+    if (!PK)
+      return {&F};
+    std::vector<const Function *> Out;
+    for (const std::string &P : PK->Phases)
+      Out.push_back(M->find(P));
+    return Out;
+  }
+
+  /// Runs the phases of \p PK in order, naive and as written in variant
+  /// \p V (each on the path its launcher takes), at the sizes given and,
+  /// when a phase fell back, where every phase's plan holds. 0, or the
+  /// exit code of an error.
+  int verifySplit(const PhasedKernel &PK, MemoryVariant V,
+                  std::map<std::string, std::vector<VariantResult>> &Results,
+                  bool &Mismatch) {
+    std::vector<const Function *> Phases;
+    std::vector<VerifyStage> Stages;
+    for (const std::string &P : PK.Phases) {
+      Phases.push_back(M->find(P));
+      const VariantResult &R = Results.at(P).back();
+      Stages.push_back({M->find(P), R.Kernel.get(), R.Shape});
+    }
+    VerifyOptions VO;
+    VO.Sizes = Opts.Sizes;
+    VO.Grid = Opts.Grid;
+    SplitVerify SV;
+    for (bool Raised : {false, true}) {
+      if (Raised) {
+        if (!SV.Verified || SV.Verified->Path != "fallback")
+          break;
+        auto Sizes = sizesForOptimizedStages(Phases, Stages, VO.Sizes);
+        if (!Sizes)
+          break;
+        VO.Sizes = *Sizes;
+      }
+      auto Ver = verifyStages(*M, Phases, Stages, VO);
+      if (!Ver) {
+        Err << llvm::formatv("{0}:{1}: error: cannot verify kernel '{2}' "
+                             "(its phases in order): {3}\n",
+                             Input, PK.Span.Line, PK.Name,
+                             llvm::toString(Ver.takeError()));
+        return ExitBadInput;
+      }
+      if (Ver->Outcome == VerifyResult::Status::Mismatch) {
+        Mismatch = true;
+        Err << llvm::formatv("{0}:{1}: error: --verify: kernel '{2}' ({3} "
+                             "variant, its phases in order{4}) does not "
+                             "match the input: {5}\n",
+                             Input, PK.Span.Line, PK.Name, memoryVariantName(V),
+                             Raised ? ", optimized path" : "", Ver->Detail);
+      }
+      (Raised ? SV.VerifiedOptimized : SV.Verified) = std::move(*Ver);
+    }
+    SplitResults[PK.Name].push_back(std::move(SV));
+    return 0;
+  }
+
+  /// The report of a kernel split at its global barriers.
+  llvm::json::Object splitReport(const PhasedKernel &PK,
+                                 const std::vector<MemoryVariant> &Vs) {
+    llvm::json::Array Phases, Lines, Recomputed;
+    for (const std::string &P : PK.Phases)
+      Phases.push_back(P);
+    for (unsigned L : PK.BarrierLines)
+      Lines.push_back(L);
+    for (const std::string &N : PK.Recomputed)
+      Recomputed.push_back(N);
+    std::string Barrier =
+        PK.PaperDialect ? "__syncthreads() (the original compiler's dialect)"
+                        : "gpumerge_global_sync()";
+    llvm::json::Object Split{
+        {"phases", std::move(Phases)},
+        {"barrier_lines", std::move(Lines)},
+        {"recomputed_locals", std::move(Recomputed)},
+        {"reason",
+         llvm::formatv("global barrier {0}: no launch can wait for the whole "
+                       "grid, so the kernel runs as {1} kernels launched in "
+                       "order over the same grid",
+                       Barrier, PK.Phases.size())
+             .str()}};
+    if (outputLang() == Language::Cuda)
+      Split["launcher"] = launcherName(PK.Name);
+    llvm::json::Array Variants;
+    auto &SVs = SplitResults[PK.Name];
+    for (size_t I = 0; I < Vs.size(); ++I) {
+      llvm::json::Object O{{"memory", memoryVariantName(Vs[I])},
+                           {"status", "split"},
+                           {"passes", llvm::json::Array{}}};
+      if (I < SVs.size())
+        reportVerify(O, PK.Name, Vs[I], SVs[I].Verified,
+                     SVs[I].VerifiedOptimized);
+      Variants.push_back(std::move(O));
+    }
+    return llvm::json::Object{{"name", PK.Name},
+                              {"line", PK.Span.Line},
+                              {"split", std::move(Split)},
+                              {"variants", std::move(Variants)}};
+  }
+
+  /// The verify fields of a variant's report, and the text lines.
+  void reportVerify(llvm::json::Object &O, const std::string &Name,
+                    MemoryVariant Variant,
+                    const std::optional<VerifyResult> &Verified,
+                    const std::optional<VerifyResult> &VerifiedOptimized) {
+    if (!Verified)
+      return;
+    // The overall outcome: a mismatch on either path is a mismatch.
+    const VerifyResult *Bad =
+        VerifiedOptimized &&
+                VerifiedOptimized->Outcome == VerifyResult::Status::Mismatch
+            ? &*VerifiedOptimized
+            : &*Verified;
+    O["verify"] = verifyStatusName(Bad->Outcome);
+    O["max_rel_error"] =
+        std::max(Verified->MaxRelError,
+                 VerifiedOptimized ? VerifiedOptimized->MaxRelError : 0.0);
+    llvm::json::Object Sizes;
+    for (auto &[K, V] : Verified->Sizes)
+      Sizes[K] = V;
+    O["verify_sizes"] = std::move(Sizes);
+    if (!Bad->Detail.empty())
+      O["verify_detail"] = Bad->Detail;
+    llvm::json::Array Runs;
+    for (const VerifyResult *VR :
+         {&*Verified, VerifiedOptimized ? &*VerifiedOptimized : nullptr}) {
+      if (!VR)
+        continue;
+      llvm::json::Object Sz;
+      for (auto &[K, V] : VR->Sizes)
+        Sz[K] = V;
+      llvm::json::Object Run{
+          {"path", VR->Path.empty() ? "as-launched" : VR->Path},
+          {"sizes", std::move(Sz)},
+          {"verify", verifyStatusName(VR->Outcome)},
+          {"max_rel_error", VR->MaxRelError}};
+      if (!VR->FailedPrecondition.empty())
+        Run["fallback_because"] = VR->FailedPrecondition;
+      Runs.push_back(std::move(Run));
+      if (!Opts.JsonReport) {
+        std::string Where = memoryVariantName(Variant);
+        if (!VR->Path.empty()) {
+          Where += ", " + VR->Path + " path";
+          for (auto &[K, V] : VR->Sizes)
+            Where += (&K == &VR->Sizes.begin()->first ? ", " : ",") + K + "=" +
+                     std::to_string(V);
+        }
+        Out << llvm::formatv(
+            "verify {0} ({1}): {2}, max relative error {3:e}{4}\n", Name, Where,
+            verifyStatusName(VR->Outcome), VR->MaxRelError,
+            VR->Detail.empty() ? "" : " — " + VR->Detail);
+      }
+    }
+    O["verify_runs"] = std::move(Runs);
+  }
+
   int optimize(llvm::json::Array &ReportFiles) {
     std::vector<MemoryVariant> Vs = variants();
     // kernel name → one result per variant
@@ -400,7 +571,10 @@ private:
           VerifyOptions VO;
           VO.Sizes = Opts.Sizes;
           VO.Grid = Opts.Grid;
-          auto Ver = verifyKernel(*M, *F, *R->Kernel, R->Shape, VO);
+          // A phase runs over the grid of its split kernel.
+          std::vector<const Function *> DomainFrom = domainKernels(*F);
+          std::vector<VerifyStage> Stage = {{F, R->Kernel.get(), R->Shape}};
+          auto Ver = verifyStages(*M, DomainFrom, Stage, VO);
           if (!Ver) {
             Err << llvm::formatv("{0}:{1}: error: cannot verify kernel "
                                  "'{2}': {3}\n",
@@ -418,9 +592,10 @@ private:
           }
           R->Verified = std::move(*Ver);
           if (R->Verified->Path == "fallback") {
-            if (auto Sizes = sizesForOptimizedPath(*F, *R->Kernel, VO.Sizes)) {
+            if (auto Sizes =
+                    sizesForOptimizedStages(DomainFrom, Stage, VO.Sizes)) {
               VO.Sizes = *Sizes;
-              auto Opt = verifyKernel(*M, *F, *R->Kernel, R->Shape, VO);
+              auto Opt = verifyStages(*M, DomainFrom, Stage, VO);
               if (!Opt) {
                 Err << llvm::formatv("{0}:{1}: error: cannot verify kernel "
                                      "'{2}': {3}\n",
@@ -442,6 +617,10 @@ private:
         }
         Results[F->Name].push_back(std::move(*R));
       }
+      if (Opts.Verify)
+        for (const PhasedKernel &PK : M->Phased)
+          if (int Code = verifySplit(PK, V, Results, Mismatch))
+            return Code;
     }
 
     // Write every variant's file: whole or not at all.
@@ -524,63 +703,20 @@ private:
         O["not_applied"] = std::move(Skipped);
         if (!R.Reason.empty())
           O["reason"] = R.Reason;
-        if (R.Verified) {
-          // The overall outcome: a mismatch on either path is a mismatch.
-          const VerifyResult *Bad =
-              R.VerifiedOptimized && R.VerifiedOptimized->Outcome ==
-                                         VerifyResult::Status::Mismatch
-                  ? &*R.VerifiedOptimized
-                  : &*R.Verified;
-          O["verify"] = verifyStatusName(Bad->Outcome);
-          O["max_rel_error"] = std::max(
-              R.Verified->MaxRelError,
-              R.VerifiedOptimized ? R.VerifiedOptimized->MaxRelError : 0.0);
-          llvm::json::Object Sizes;
-          for (auto &[K, V] : R.Verified->Sizes)
-            Sizes[K] = V;
-          O["verify_sizes"] = std::move(Sizes);
-          if (!Bad->Detail.empty())
-            O["verify_detail"] = Bad->Detail;
-          llvm::json::Array Runs;
-          for (const VerifyResult *VR :
-               {&*R.Verified,
-                R.VerifiedOptimized ? &*R.VerifiedOptimized : nullptr}) {
-            if (!VR)
-              continue;
-            llvm::json::Object Sz;
-            for (auto &[K, V] : VR->Sizes)
-              Sz[K] = V;
-            llvm::json::Object Run{
-                {"path", VR->Path.empty() ? "as-launched" : VR->Path},
-                {"sizes", std::move(Sz)},
-                {"verify", verifyStatusName(VR->Outcome)},
-                {"max_rel_error", VR->MaxRelError}};
-            if (!VR->FailedPrecondition.empty())
-              Run["fallback_because"] = VR->FailedPrecondition;
-            Runs.push_back(std::move(Run));
-            if (!Opts.JsonReport) {
-              std::string Where = memoryVariantName(R.Variant);
-              if (!VR->Path.empty()) {
-                Where += ", " + VR->Path + " path";
-                for (auto &[K, V] : VR->Sizes)
-                  Where += (&K == &VR->Sizes.begin()->first ? ", " : ",") + K +
-                           "=" + std::to_string(V);
-              }
-              Out << llvm::formatv(
-                  "verify {0} ({1}): {2}, max relative error {3:e}{4}\n",
-                  F->Name, Where, verifyStatusName(VR->Outcome),
-                  VR->MaxRelError,
-                  VR->Detail.empty() ? "" : " — " + VR->Detail);
-            }
-          }
-          O["verify_runs"] = std::move(Runs);
-        }
+        reportVerify(O, F->Name, R.Variant, R.Verified, R.VerifiedOptimized);
         Variants.push_back(std::move(O));
       }
-      Kernels.push_back(llvm::json::Object{{"name", F->Name},
-                                           {"line", F->Span.Line},
-                                           {"variants", std::move(Variants)}});
+      llvm::json::Object K{{"name", F->Name},
+                           {"line", F->Span.Line},
+                           {"variants", std::move(Variants)}};
+      if (!F->PhaseOf.empty()) {
+        K["phase_of"] = F->PhaseOf;
+        K["phase"] = F->PhaseIndex;
+      }
+      Kernels.push_back(std::move(K));
     }
+    for (const PhasedKernel &PK : M->Phased)
+      Kernels.push_back(splitReport(PK, Vs));
     for (const Unsupported &U : M->PassedThrough) {
       llvm::json::Array Variants;
       std::string Reason =

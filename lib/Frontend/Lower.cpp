@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Frontend/Lower.h"
+#include "IR/Printer.h"
 
 #include "clang/AST/Attr.h"
 #include "clang/AST/Expr.h"
@@ -780,36 +781,88 @@ private:
         return R.Val.getInt().getExtValue();
       return std::nullopt;
     };
+    // The increment's amount as written and whether it is added: the
+    // constant or expression after `+=`, `-=`, `i = i + `, `i = i - `.
+    const clang::Expr *Amount = nullptr;
+    bool Adds = true;
     if (const auto *U = llvm::dyn_cast_or_null<clang::UnaryOperator>(Inc)) {
       if (U->isIncrementDecrementOp() && iterOf(U->getSubExpr()) == Iter)
         Step = U->isIncrementOp() ? 1 : -1;
     } else if (const auto *B =
                    llvm::dyn_cast_or_null<clang::BinaryOperator>(Inc)) {
       if (iterOf(B->getLHS()) == Iter) {
-        if (B->getOpcode() == BO_AddAssign)
-          Step = ConstantOf(B->getRHS());
-        else if (B->getOpcode() == BO_SubAssign) {
-          if (auto C = ConstantOf(B->getRHS()))
-            Step = -*C;
+        if (B->getOpcode() == BO_AddAssign || B->getOpcode() == BO_SubAssign) {
+          Amount = B->getRHS();
+          Adds = B->getOpcode() == BO_AddAssign;
         } else if (B->getOpcode() == BO_Assign) {
           const auto *Sum =
               llvm::dyn_cast<clang::BinaryOperator>(strip(B->getRHS()));
           if (Sum &&
               (Sum->getOpcode() == BO_Add || Sum->getOpcode() == BO_Sub)) {
             if (iterOf(Sum->getLHS()) == Iter) {
-              if (auto C = ConstantOf(Sum->getRHS()))
-                Step = Sum->getOpcode() == BO_Add ? *C : -*C;
+              Amount = Sum->getRHS();
+              Adds = Sum->getOpcode() == BO_Add;
             } else if (Sum->getOpcode() == BO_Add &&
                        iterOf(Sum->getRHS()) == Iter) {
-              Step = ConstantOf(Sum->getLHS());
+              Amount = Sum->getLHS();
             }
           }
         }
       }
     }
+    if (Amount) {
+      if (auto C = ConstantOf(Amount)) {
+        Step = Adds ? *C : -*C;
+      } else {
+        // A loop-invariant step (`j += nt`): its direction comes from the
+        // condition, which must stop a rising loop from above (or a falling
+        // one from below) for the loop to end.
+        bool Rising = L->CondOp == BinaryOp::LT || L->CondOp == BinaryOp::LE;
+        bool Falling = L->CondOp == BinaryOp::GT || L->CondOp == BinaryOp::GE;
+        if (!(Adds ? Rising : Falling))
+          return failStmt("loop with a non-constant step and a condition "
+                          "that does not bound it (" +
+                              std::string(Adds ? "+=" : "-=") + " with '" +
+                              binaryOpSpelling(L->CondOp) + "')",
+                          Loc);
+        L->StepExpr = lowerExpr(Amount);
+        Step = Adds ? 1 : -1;
+      }
+    }
     if (!Step || *Step == 0)
-      return failStmt("loop without a constant step", Loc);
+      return failStmt("loop without a constant or loop-invariant step", Loc);
     L->Step = *Step;
+    if (L->StepExpr) {
+      std::string Bad;
+      walkExpr(*L->StepExpr, [&](const Expr &X) {
+        if (!Bad.empty())
+          return;
+        if (auto *B = llvm::dyn_cast<BuiltinRef>(&X)) {
+          // The same for every thread of the grid: block and grid sizes.
+          switch (B->Which) {
+          case Builtin::Bdimx:
+          case Builtin::Bdimy:
+          case Builtin::Gdimx:
+          case Builtin::Gdimy:
+          case Builtin::Gsizex:
+          case Builtin::Gsizey:
+            break;
+          default:
+            Bad = "a thread position";
+          }
+        } else if (llvm::isa<ArrayRef>(X) || llvm::isa<gpumerge::CallExpr>(X) ||
+                   llvm::isa<MemberExpr>(X)) {
+          Bad = "'" + printExprDebug(X) + "'";
+        } else if (auto *V = llvm::dyn_cast<VarRef>(&X)) {
+          if (V->Name == L->Iter)
+            Bad = "the iterator";
+        }
+      });
+      if (!Bad.empty())
+        return failStmt("loop step '" + printExprDebug(*L->StepExpr) +
+                            "' that depends on " + Bad,
+                        Loc);
+    }
     L->Body = lowerStmt(F.getBody());
     if (!llvm::isa<BlockStmt>(*L->Body)) {
       auto B = std::make_unique<BlockStmt>();
@@ -827,6 +880,26 @@ private:
     if (Modified)
       return failStmt("loop iterator '" + L->Iter + "' modified in the body",
                       Loc);
+    // A step expression must not change while the loop runs.
+    if (L->StepExpr) {
+      std::set<std::string> Used;
+      walkExpr(*L->StepExpr, [&](const Expr &X) {
+        if (auto *V = llvm::dyn_cast<VarRef>(&X))
+          Used.insert(V->Name);
+      });
+      std::string Changed;
+      walkStmts(*L->Body, [&](Stmt &X) {
+        if (auto *A = llvm::dyn_cast<AssignStmt>(&X))
+          if (auto *V = llvm::dyn_cast<VarRef>(A->LHS.get()))
+            if (Used.count(V->Name) && Changed.empty())
+              Changed = V->Name;
+      });
+      if (!Changed.empty())
+        return failStmt("loop step '" + printExprDebug(*L->StepExpr) +
+                            "' changed in the body ('" + Changed +
+                            "' is assigned)",
+                        Loc);
+    }
     return withLine(std::move(L), Loc);
   }
 };

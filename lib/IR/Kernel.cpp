@@ -29,6 +29,8 @@ std::unique_ptr<Function> Function::clone() const {
   F->SizeHints = SizeHints;
   F->OutputHints = OutputHints;
   F->PaperDialect = PaperDialect;
+  F->PhaseOf = PhaseOf;
+  F->PhaseIndex = PhaseIndex;
   F->Plan = Plan;
   return F;
 }
@@ -45,6 +47,13 @@ std::vector<Function *> Module::kernels() const {
     if (F->IsKernel)
       K.push_back(F.get());
   return K;
+}
+
+const PhasedKernel *Module::findPhased(const std::string &Name) const {
+  for (const PhasedKernel &P : Phased)
+    if (P.Name == Name)
+      return &P;
+  return nullptr;
 }
 
 Function *Module::find(const std::string &Name) const {

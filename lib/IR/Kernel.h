@@ -45,6 +45,10 @@ struct Function {
   std::vector<std::string> OutputHints;
   /// The kernel used the original GPGPU compiler's dialect (bare idx, ...).
   bool PaperDialect = false;
+  /// A phase of a kernel split at its global barriers (SplitPhases.h): the
+  /// input kernel's name, and which phase this is; PhaseOf empty otherwise.
+  std::string PhaseOf;
+  unsigned PhaseIndex = 0;
   /// Set by the passes that change how the kernel is launched (block shape,
   /// merges, tiling); absent for a kernel launched like the naive one.
   std::optional<LaunchPlan> Plan;
@@ -84,6 +88,20 @@ struct KernelCallSite {
   std::string NotRewritable;
 };
 
+/// A kernel of the input split at its global barriers into phase kernels
+/// NAME_phase0, NAME_phase1, ... (ordinary kernels of Module::Functions with
+/// the same parameters), launched one after the other (SplitPhases.h).
+struct PhasedKernel {
+  std::string Name;                   ///< the input's kernel
+  std::vector<std::string> Phases;    ///< in launch order
+  std::vector<unsigned> BarrierLines; ///< where the kernel was split
+  /// Locals re-declared in later phases (recomputed from thread positions
+  /// and parameters).
+  std::vector<std::string> Recomputed;
+  SourceSpan Span; ///< the input kernel's definition
+  bool PaperDialect = false;
+};
+
 struct Module {
   std::string FileName;
   std::string Source; ///< the whole input text
@@ -97,9 +115,12 @@ struct Module {
   std::vector<std::pair<std::string, std::string>> Macros;
   /// Launches and other uses of the kernels in host code, in source order.
   std::vector<KernelCallSite> CallSites;
+  /// Kernels split at their global barriers, in source order.
+  std::vector<PhasedKernel> Phased;
 
   std::vector<Function *> kernels() const;
   Function *find(const std::string &Name) const;
+  const PhasedKernel *findPhased(const std::string &Name) const;
 };
 
 } // namespace gpumerge

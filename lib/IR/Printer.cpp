@@ -163,7 +163,10 @@ void Printer::printStmt(const Stmt &S) {
     OS << "; " << L.Iter << " " << binaryOpSpelling(L.CondOp) << " ";
     printExpr(*L.Bound, binaryOpPrecedence(L.CondOp) + 1);
     OS << "; " << L.Iter;
-    if (L.Step == 1)
+    if (L.StepExpr) {
+      OS << (L.Step > 0 ? " += " : " -= ");
+      printExpr(*L.StepExpr);
+    } else if (L.Step == 1)
       OS << "++";
     else if (L.Step == -1)
       OS << "--";

@@ -42,6 +42,7 @@ StmtPtr ForStmt::clone() const {
   F->CondOp = CondOp;
   F->Bound = Bound->clone();
   F->Step = Step;
+  F->StepExpr = StepExpr ? StepExpr->clone() : nullptr;
   F->Body = Body->clone();
   return F;
 }

@@ -1,10 +1,10 @@
 //===- Stmt.h - KIR statements ----------------------------------*- C++ -*-===//
 //
 // Statements of the kernel IR: Block, Decl, Assign, If, For (canonical loops
-// only: one iterator, a bound, a constant step), Sync (barrier within a block),
-// GlobalSync (the paper's global barrier: the kernel splits into launches),
-// Return and ExprStmt. What the frontend cannot express here it refuses, and
-// the kernel is passed through unchanged.
+// only: one iterator, a bound, a constant or loop-invariant step), Sync
+// (barrier within a block), GlobalSync (the paper's global barrier: the kernel
+// splits into launches), Return and ExprStmt. What the frontend cannot express
+// here it refuses, and the kernel is passed through unchanged.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GPUMERGE_IR_STMT_H
@@ -132,6 +132,12 @@ public:
 
 /// for (T Iter = Init; Iter CondOp Bound; Iter += Step) Body
 /// The canonical loop of §3.2: the analyses see S, S+Inc, ... directly.
+/// The step is a constant, or a loop-invariant expression over scalar
+/// parameters, locals the loop does not change and grid-uniform built-ins
+/// (`j += nt`, `i += blockDim.x * gridDim.x`): StepExpr. Then Step is only
+/// the direction (1 when the iterator rises, -1 when it falls, so `-= s`
+/// prints with s in StepExpr), and a pass that needs the step's value must
+/// check hasConstantStep() and refuse the loop otherwise.
 class ForStmt : public Stmt {
 public:
   ForStmt() : Stmt(Kind::For) {}
@@ -142,11 +148,15 @@ public:
   BinaryOp CondOp = BinaryOp::LT; ///< LT, LE, NE, GT, GE
   ExprPtr Bound;
   std::int64_t Step = 1;
+  ExprPtr StepExpr; ///< null for a constant step
   StmtPtr Body;
+  bool hasConstantStep() const { return !StepExpr; }
   StmtPtr clone() const override;
   void forEachExpr(const std::function<void(ExprPtr &)> &F) override {
     F(Init);
     F(Bound);
+    if (StepExpr)
+      F(StepExpr);
   }
   void forEachStmt(const std::function<void(StmtPtr &)> &F) override {
     F(Body);

@@ -111,6 +111,11 @@ private:
         return fail("loop with a missing part", Line);
       if (L.Step == 0)
         fail("loop over '" + L.Iter + "' with step 0", Line);
+      if (L.StepExpr && L.Step != 1 && L.Step != -1)
+        fail("loop over '" + L.Iter +
+                 "' with a step expression and a "
+                 "constant step",
+             Line);
       checkExpr(*L.Init, Line);
       Scopes.emplace_back();
       if (L.DeclaresIter)
@@ -118,6 +123,8 @@ private:
       else if (!lookup(L.Iter))
         fail("loop iterator '" + L.Iter + "' undeclared", Line);
       checkExpr(*L.Bound, Line);
+      if (L.StepExpr)
+        checkExpr(*L.StepExpr, Line);
       check(L.Body, Line);
       Scopes.pop_back();
       return;

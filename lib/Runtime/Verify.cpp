@@ -228,22 +228,97 @@ bool planApplies(const LaunchPlan &Plan,
   return conditionsHeld(Plan, NaiveDomain, Sizes, Total, &Failed) == Total;
 }
 
-std::optional<SizeBindings> sizesForOptimizedPath(const Function &Naive,
-                                                  const Function &Emitted,
-                                                  const SizeBindings &Sizes) {
-  if (!Emitted.Plan)
+llvm::Expected<std::array<std::int64_t, 2>>
+sequenceDomain(const std::vector<const Function *> &DomainFrom,
+               const SizeBindings &Sizes) {
+  if (DomainFrom.size() == 1)
+    return evaluateDomain(*DomainFrom[0], findDomain(*DomainFrom[0]), Sizes);
+  // Per dimension, the largest domain a guard gives: the grid covers every
+  // phase's threads, and a phase without a guard there runs over it too.
+  std::array<std::int64_t, 2> Result = {0, 0};
+  std::optional<llvm::Error> First;
+  unsigned Dims = 1;
+  for (const Function *F : DomainFrom) {
+    KernelDomain KD = findDomain(*F);
+    Dims = std::max(Dims, KD.Dims);
+    for (unsigned D = 0; D < KD.Dims; ++D) {
+      if (KD.Bounds[D].empty())
+        continue;
+      // This dimension's guards: the smallest bound holds.
+      std::optional<std::int64_t> Min;
+      bool Ok = true;
+      for (const DomainBound &B : KD.Bounds[D]) {
+        auto V = evaluateScalar(*B.Bound, *F, Sizes);
+        if (!V) {
+          Ok = false;
+          if (!First)
+            First = llvm::createStringError(
+                llvm::inconvertibleErrorCode(),
+                llvm::formatv("cannot evaluate the bounds guard of kernel "
+                              "'{0}' at line {1}: give every size it uses "
+                              "with --size",
+                              F->Name, B.Line)
+                    .str());
+          break;
+        }
+        Min = Min ? std::min(*Min, *V + B.Offset) : *V + B.Offset;
+      }
+      if (Ok && Min)
+        Result[D] = std::max(Result[D], *Min);
+    }
+  }
+  for (unsigned D = 0; D < 2; ++D) {
+    if (D >= Dims) {
+      Result[D] = 1;
+      continue;
+    }
+    if (Result[D] > 0)
+      continue;
+    if (First)
+      return std::move(*First);
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        llvm::formatv("cannot infer the launch domain of kernel '{0}' in {1}: "
+                      "no bounds guard of its phases compares the thread "
+                      "position with a size; give --grid",
+                      DomainFrom[0]->PhaseOf.empty() ? DomainFrom[0]->Name
+                                                     : DomainFrom[0]->PhaseOf,
+                      D == 0 ? "X" : "Y")
+            .str());
+  }
+  if (First)
+    llvm::consumeError(std::move(*First));
+  return Result;
+}
+
+std::optional<SizeBindings>
+sizesForOptimizedStages(const std::vector<const Function *> &DomainFrom,
+                        const std::vector<VerifyStage> &Stages,
+                        const SizeBindings &Sizes) {
+  std::vector<const LaunchPlan *> Plans;
+  for (const VerifyStage &St : Stages)
+    if (St.Emitted->Plan)
+      Plans.push_back(&*St.Emitted->Plan);
+  if (Plans.empty())
     return Sizes;
+  const Function &Naive = *Stages.front().Naive;
   SizeBindings S = chooseSizes(Naive, Sizes);
-  KernelDomain KD = findDomain(Naive);
   // Conditions held at X; -1 when X leaves the domain empty.
   unsigned Total = 0;
   auto Score = [&](const SizeBindings &X) {
-    auto D = evaluateDomain(Naive, KD, X);
+    auto D = sequenceDomain(DomainFrom, X);
     if (!D) {
       llvm::consumeError(D.takeError());
       return -1;
     }
-    return int(conditionsHeld(*Emitted.Plan, *D, X, Total));
+    int Held = 0;
+    Total = 0;
+    for (const LaunchPlan *P : Plans) {
+      unsigned T;
+      Held += int(conditionsHeld(*P, *D, X, T));
+      Total += T;
+    }
+    return Held;
   };
   auto Holds = [&](const SizeBindings &X) {
     int N = Score(X);
@@ -270,71 +345,109 @@ std::optional<SizeBindings> sizesForOptimizedPath(const Function &Naive,
   return S;
 }
 
+std::optional<SizeBindings> sizesForOptimizedPath(const Function &Naive,
+                                                  const Function &Emitted,
+                                                  const SizeBindings &Sizes) {
+  return sizesForOptimizedStages({&Naive}, {{&Naive, &Emitted, {}}}, Sizes);
+}
+
 llvm::Expected<VerifyResult>
 verifyKernel(const Module &M, const Function &Naive, const Function &Emitted,
              const LaunchShape &Shape, const VerifyOptions &Opts) {
+  return verifyStages(M, {&Naive}, {{&Naive, &Emitted, Shape}}, Opts);
+}
+
+llvm::Expected<VerifyResult>
+verifyStages(const Module &M, const std::vector<const Function *> &DomainFrom,
+             const std::vector<VerifyStage> &Stages,
+             const VerifyOptions &Opts) {
   VerifyResult Result;
-  if (hasGlobalSync(Naive)) {
-    Result.Detail = "the kernel has a global barrier (gpumerge_global_sync); "
-                    "running it as split launches is not implemented yet";
-    return Result;
-  }
+  const Function &Naive = *Stages.front().Naive;
+  for (const VerifyStage &St : Stages)
+    if (hasGlobalSync(*St.Naive)) {
+      Result.Detail = "the kernel has a global barrier that was not split";
+      return Result;
+    }
   Result.Sizes = chooseSizes(Naive, Opts.Sizes);
-  KernelDomain KD = findDomain(Naive);
+  unsigned KDims = 1;
+  for (const Function *F : DomainFrom)
+    KDims = std::max(KDims, findDomain(*F).Dims);
   if (Opts.Grid) {
     Result.Domain = *Opts.Grid;
   } else {
-    auto D = evaluateDomain(Naive, KD, Result.Sizes);
+    auto D = sequenceDomain(DomainFrom, Result.Sizes);
     if (!D)
       return D.takeError();
     Result.Domain = *D;
   }
-  unsigned Dims = Result.Domain[1] > 1 || KD.Dims == 2 ? 2 : 1;
+  unsigned Dims = Result.Domain[1] > 1 || KDims == 2 ? 2 : 1;
   LaunchShape NaiveShape = naiveLaunch(Dims);
-  auto Extents =
-      bufferExtents(Naive, Result.Sizes, Result.Domain, NaiveShape.Block);
-  if (!Extents)
-    return Extents.takeError();
-  // A planned kernel touches the naive kernel's elements by construction
-  // (its shared-memory indices are not global extents anyway).
-  if (!Emitted.Plan) {
-    auto EmittedExtents =
-        bufferExtents(Emitted, Result.Sizes, Result.Domain, Shape.Block);
-    if (!EmittedExtents)
-      return EmittedExtents.takeError();
-    for (auto &[Name, N] : *EmittedExtents)
-      (*Extents)[Name] = std::max((*Extents)[Name], N);
-  }
-  // Which kernel of the output runs, and how: what the generated launcher
-  // would do at these sizes.
-  std::string CandidateKernel = Emitted.Name;
-  NDRange CandidateRange = rangeFor(Result.Domain, Dims, Shape);
-  if (Emitted.Plan) {
-    const LaunchPlan &P = *Emitted.Plan;
-    Result.Path = "optimized";
-    if (!planApplies(P, Result.Domain, Result.Sizes,
-                     Result.FailedPrecondition)) {
-      Result.Path = "fallback";
-      CandidateKernel = fallbackName(Naive.Name);
-      CandidateRange = rangeFor(Result.Domain, Dims, NaiveShape);
-    } else if (P.SameLaunch) {
-      CandidateRange = rangeFor(Result.Domain, Dims, NaiveShape);
-    } else {
-      LaunchShape S;
-      S.Block = P.Block;
-      S.Coverage = P.Coverage;
-      std::array<std::int64_t, 2> Domain = Result.Domain;
-      if (P.Interchanged)
-        std::swap(Domain[0], Domain[1]);
-      CandidateRange = rangeFor(Domain, Dims, S);
+  std::map<std::string, std::int64_t> Extents;
+  auto Widen = [&](const Function &F, const LaunchShape &S) -> llvm::Error {
+    auto E = bufferExtents(F, Result.Sizes, Result.Domain, S.Block);
+    if (!E)
+      return E.takeError();
+    for (auto &[Name, N] : *E)
+      Extents[Name] = std::max(Extents[Name], N);
+    return llvm::Error::success();
+  };
+  // What the generated launchers would run at these sizes, stage by stage.
+  struct Launch {
+    std::string Naive, Candidate;
+    NDRange NaiveRange, CandidateRange;
+  };
+  std::vector<Launch> Launches;
+  bool AnyPlan = false, AnyFallback = false;
+  for (const VerifyStage &St : Stages) {
+    if (auto E = Widen(*St.Naive, NaiveShape))
+      return E;
+    // A planned kernel touches the naive kernel's elements by construction
+    // (its shared-memory indices are not global extents anyway).
+    if (!St.Emitted->Plan)
+      if (auto E = Widen(*St.Emitted, St.Shape))
+        return E;
+    Launch L;
+    L.Naive = St.Naive->Name;
+    L.NaiveRange = rangeFor(Result.Domain, Dims, NaiveShape);
+    L.Candidate = St.Emitted->Name;
+    L.CandidateRange = rangeFor(Result.Domain, Dims, St.Shape);
+    if (St.Emitted->Plan) {
+      const LaunchPlan &P = *St.Emitted->Plan;
+      AnyPlan = true;
+      std::string Failed;
+      if (!planApplies(P, Result.Domain, Result.Sizes, Failed)) {
+        if (!AnyFallback)
+          Result.FailedPrecondition =
+              Stages.size() > 1 ? St.Naive->Name + ": " + Failed : Failed;
+        AnyFallback = true;
+        L.Candidate = fallbackName(St.Naive->Name);
+        L.CandidateRange = L.NaiveRange;
+      } else if (P.SameLaunch) {
+        L.CandidateRange = L.NaiveRange;
+      } else {
+        LaunchShape S;
+        S.Block = P.Block;
+        S.Coverage = P.Coverage;
+        std::array<std::int64_t, 2> Domain = Result.Domain;
+        if (P.Interchanged)
+          std::swap(Domain[0], Domain[1]);
+        L.CandidateRange = rangeFor(Domain, Dims, S);
+      }
     }
+    Launches.push_back(std::move(L));
   }
+  if (AnyPlan)
+    Result.Path = AnyFallback ? "fallback" : "optimized";
 
-  std::string Reference = M.Lang == Language::OpenCL
+  // The input as written, unless it is CUDA or had kernels split at global
+  // barriers: then the naive kernels (phases) written as OpenCL.
+  std::string Reference = M.Lang == Language::OpenCL && M.Phased.empty()
                               ? M.Source
                               : emitModule(M, Language::OpenCL).Text;
-  std::string Candidate =
-      emitModule(M, Language::OpenCL, {{Naive.Name, &Emitted}}).Text;
+  std::map<std::string, const Function *> Replacements;
+  for (const VerifyStage &St : Stages)
+    Replacements[St.Naive->Name] = St.Emitted;
+  std::string Candidate = emitModule(M, Language::OpenCL, Replacements).Text;
 
   auto Session = OpenCLSession::create();
   if (!Session)
@@ -359,7 +472,7 @@ verifyKernel(const Module &M, const Function &Naive, const Function &Emitted,
   unsigned FloatParam = 0;
   for (const Param &P : Naive.Params) {
     if (P.Ty.IsPointer) {
-      Inputs.push_back(randomContents(P.Ty.element(), (*Extents)[P.Name], R));
+      Inputs.push_back(randomContents(P.Ty.element(), Extents[P.Name], R));
       Scalars.push_back(0);
     } else if (P.Ty.isInteger()) {
       Inputs.emplace_back();
@@ -372,8 +485,7 @@ verifyKernel(const Module &M, const Function &Naive, const Function &Emitted,
     }
   }
 
-  auto Run = [&](unsigned Program, const std::string &Kernel,
-                 const NDRange &Range)
+  auto Run = [&](unsigned Program, bool Reference)
       -> llvm::Expected<std::vector<std::vector<std::uint8_t>>> {
     std::vector<KernelArg> Args;
     std::vector<unsigned> Buffers;
@@ -389,8 +501,12 @@ verifyKernel(const Module &M, const Function &Naive, const Function &Emitted,
         Args.push_back(scalarArg(P.Ty, Scalars[I]));
       }
     }
-    if (auto E = (*Session)->launch(Program, Kernel, Args, Range))
-      return E;
+    // In order on one in-order queue: each launch sees the one before.
+    for (const Launch &L : Launches)
+      if (auto E = (*Session)->launch(
+              Program, Reference ? L.Naive : L.Candidate, Args,
+              Reference ? L.NaiveRange : L.CandidateRange))
+        return E;
     std::vector<std::vector<std::uint8_t>> Out;
     for (unsigned B : Buffers) {
       auto Data = (*Session)->readBuffer(B);
@@ -400,11 +516,10 @@ verifyKernel(const Module &M, const Function &Naive, const Function &Emitted,
     }
     return Out;
   };
-  auto Expected =
-      Run(*RefProgram, Naive.Name, rangeFor(Result.Domain, Dims, NaiveShape));
+  auto Expected = Run(*RefProgram, true);
   if (!Expected)
     return Expected.takeError();
-  auto Actual = Run(*CandProgram, CandidateKernel, CandidateRange);
+  auto Actual = Run(*CandProgram, false);
   if (!Actual)
     return Actual.takeError();
 

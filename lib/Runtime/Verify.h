@@ -78,6 +78,37 @@ llvm::Expected<VerifyResult>
 verifyKernel(const Module &M, const Function &Naive, const Function &Emitted,
              const LaunchShape &Shape, const VerifyOptions &Opts);
 
+/// One launch of a sequence: a kernel of the input and what stands for it
+/// in the output, launched with Shape.
+struct VerifyStage {
+  const Function *Naive = nullptr;
+  const Function *Emitted = nullptr;
+  LaunchShape Shape;
+};
+
+/// The launch domain of the kernels \p DomainFrom launched over one grid
+/// (the phases of a kernel split at its global barriers, or one kernel): in
+/// each dimension the largest domain their guards give; errors as
+/// evaluateDomain when none has a guard there.
+llvm::Expected<std::array<std::int64_t, 2>>
+sequenceDomain(const std::vector<const Function *> &DomainFrom,
+               const SizeBindings &Sizes);
+
+/// verifyKernel for a sequence of launches on the same buffers over the
+/// domain of \p DomainFrom (Opts.Grid when given): the reference runs every
+/// stage's naive kernel in order, the candidate every stage's output kernel
+/// on the path its launcher would take. Path is "fallback" when any planned
+/// stage falls back, "optimized" when all planned stages run optimized.
+llvm::Expected<VerifyResult>
+verifyStages(const Module &M, const std::vector<const Function *> &DomainFrom,
+             const std::vector<VerifyStage> &Stages, const VerifyOptions &Opts);
+
+/// sizesForOptimizedPath for every planned stage at once.
+std::optional<SizeBindings>
+sizesForOptimizedStages(const std::vector<const Function *> &DomainFrom,
+                        const std::vector<VerifyStage> &Stages,
+                        const SizeBindings &Sizes);
+
 } // namespace gpumerge
 
 #endif

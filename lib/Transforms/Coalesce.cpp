@@ -30,6 +30,7 @@
 #include "Analysis/Accesses.h"
 #include "Analysis/Coalescing.h"
 #include "Analysis/Domain.h"
+#include "IR/Printer.h"
 #include "Transforms/Passes.h"
 #include "Transforms/Tiling.h"
 
@@ -41,11 +42,18 @@ static std::string uncoalescedSummary(const Function &F,
                                       const MachineDescription &MD) {
   std::vector<std::string> Items;
   for (const Access &A : collectAccesses(F))
-    if (checkCoalescing(A, MD).Coalesced == Tristate::False)
-      Items.push_back(llvm::formatv("{0} {1}[{2}] (line {3})",
-                                    A.IsWrite ? "write" : "read", A.Array,
-                                    A.IndexText, A.Line)
-                          .str());
+    if (checkCoalescing(A, MD).Coalesced == Tristate::False) {
+      std::string Item =
+          llvm::formatv("{0} {1}[{2}] (line {3})", A.IsWrite ? "write" : "read",
+                        A.Array, A.IndexText, A.Line);
+      // Tiles of T iterations need a constant unit step.
+      for (const LoopInfo &L : A.Loops)
+        if (!L.ConstantStep)
+          Item += " in the loop over '" + L.Iter + "', whose step '" +
+                  printExprDebug(*L.Loop->StepExpr) +
+                  "' is not the constant 1 that tiling needs";
+      Items.push_back(std::move(Item));
+    }
   if (Items.empty())
     return "every access is coalesced on this target and none is shared by "
            "the threads of a block";

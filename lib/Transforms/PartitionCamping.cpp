@@ -165,7 +165,8 @@ rotateTiledLoop(Function &F, const PassContext &Ctx, std::string &Why) {
     return std::nullopt;
   ForStmt *L = nullptr;
   for (StmtPtr &S : F.Body->Body)
-    if (auto *X = llvm::dyn_cast<ForStmt>(S.get()); X && X->Step == T && !L)
+    if (auto *X = llvm::dyn_cast<ForStmt>(S.get());
+        X && X->hasConstantStep() && X->Step == T && !L)
       L = X;
   if (!L || L->CondOp != BinaryOp::LT) {
     Why = "no tiled loop at the top of the kernel to rotate";

@@ -108,7 +108,8 @@ private:
   /// The cooperative load loop \p S, when it has the shape.
   std::optional<CoopLoad> coopLoad(const Stmt &S, const ForStmt &Tile) {
     auto *L = llvm::dyn_cast<ForStmt>(&S);
-    if (!L || L->CondOp != BinaryOp::LT || L->Step <= 0)
+    if (!L || !L->hasConstantStep() || L->CondOp != BinaryOp::LT ||
+        L->Step <= 0)
       return std::nullopt;
     auto *N = llvm::dyn_cast<IntLit>(L->Bound.get());
     auto *Blk = llvm::dyn_cast<BlockStmt>(L->Body.get());
@@ -175,7 +176,7 @@ private:
 
   bool rewrite(BlockStmt &Outer, size_t At, ForStmt &Tile, std::string &Why) {
     auto *Body = llvm::dyn_cast<BlockStmt>(Tile.Body.get());
-    if (!Body || Tile.Step <= 0)
+    if (!Body || !Tile.hasConstantStep() || Tile.Step <= 0)
       return false;
     // Cooperative loads, then the barrier after them.
     std::vector<CoopLoad> Loads;

@@ -240,7 +240,9 @@ void uniformLoops(
     std::vector<std::pair<ForStmt *, std::set<std::string>>> &Out) {
   for (StmtPtr &S : Stmts) {
     if (auto *L = llvm::dyn_cast<ForStmt>(S.get())) {
-      if (!isUniform(*L->Init, F, Uniform) || !isUniform(*L->Bound, F, Uniform))
+      if (!isUniform(*L->Init, F, Uniform) ||
+          !isUniform(*L->Bound, F, Uniform) ||
+          (L->StepExpr && !isUniform(*L->StepExpr, F, Uniform)))
         continue;
       Out.push_back({L, Uniform});
       std::set<std::string> Inner = Uniform;
@@ -550,7 +552,9 @@ Generator::chooseLoop(NaiveShape &NS) {
     // checks that the tile divides it (strsm's `j < i` cannot be).
     if (!isUniform(*L->Init, Origin, {}) || !isUniform(*L->Bound, Origin, {}))
       continue;
-    if (L->Step != 1 ||
+    // Tiles of T iterations need the unit step (a step expression such as
+    // `j += nt` has Step 1 as its direction only).
+    if (L->Step != 1 || !L->hasConstantStep() ||
         (L->CondOp != BinaryOp::LT && L->CondOp != BinaryOp::LE &&
          L->CondOp != BinaryOp::NE) ||
         hasBarrierOrReturn(*L->Body))
@@ -1062,7 +1066,8 @@ void Generator::findVarying(std::vector<StmtPtr> &Stmts) {
       if (If->Else)
         Walk(*If->Else, C);
     } else if (auto *L = llvm::dyn_cast<ForStmt>(&St)) {
-      unsigned C = Ctx | maskOf(*L->Init) | maskOf(*L->Bound);
+      unsigned C = Ctx | maskOf(*L->Init) | maskOf(*L->Bound) |
+                   (L->StepExpr ? maskOf(*L->StepExpr) : 0);
       Mark(L->Iter, C);
       Walk(*L->Body, C);
     } else if (auto *B = llvm::dyn_cast<BlockStmt>(&St)) {
@@ -1127,9 +1132,9 @@ std::vector<StmtPtr> Generator::merge(std::vector<StmtPtr> Stmts) {
       Out.push_back(copyFor(*St, 0, 0));
       continue;
     }
-    if (auto *L = llvm::dyn_cast<ForStmt>(St.get()); L && !varies(*L->Init) &&
-                                                     !varies(*L->Bound) &&
-                                                     !Varying.count(L->Iter)) {
+    if (auto *L = llvm::dyn_cast<ForStmt>(St.get());
+        L && !varies(*L->Init) && !varies(*L->Bound) &&
+        !(L->StepExpr && varies(*L->StepExpr)) && !Varying.count(L->Iter)) {
       L->Body = block(merge(unwrap(std::move(L->Body))));
       Out.push_back(std::move(St));
       continue;

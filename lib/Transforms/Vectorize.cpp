@@ -258,7 +258,8 @@ private:
     bool Ok = true;
     for (const ForStmt *L : It->second) {
       auto Init = toAffine(*L->Init, Ctx);
-      Ok = Ok && L->Step > 0 && (Coef * L->Step) % W == 0 && Init &&
+      Ok = Ok && L->hasConstantStep() && L->Step > 0 &&
+           (Coef * L->Step) % W == 0 && Init &&
            multipleOf(*Init * Rest, W, Need, Why);
     }
     --Depth;
@@ -583,7 +584,8 @@ private:
   void unrollForVectors(ForStmt &L) {
     unsigned W = Policy.Width;
     auto *Body = llvm::dyn_cast<BlockStmt>(L.Body.get());
-    if (!Body || L.Step != 1 || L.CondOp != BinaryOp::LT || Body->Body.empty())
+    if (!Body || !L.hasConstantStep() || L.Step != 1 ||
+        L.CondOp != BinaryOp::LT || Body->Body.empty())
       return;
     for (const StmtPtr &S : Body->Body)
       if (!isStraight(*S) || definedBy(*S).count(L.Iter))

@@ -14,8 +14,18 @@ __global__ void tmv(float a[WIDTH][WIDTH], float b[WIDTH], float c[WIDTH]) {
     sum += a[i][idx] * b[i];
   c[idx] = sum;
 }
-// CHECK-LABEL: __global__ void phases(
-// CHECK: gpumerge_global_sync();
+// __syncthreads() is a global barrier here: the kernel splits into two.
+// CHECK-LABEL: __global__ void phases_{{phase0}}(float *a) {
+// CHECK-NEXT: a[blockIdx.x * blockDim.x + threadIdx.x] = 1.0f;
+// CHECK-NEXT: }
+// CHECK-LABEL: __global__ void phases_{{phase1}}(float *a) {
+// CHECK-NEXT: a[blockIdx.x * blockDim.x + threadIdx.x] += a[blockIdx.x * blockDim.x + threadIdx.x + 1];
+// CHECK-NEXT: }
+// CHECK: static void gpumerge_launch_{{phases}}(
+// CHECK: ) {
+// CHECK-NEXT: phases_{{phase0}}{{<+}}grid, block, smem, stream{{>+}}(a);
+// CHECK-NEXT: phases_{{phase1}}{{<+}}grid, block, smem, stream{{>+}}(a);
+// CHECK-NOT: sync
 __global__ void phases(float *a) {
   a[idx] = 1.0f;
   __syncthreads();

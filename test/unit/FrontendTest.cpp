@@ -289,6 +289,63 @@ __global__ void k(float *a, int n) {
   EXPECT_EQ(M->PassedThrough[0].Line, 3u);
 }
 
+TEST(Frontend, LoopInvariantStepLowers) {
+  auto M = parse(R"(
+__global__ void k(float *a, int n, int nt) {
+  int stride = blockDim.x * gridDim.x;
+  for (int j = blockIdx.x * blockDim.x + threadIdx.x; j < n; j += nt)
+    a[j] = 0.0f;
+  for (int j = n - 1; j >= 0; j -= stride)
+    a[j] += 1.0f;
+  for (int j = 0; j < n; j = j + blockDim.x * gridDim.x)
+    a[j] += 2.0f;
+}
+)");
+  ASSERT_TRUE(M);
+  ASSERT_EQ(M->kernels().size(), 1u)
+      << (M->PassedThrough.empty() ? "" : M->PassedThrough[0].Construct);
+  std::vector<const ForStmt *> Loops;
+  walkStmts(*M->kernels()[0]->Body, [&](Stmt &S) {
+    if (auto *L = llvm::dyn_cast<ForStmt>(&S))
+      Loops.push_back(L);
+  });
+  ASSERT_EQ(Loops.size(), 3u);
+  const char *Steps[] = {"nt", "stride", "bdimx * gdimx"};
+  const std::int64_t Directions[] = {1, -1, 1};
+  for (unsigned I = 0; I < 3; ++I) {
+    ASSERT_FALSE(Loops[I]->hasConstantStep());
+    EXPECT_EQ(printExprDebug(*Loops[I]->StepExpr), Steps[I]);
+    EXPECT_EQ(Loops[I]->Step, Directions[I]);
+  }
+  std::string Cuda = printFunctionDebug(*M->kernels()[0]);
+  EXPECT_NE(Cuda.find("j += nt)"), std::string::npos) << Cuda;
+  EXPECT_NE(Cuda.find("j -= stride)"), std::string::npos) << Cuda;
+}
+
+TEST(Frontend, StepThatIsNotLoopInvariantPassesThrough) {
+  const char *Cases[][2] = {
+      // source of the loop, what the reason names
+      {"for (int j = 0; j < n; j += threadIdx.x + 1) a[j] = 0.0f;",
+       "depends on a thread position"},
+      {"for (int j = 0; j < n; j += s) { a[j] = 0.0f; s = s + 1; }",
+       "changed in the body ('s' is assigned)"},
+      {"for (int j = 0; j < n; j += a[0]) a[j] = 0.0f;", "depends on"},
+      {"for (int j = 0; j != n; j += s) a[j] = 0.0f;",
+       "does not bound it (+= with '!=')"},
+      {"for (int j = n; j > 0; j += s) a[j] = 0.0f;",
+       "does not bound it (+= with '>')"},
+  };
+  for (auto &C : Cases) {
+    auto M = parse(std::string("__global__ void k(float *a, int n) {\n"
+                               "  int s = n / 8 + 1;\n  ") +
+                   C[0] + "\n}\n");
+    ASSERT_TRUE(M);
+    ASSERT_EQ(M->PassedThrough.size(), 1u) << C[0];
+    EXPECT_NE(M->PassedThrough[0].Construct.find(C[1]), std::string::npos)
+        << C[0] << ": " << M->PassedThrough[0].Construct;
+  }
+}
+
 TEST(Frontend, IteratorModifiedInBodyPassesThrough) {
   auto M = parse(R"(
 __global__ void k(float *a, int n) {
