@@ -36,6 +36,7 @@ struct DriverOptions {
   std::string OutDir;                 ///< --out-dir
   std::string EmitSteps;              ///< --emit-steps=DIR
   std::string Merge;                  ///< --merge=block-y=16,thread-x=4
+  std::string Texture; ///< --texture=object|ldg; "": the target's default
   std::vector<std::string> ClangArgs; ///< after --
 };
 

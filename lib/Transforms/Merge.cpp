@@ -13,6 +13,9 @@
 // renamed (sum_0, sum_1, ...).
 //
 // Factors come from the ranked Fig. 12 space (Search.h) or from --merge.
+// In the texture variant there is no shared memory: thread merge shares
+// what merged copies read in registers (G2R) within the texture block, and
+// the kernel is generated without staging (loop tile 0).
 // Both passes regenerate the kernel from the naive one (Tiling.h).
 //
 //===----------------------------------------------------------------------===//
@@ -21,6 +24,7 @@
 #include "Target/Ptxas.h"
 #include "Transforms/Passes.h"
 #include "Transforms/Search.h"
+#include "Transforms/TextureBlockShape.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -28,11 +32,16 @@ namespace gpumerge {
 
 namespace {
 
-/// The shape \p F has now (the naive launch when it has no plan).
-TileShape currentShape(const Function &F) {
+/// The shape \p F has now (the naive launch when it has no plan). In the
+/// texture variant an unplanned kernel starts from the texture block
+/// (§3.5.1), so thread merge picks its factors for the block it will run
+/// with; texture-block-shape then keeps them.
+TileShape currentShape(const Function &F, const PassContext &Ctx) {
   if (F.Plan && F.Plan->Origin)
     return {F.Plan->Block, F.Plan->Coverage, F.Plan->LoopTile,
             F.Plan->Interchanged};
+  if (Ctx.Variant == MemoryVariant::Texture)
+    return {textureBlockShape(F, Ctx.Target).Block, {1, 1}, 0};
   // The naive launch of Verify's naiveLaunch: 16x16, or 256 in 1-D.
   if (findDomain(F).Dims == 2)
     return {{16, 16}, {1, 1}, 0};
@@ -174,7 +183,7 @@ PassInfo blockMergePass() {
              std::string &Why) -> llvm::Expected<std::optional<AppliedPass>> {
             if (shapeFixed(F, Ctx, Why))
               return std::nullopt;
-            TileShape Cur = currentShape(F);
+            TileShape Cur = currentShape(F, Ctx);
             const Function &Origin = tilingOrigin(F);
             std::int64_t Fx = 1, Fy = 1;
             std::string Chosen = "--merge", Ranked;
@@ -222,15 +231,16 @@ PassInfo threadMergePass() {
              std::string &Why) -> llvm::Expected<std::optional<AppliedPass>> {
             if (shapeFixed(F, Ctx, Why))
               return std::nullopt;
-            TileShape S = currentShape(F);
+            TileShape S = currentShape(F, Ctx);
             std::string Chosen = "--merge";
             std::optional<KernelResources> Used;
             if (Ctx.Merge.ThreadX || Ctx.Merge.ThreadY) {
               S.Merge = {Ctx.Merge.ThreadX.value_or(1),
                          Ctx.Merge.ThreadY.value_or(1)};
             } else {
-              auto Versions = rankVersions(tilingOrigin(F), S.LoopTile,
-                                           Ctx.Target, S.Block, S.Interchange);
+              auto Versions = rankVersions(
+                  tilingOrigin(F), S.LoopTile, Ctx.Target, S.Block,
+                  S.Interchange, Ctx.Variant == MemoryVariant::Texture);
               if (Versions.empty()) {
                 Why = "no legal merged version for this block";
                 return std::nullopt;
@@ -258,6 +268,9 @@ PassInfo threadMergePass() {
                     "gain)";
               return std::nullopt;
             }
+            // Texture variant: no staging, so the copies share control flow
+            // (and their common reads) only without per-copy guards.
+            S.WholeTiles = Ctx.Variant == MemoryVariant::Texture;
             auto R = apply(F, Ctx, S, "thread-merge", S.Merge[0], S.Merge[1],
                            Chosen);
             if (R && *R && Used) {

@@ -22,6 +22,8 @@ const std::map<std::string, PassInfo> &passRegistry() {
              blockMergePass(),
              threadMergePass(),
              partitionCampingPass(),
+             textureBlockShapePass(),
+             textureMemoryPass(),
          })
       R.emplace(P.Name, std::move(P));
     return R;
@@ -39,11 +41,6 @@ std::vector<std::string> defaultPipeline(MemoryVariant V) {
           : std::vector<std::string>{"vectorize", "thread-merge",
                                      "texture-block-shape", "texture-memory",
                                      "partition-camping"};
-  // The texture variant is only a variant once its memory pass exists;
-  // until then its other passes would emit a global-memory kernel under
-  // the texture name.
-  if (V == MemoryVariant::Texture && !passRegistry().count("texture-memory"))
-    return {};
   std::vector<std::string> Available;
   for (const std::string &N : Wanted)
     if (passRegistry().count(N))

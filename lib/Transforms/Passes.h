@@ -28,6 +28,18 @@ PassInfo threadMergePass();
 /// one memory partition, §3.7 (PartitionCamping.cpp).
 PassInfo partitionCampingPass();
 
+/// texture-block-shape: the texture variant's block, one warp shaped for
+/// the texture cache, §3.5.1 (TextureBlockShape.cpp).
+PassInfo textureBlockShapePass();
+
+/// texture-memory: read-only arrays read through texture objects or __ldg
+/// (CUDA) and images (OpenCL), §3.5 (TextureMemory.cpp).
+PassInfo textureMemoryPass();
+
+/// The CUDA texture form used when --texture does not say: ldg where the
+/// target's SmArch has __ldg (sm_35 and later), object otherwise.
+TextureForm defaultTextureForm(const MachineDescription &MD);
+
 } // namespace gpumerge
 
 #endif
