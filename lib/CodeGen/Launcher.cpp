@@ -256,6 +256,18 @@ public:
                        widened(F, *P.Elements.at(X)) + ") * " +
                        elementBytes(X) + ";");
     for (const auto &[A, B] : P.Disjoint) {
+      if (P.readsThroughTexture(A) || P.readsThroughTexture(B)) {
+        const std::string &T = P.readsThroughTexture(A) ? A : B;
+        comment(Out, llvm::formatv("{0} reads {1} through the texture cache, "
+                                   "which does not see the writes of the "
+                                   "same launch: {2} and {3} must not "
+                                   "overlap.",
+                                   F.Name, T, A, B));
+        check(Out, "(" + address(A) + " + " + bytes(A) + " <= " + address(B) +
+                       " || " + address(B) + " + " + bytes(B) +
+                       " <= " + address(A) + ")");
+        continue;
+      }
       comment(Out, llvm::formatv("{0} keeps part of {1} or {2} on chip ({3} "
                                  "memory or registers) while the other is "
                                  "accessed: their address ranges must not "
@@ -428,6 +440,125 @@ std::string argumentList(const Function &F) {
   return llvm::join(Names, ", ");
 }
 
+/// Does the optimized kernel take texture objects (texture-memory, object
+/// form), which the launcher makes?
+bool takesTextureObjects(const Function &F) {
+  return F.Plan && F.Plan->Texture == TextureForm::Object &&
+         !F.Plan->TextureArrays.empty();
+}
+
+/// The arguments of the optimized kernel: the texture objects in place of
+/// the arrays they stand for.
+std::string optimizedArgumentList(const Function &F) {
+  std::vector<std::string> Names;
+  for (const Param &P : F.Params)
+    Names.push_back(takesTextureObjects(F) &&
+                            F.Plan->readsThroughTexture(P.Name)
+                        ? textureParamName(F, P.Name, Language::Cuda)
+                        : P.Name);
+  return llvm::join(Names, ", ");
+}
+
+/// Elements of texture array \p A (scalars: a true 2-D array's count is
+/// flattened already), as a long long expression over the parameters.
+std::string textureElements(const Function &F, const std::string &A) {
+  return "(long long)(" + widened(F, *F.Plan->Elements.at(A)) + ")";
+}
+
+/// A fresh local name for the generated code.
+std::string fresh(const Function &F, std::string N) {
+  while (F.findParam(N))
+    N += "_";
+  return N;
+}
+
+/// The launcher's texture objects (texture-memory, object form): declared,
+/// and created over the arrays' linear memory when `ok` still holds; a
+/// texture that cannot be made clears `ok`, so the naive kernel runs.
+void emitTextureObjects(const Function &F, const std::string &Ok,
+                        std::string &Out) {
+  const LaunchPlan &P = *F.Plan;
+  std::string Device = fresh(F, "tex_device"),
+              MaxLinear = fresh(F, "tex_max_linear"),
+              Align = fresh(F, "tex_alignment");
+  emitLine(Out, 2,
+           "// " + F.Name + " reads " + llvm::join(P.TextureArrays, ", ") +
+               " through texture objects over their linear memory, made "
+               "here and destroyed after the launch; " +
+               fallbackName(F.Name) +
+               " runs where one cannot be made (more elements than the "
+               "device's maxTexture1DLinear, memory not aligned for "
+               "textures, or creation failing).");
+  std::vector<std::string> Decls;
+  for (const std::string &A : P.TextureArrays)
+    Decls.push_back(textureParamName(F, A, Language::Cuda) + " = 0");
+  emitLine(Out, 2, "cudaTextureObject_t " + llvm::join(Decls, ", ") + ";");
+  emitLine(Out, 2,
+           "int " + Device + " = 0, " + MaxLinear + " = 0, " + Align + " = 0;");
+  emitLine(Out, 2,
+           Ok + " = " + Ok + " && cudaGetDevice(&" + Device +
+               ") == cudaSuccess && cudaDeviceGetAttribute(&" + MaxLinear +
+               ", cudaDevAttrMaxTexture1DLinearWidth, " + Device +
+               ") == cudaSuccess && cudaDeviceGetAttribute(&" + Align +
+               ", cudaDevAttrTextureAlignment, " + Device +
+               ") == cudaSuccess && " + Align + " > 0;");
+  for (const std::string &A : P.TextureArrays) {
+    const Param *Prm = F.findParam(A);
+    ScalarKind K = Prm->Ty.Scalar;
+    std::string T = K == ScalarKind::Float ? "float"
+                    : K == ScalarKind::Int ? "int"
+                                           : "unsigned int";
+    std::string Tex = textureParamName(F, A, Language::Cuda);
+    std::string Elems = fresh(F, Tex + "_elements");
+    std::string Res = fresh(F, Tex + "_resource"),
+                Desc = fresh(F, Tex + "_description");
+    emitLine(Out, 2,
+             "const long long " + Elems + " = " + textureElements(F, A) + ";");
+    emitLine(Out, 2,
+             Ok + " = " + Ok + " && " + Elems + " > 0 && " + Elems +
+                 " <= (long long)" + MaxLinear + " && (size_t)" + A + " % " +
+                 "(size_t)" + Align + " == 0;");
+    emitLine(Out, 2, "if (" + Ok + ") {");
+    emitLine(Out, 4, "cudaResourceDesc " + Res + " = {};");
+    emitLine(Out, 4, Res + ".resType = cudaResourceTypeLinear;");
+    emitLine(Out, 4, Res + ".res.linear.devPtr = (void *)" + A + ";");
+    emitLine(Out, 4,
+             Res + ".res.linear.desc = cudaCreateChannelDesc<" + T + ">();");
+    emitLine(Out, 4,
+             Res + ".res.linear.sizeInBytes = (size_t)" + Elems + " * sizeof(" +
+                 T + ");");
+    emitLine(Out, 4, "cudaTextureDesc " + Desc + " = {};");
+    emitLine(Out, 4, Desc + ".readMode = cudaReadModeElementType;");
+    emitLine(Out, 4,
+             Ok + " = cudaCreateTextureObject(&" + Tex + ", &" + Res + ", &" +
+                 Desc + ", nullptr) == cudaSuccess;");
+    emitLine(Out, 4,
+             "// A failure is not the application's error: clear it, and "
+             "the naive kernel runs.");
+    emitLine(Out, 4, "if (!" + Ok + ")");
+    emitLine(Out, 6, "(void)cudaGetLastError();");
+    emitLine(Out, 2, "}");
+  }
+}
+
+/// Destroys the texture objects emitTextureObjects made, once the launch
+/// that reads them is done (a texture object must outlive its use).
+void emitTextureCleanup(const Function &F, const std::string &Stream,
+                        std::string &Out) {
+  std::vector<std::string> Made;
+  for (const std::string &A : F.Plan->TextureArrays)
+    Made.push_back(textureParamName(F, A, Language::Cuda));
+  emitLine(Out, 2,
+           "// Texture objects must outlive the kernel reading them: wait for "
+           "the launch, then destroy those made.");
+  emitLine(Out, 2, "if (" + llvm::join(Made, " || ") + ")");
+  emitLine(Out, 4, "(void)cudaStreamSynchronize(" + Stream + ");");
+  for (const std::string &T : Made) {
+    emitLine(Out, 2, "if (" + T + ")");
+    emitLine(Out, 4, "(void)cudaDestroyTextureObject(" + T + ");");
+  }
+}
+
 std::string cudaLauncherSignature(const Function &F, const LocalNames &N) {
   std::string Params = cudaParams(F);
   return "[[maybe_unused]] static void " + launcherName(F.Name) + "(dim3 " +
@@ -462,11 +593,14 @@ std::string emitCudaLauncher(const Function &F) {
   emitLine(Out, 0, cudaLauncherSignature(F, N) + " {");
   Checks.emit(Out);
   std::string Args = argumentList(F);
+  std::string OptArgs = optimizedArgumentList(F);
+  if (takesTextureObjects(F))
+    emitTextureObjects(F, N.Ok, Out);
   emitLine(Out, 2, "if (" + N.Ok + ")");
   if (P.SameLaunch) {
     emitLine(Out, 4,
              llvm::formatv("{0}<<<{1}, {2}, {3}, {4}>>>({5});", F.Name, N.Grid,
-                           N.Block, N.Smem, N.Stream, Args)
+                           N.Block, N.Smem, N.Stream, OptArgs)
                  .str());
   } else {
     std::string Grid =
@@ -477,7 +611,7 @@ std::string emitCudaLauncher(const Function &F) {
     // Static shared memory only: no dynamic bytes.
     emitLine(Out, 4,
              llvm::formatv("{0}<<<{1}, dim3({2}, {3}), 0, {4}>>>({5});", F.Name,
-                           Grid, P.Block[0], P.Block[1], N.Stream, Args)
+                           Grid, P.Block[0], P.Block[1], N.Stream, OptArgs)
                  .str());
   }
   emitLine(Out, 2, "else");
@@ -486,6 +620,8 @@ std::string emitCudaLauncher(const Function &F) {
                          fallbackName(F.Name), N.Grid, N.Block, N.Smem,
                          N.Stream, Args)
                .str());
+  if (takesTextureObjects(F))
+    emitTextureCleanup(F, N.Stream, Out);
   Out += "}\n";
   return Out;
 }

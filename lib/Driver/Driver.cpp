@@ -337,10 +337,9 @@ private:
     }
     // A texture variant whose arrays cannot be read through textures is
     // not one: the kernel is written as it came in, with why.
-    auto Skip = std::find_if(R.Skipped.begin(), R.Skipped.end(),
-                             [](const auto &S) {
-                               return S.first == "texture-memory";
-                             });
+    auto Skip =
+        std::find_if(R.Skipped.begin(), R.Skipped.end(),
+                     [](const auto &S) { return S.first == "texture-memory"; });
     if (V == MemoryVariant::Texture && !R.Passes.empty() &&
         Skip != R.Skipped.end()) {
       R.Kernel = Naive.clone();

@@ -23,9 +23,8 @@ const Param *Printer::textureParam(const std::string &Array) const {
 ExprPtr Printer::flatIndex(const ArrayRef &A, const Param &P) const {
   ExprPtr Flat = A.Indices.front()->clone();
   for (size_t I = 1; I < A.Indices.size(); ++I) {
-    std::int64_t Extent = I - 1 < P.Ty.InnerExtents.size()
-                              ? P.Ty.InnerExtents[I - 1]
-                              : 1;
+    std::int64_t Extent =
+        I - 1 < P.Ty.InnerExtents.size() ? P.Ty.InnerExtents[I - 1] : 1;
     Flat = add(mul(std::move(Flat), intLit(Extent)), A.Indices[I]->clone());
   }
   return Flat;
@@ -318,9 +317,8 @@ void Printer::printExpr(const Expr &E, int Parent) {
   }
   case Expr::Kind::ArrayRef: {
     const auto &A = llvm::cast<ArrayRef>(E);
-    if (const Param *P = A.Space == AddressSpace::Global
-                             ? textureParam(A.Array)
-                             : nullptr) {
+    if (const Param *P =
+            A.Space == AddressSpace::Global ? textureParam(A.Array) : nullptr) {
       printTextureRead(A, *P);
       return;
     }

@@ -352,6 +352,34 @@ verifyKernel(const Module &M, const Function &Naive, const Function &Emitted,
         "the emitted kernel does not build as OpenCL (a gpumerge bug): " +
             llvm::toString(CandProgram.takeError()));
 
+  // The texture variant reads its read-only float/int arrays as images over
+  // the buffers, made as the header's helper makes them (Launcher.h); where
+  // one would exceed the device's image size the naive kernel runs instead.
+  std::map<std::string, OpenCLSession::ImageChannel> Images;
+  if (Result.Path == "optimized")
+    for (const std::string &A : Emitted.Plan->TextureArrays) {
+      const Param *P = Naive.findParam(A);
+      Type T = P ? P->Ty.element() : Type();
+      if (!P || !readAsImage(T))
+        continue;
+      Images[A] =
+          T.Scalar == ScalarKind::Float ? OpenCLSession::ImageChannel::Float
+          : T.Scalar == ScalarKind::Int ? OpenCLSession::ImageChannel::Int
+                                        : OpenCLSession::ImageChannel::UInt;
+      std::size_t Width = std::size_t(std::max<std::int64_t>(1, (*Extents)[A]));
+      if (Width > (*Session)->imageMaxBufferSize()) {
+        Result.Path = "fallback";
+        Result.FailedPrecondition = llvm::formatv(
+            "'{0}' needs an image of {1} elements, over the device's {2} "
+            "(CL_DEVICE_IMAGE_MAX_BUFFER_SIZE)",
+            A, Width, (*Session)->imageMaxBufferSize());
+        CandidateKernel = fallbackName(Naive.Name);
+        CandidateRange = rangeFor(Result.Domain, Dims, NaiveShape);
+        Images.clear();
+        break;
+      }
+    }
+
   // Same inputs for both runs: generate once, upload twice.
   Random R{Opts.Seed};
   std::vector<std::vector<std::uint8_t>> Inputs;
@@ -372,8 +400,9 @@ verifyKernel(const Module &M, const Function &Naive, const Function &Emitted,
     }
   }
 
-  auto Run = [&](unsigned Program, const std::string &Kernel,
-                 const NDRange &Range)
+  auto Run =
+      [&](unsigned Program, const std::string &Kernel, const NDRange &Range,
+          const std::map<std::string, OpenCLSession::ImageChannel> &AsImages)
       -> llvm::Expected<std::vector<std::vector<std::uint8_t>>> {
     std::vector<KernelArg> Args;
     std::vector<unsigned> Buffers;
@@ -384,7 +413,17 @@ verifyKernel(const Module &M, const Function &Naive, const Function &Emitted,
         if (!B)
           return B.takeError();
         Buffers.push_back(*B);
-        Args.push_back(KernelArg::buffer(*B));
+        auto Img = AsImages.find(P.Name);
+        if (Img == AsImages.end()) {
+          Args.push_back(KernelArg::buffer(*B));
+          continue;
+        }
+        auto Image = (*Session)->createImage1DBuffer(
+            *B, Img->second,
+            std::size_t(std::max<std::int64_t>(1, (*Extents)[P.Name])));
+        if (!Image)
+          return Image.takeError();
+        Args.push_back(KernelArg::buffer(*Image));
       } else {
         Args.push_back(scalarArg(P.Ty, Scalars[I]));
       }
@@ -400,11 +439,11 @@ verifyKernel(const Module &M, const Function &Naive, const Function &Emitted,
     }
     return Out;
   };
-  auto Expected =
-      Run(*RefProgram, Naive.Name, rangeFor(Result.Domain, Dims, NaiveShape));
+  auto Expected = Run(*RefProgram, Naive.Name,
+                      rangeFor(Result.Domain, Dims, NaiveShape), {});
   if (!Expected)
     return Expected.takeError();
-  auto Actual = Run(*CandProgram, CandidateKernel, CandidateRange);
+  auto Actual = Run(*CandProgram, CandidateKernel, CandidateRange, Images);
   if (!Actual)
     return Actual.takeError();
 

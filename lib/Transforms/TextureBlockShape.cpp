@@ -35,9 +35,9 @@ TextureBlock textureBlockShape(const Function &Origin,
   TextureBlock R;
   if (findDomain(Origin).Dims < 2) {
     R.Block = {Warp, 1};
-    R.Why = llvm::formatv("one {0} of {1} threads for a 1-D output",
-                          MD.GpuVendor == Vendor::Amd ? "wavefront" : "warp",
-                          Warp);
+    R.Why =
+        llvm::formatv("one {0} of {1} threads for a 1-D output",
+                      MD.GpuVendor == Vendor::Amd ? "wavefront" : "warp", Warp);
     return R;
   }
   // Spatial locality: a read-only array whose index moves by one element
@@ -53,13 +53,13 @@ TextureBlock textureBlockShape(const Function &Origin,
     if (A.IsWrite || Written.count(A.Array) || !A.Index || !A.ElementBytes)
       continue;
     for (unsigned D = 0; D < 2; ++D) {
-      auto C = A.Index
-                   ->coefficientOf({AffineVar::Kind::Thread, D ? "idy" : "idx"})
-                   .asConstant();
+      auto C =
+          A.Index->coefficientOf({AffineVar::Kind::Thread, D ? "idy" : "idx"})
+              .asConstant();
       if (!C || *C != 1)
         continue;
-      std::int64_t N = std::max<std::int64_t>(1, MD.CacheLineSize /
-                                                     A.ElementBytes);
+      std::int64_t N =
+          std::max<std::int64_t>(1, MD.CacheLineSize / A.ElementBytes);
       if (N > Need[D]) {
         Need[D] = N;
         Seen[D] = A.Array + "[" + A.IndexText + "]";
@@ -69,11 +69,10 @@ TextureBlock textureBlockShape(const Function &Origin,
   // 8x4 for a warp of 32, 8x8 for a wavefront of 64.
   std::int64_t X = std::min<std::int64_t>(8, Warp);
   std::int64_t Y = Warp / X;
-  std::string Why = llvm::formatv("one {0} of {1} threads, 8 wide for a 2-D "
-                                  "output",
-                                  MD.GpuVendor == Vendor::Amd ? "wavefront"
-                                                              : "warp",
-                                  Warp);
+  std::string Why =
+      llvm::formatv("one {0} of {1} threads, 8 wide for a 2-D "
+                    "output",
+                    MD.GpuVendor == Vendor::Amd ? "wavefront" : "warp", Warp);
   // Locality along X wins where both are seen: rows are what the naive
   // kernels walk contiguously.
   if (Need[0] > X) {
@@ -95,49 +94,49 @@ TextureBlock textureBlockShape(const Function &Origin,
 }
 
 PassInfo textureBlockShapePass() {
-  return {
-      "texture-block-shape",
-      "the texture variant's block: one warp shaped for the texture cache "
-      "(§3.5.1)",
-      [](Function &F, const PassContext &Ctx,
-         std::string &Why) -> llvm::Expected<std::optional<AppliedPass>> {
-        if (F.Plan && F.Plan->LoopTile > 0) {
-          Why = "the kernel reads through shared memory tiles (a "
-                "global-variant shape); the texture block is for kernels "
-                "without staging";
-          return std::nullopt;
-        }
-        const Function &Origin = tilingOrigin(F);
-        TextureBlock TB = textureBlockShape(Origin, Ctx.Target);
-        TileShape S;
-        S.Block = TB.Block;
-        S.Merge = F.Plan && F.Plan->Origin ? F.Plan->Coverage
-                                           : std::array<std::int64_t, 2>{1, 1};
-        S.LoopTile = 0;
-        S.Interchange = F.Plan && F.Plan->Interchanged;
-        // Merged copies share their loops only without per-copy guards
-        // (thread-merge generated them so); unmerged kernels keep theirs.
-        S.WholeTiles = S.Merge != std::array<std::int64_t, 2>{1, 1};
-        auto K = generateTiled(Origin, S, Ctx.Target);
-        if (!K) {
-          Why = llvm::toString(K.takeError());
-          return std::nullopt;
-        }
-        // What an earlier pass recorded about the launch carries over.
-        if (F.Plan) {
-          K->Kernel->Plan->PtxasSource = F.Plan->PtxasSource;
-          K->Kernel->Plan->PtxasRegisters = F.Plan->PtxasRegisters;
-          K->Kernel->Plan->PtxasSpillBytes = F.Plan->PtxasSpillBytes;
-        }
-        F = std::move(*K->Kernel);
-        AppliedPass P{"texture-block-shape", {}};
-        P.Parameters["block"] =
-            llvm::formatv("{0}x{1}", S.Block[0], S.Block[1]).str();
-        P.Parameters["merge"] =
-            llvm::formatv("{0}x{1}", S.Merge[0], S.Merge[1]).str();
-        P.Parameters["why"] = TB.Why;
-        return P;
-      }};
+  return {"texture-block-shape",
+          "the texture variant's block: one warp shaped for the texture cache "
+          "(§3.5.1)",
+          [](Function &F, const PassContext &Ctx,
+             std::string &Why) -> llvm::Expected<std::optional<AppliedPass>> {
+            if (F.Plan && F.Plan->LoopTile > 0) {
+              Why = "the kernel reads through shared memory tiles (a "
+                    "global-variant shape); the texture block is for kernels "
+                    "without staging";
+              return std::nullopt;
+            }
+            const Function &Origin = tilingOrigin(F);
+            TextureBlock TB = textureBlockShape(Origin, Ctx.Target);
+            TileShape S;
+            S.Block = TB.Block;
+            S.Merge = F.Plan && F.Plan->Origin
+                          ? F.Plan->Coverage
+                          : std::array<std::int64_t, 2>{1, 1};
+            S.LoopTile = 0;
+            S.Interchange = F.Plan && F.Plan->Interchanged;
+            // Merged copies share their loops only without per-copy guards
+            // (thread-merge generated them so); unmerged kernels keep theirs.
+            S.WholeTiles = S.Merge != std::array<std::int64_t, 2>{1, 1};
+            auto K = generateTiled(Origin, S, Ctx.Target);
+            if (!K) {
+              Why = llvm::toString(K.takeError());
+              return std::nullopt;
+            }
+            // What an earlier pass recorded about the launch carries over.
+            if (F.Plan) {
+              K->Kernel->Plan->PtxasSource = F.Plan->PtxasSource;
+              K->Kernel->Plan->PtxasRegisters = F.Plan->PtxasRegisters;
+              K->Kernel->Plan->PtxasSpillBytes = F.Plan->PtxasSpillBytes;
+            }
+            F = std::move(*K->Kernel);
+            AppliedPass P{"texture-block-shape", {}};
+            P.Parameters["block"] =
+                llvm::formatv("{0}x{1}", S.Block[0], S.Block[1]).str();
+            P.Parameters["merge"] =
+                llvm::formatv("{0}x{1}", S.Merge[0], S.Merge[1]).str();
+            P.Parameters["why"] = TB.Why;
+            return P;
+          }};
 }
 
 } // namespace gpumerge

@@ -165,8 +165,7 @@ PassInfo textureMemoryPass() {
           Need(T);
           for (const std::string &W : Written) {
             Need(W);
-            if (!llvm::is_contained(Plan.Disjoint,
-                                    std::make_pair(T, W)))
+            if (!llvm::is_contained(Plan.Disjoint, std::make_pair(T, W)))
               Plan.Disjoint.push_back({T, W});
           }
         }
@@ -188,9 +187,9 @@ PassInfo textureMemoryPass() {
         P.Parameters["opencl"] =
             "image1d_buffer_t: " +
             (Images.empty() ? std::string("none") : llvm::join(Images, ", ")) +
-            (Buffers.empty() ? ""
-                             : "; const restrict buffers: " +
-                                   llvm::join(Buffers, ", "));
+            (Buffers.empty()
+                 ? ""
+                 : "; const restrict buffers: " + llvm::join(Buffers, ", "));
         if (!Refused.empty())
           P.Parameters["not-through-texture"] = llvm::join(Refused, "; ");
         return P;
