@@ -730,6 +730,125 @@ static std::string openCLNDRange(const Function &F) {
   return Out;
 }
 
+/// The arrays of \p F read as images (texture-memory; float, int and
+/// unsigned int arrays).
+static std::vector<std::string> imageArrays(const Function &F) {
+  std::vector<std::string> Out;
+  if (F.Plan)
+    for (const std::string &A : F.Plan->TextureArrays)
+      if (const Param *P = F.findParam(A))
+        if (readAsImage(P->Ty.element()))
+          Out.push_back(A);
+  return Out;
+}
+
+/// gpumerge_<name>_images(): the images over the buffers that the texture
+/// variant's kernel reads (clCreateImage, CL_MEM_OBJECT_IMAGE1D_BUFFER,
+/// CL_R), or 0 when one cannot be made (too many elements for
+/// CL_DEVICE_IMAGE_MAX_BUFFER_SIZE, no image support): then <name>_naive,
+/// which reads the buffers, must run.
+static std::string openCLImages(const Function &F) {
+  std::vector<std::string> Arrays = imageArrays(F);
+  auto Fresh = [&](std::string N) {
+    while (F.findParam(N))
+      N += "_";
+    return N;
+  };
+  std::string Context = Fresh("context"), Device = Fresh("device"),
+              Err = Fresh("err"), Max = Fresh("max_width"),
+              Format = Fresh("format"), Desc = Fresh("desc"),
+              Width = Fresh("width");
+  std::vector<std::string> Params = {"cl_context " + Context,
+                                     "cl_device_id " + Device};
+  for (const Param &Prm : F.Params)
+    if (!Prm.isArray() && Prm.Ty.VectorWidth == 1)
+      Params.push_back(std::string(hostCType(Prm.Ty.Scalar)) + " " + Prm.Name);
+  for (const std::string &A : Arrays)
+    Params.push_back("cl_mem " + A);
+  for (const std::string &A : Arrays)
+    Params.push_back("cl_mem *" + textureParamName(F, A, Language::OpenCL));
+  std::set<std::string> Used;
+  for (const std::string &A : Arrays)
+    walkExpr(*F.Plan->Elements.at(A), [&](const Expr &X) {
+      if (auto *V = llvm::dyn_cast<VarRef>(&X))
+        Used.insert(V->Name);
+    });
+
+  std::string Out;
+  emitLine(Out, 0,
+           "// " + F.Name + " reads " + llvm::join(Arrays, ", ") +
+               " as image1d_buffer_t: the images over those buffers, or 0 "
+               "(and no image) when one cannot be made; then " +
+               fallbackName(F.Name) +
+               ", which reads the buffers, must run. "
+               "Release the images after the kernel has run.");
+  emitLine(Out, 0,
+           "static inline int gpumerge_" + F.Name + "_images(" +
+               llvm::join(Params, ", ") + ") {");
+  emitLine(Out, 2, "cl_int " + Err + " = CL_SUCCESS;");
+  emitLine(Out, 2, "size_t " + Max + " = 0;");
+  emitLine(Out, 2, "cl_image_format " + Format + ";");
+  emitLine(Out, 2, "cl_image_desc " + Desc + ";");
+  for (const Param &Prm : F.Params)
+    if (!Prm.isArray() && Prm.Ty.VectorWidth == 1 && !Used.count(Prm.Name))
+      emitLine(Out, 2, "(void)" + Prm.Name + "; // not needed for the sizes");
+  for (const std::string &A : Arrays)
+    emitLine(Out, 2,
+             "*" + textureParamName(F, A, Language::OpenCL) + " = NULL;");
+  emitLine(Out, 2,
+           "if (clGetDeviceInfo(" + Device +
+               ", CL_DEVICE_IMAGE_MAX_BUFFER_SIZE, sizeof(" + Max + "), &" +
+               Max + ", NULL) != CL_SUCCESS)");
+  emitLine(Out, 4, "return 0;");
+  emitLine(Out, 2, Format + ".image_channel_order = CL_R;");
+  for (const std::string &A : Arrays) {
+    const Param *P = F.findParam(A);
+    std::string Img = textureParamName(F, A, Language::OpenCL);
+    ScalarKind K = P->Ty.Scalar;
+    emitLine(Out, 2,
+             "// " + A + ": " + printExprDebug(*F.Plan->Elements.at(A)) +
+                 " elements.");
+    emitLine(Out, 2, "{");
+    emitLine(Out, 4,
+             "const long long " + Width + " = (long long)(" +
+                 widened(F, *F.Plan->Elements.at(A)) + ");");
+    emitLine(Out, 4,
+             "if (" + Width + " <= 0 || (unsigned long long)" + Width +
+                 " > (unsigned long long)" + Max + ")");
+    emitLine(Out, 6, "goto fail;");
+    emitLine(Out, 4,
+             Format + ".image_channel_data_type = " +
+                 (K == ScalarKind::Float ? "CL_FLOAT"
+                  : K == ScalarKind::Int ? "CL_SIGNED_INT32"
+                                         : "CL_UNSIGNED_INT32") +
+                 ";");
+    emitLine(Out, 4, "memset(&" + Desc + ", 0, sizeof(" + Desc + "));");
+    emitLine(Out, 4, Desc + ".image_type = CL_MEM_OBJECT_IMAGE1D_BUFFER;");
+    emitLine(Out, 4, Desc + ".image_width = (size_t)" + Width + ";");
+    emitLine(Out, 4, Desc + ".buffer = " + A + ";");
+    emitLine(Out, 4,
+             "*" + Img + " = clCreateImage(" + Context +
+                 ", CL_MEM_READ_ONLY, &" + Format + ", &" + Desc + ", NULL, &" +
+                 Err + ");");
+    emitLine(Out, 4, "if (" + Err + " != CL_SUCCESS) {");
+    emitLine(Out, 6, "*" + Img + " = NULL;");
+    emitLine(Out, 6, "goto fail;");
+    emitLine(Out, 4, "}");
+    emitLine(Out, 2, "}");
+  }
+  emitLine(Out, 2, "return 1;");
+  Out += "fail:\n";
+  for (const std::string &A : Arrays) {
+    std::string Img = textureParamName(F, A, Language::OpenCL);
+    emitLine(Out, 2, "if (*" + Img + ")");
+    emitLine(Out, 4, "clReleaseMemObject(*" + Img + ");");
+    emitLine(Out, 2, "*" + Img + " = NULL;");
+  }
+  emitLine(Out, 2, "return 0;");
+  Out += "}\n";
+  return Out;
+}
+
 std::string emitOpenCLLaunchHeader(
     const Module &M,
     const std::map<std::string, const Function *> &Replacements) {
@@ -780,10 +899,29 @@ std::string emitOpenCLLaunchHeader(
 // Returns 1 when K may run (global is then a multiple of local), 0 when
 // K_naive must.
 )";
+  bool Images = false;
+  for (const Function *F : Planned)
+    Images |= !imageArrays(*F).empty();
+  if (Images)
+    Out += R"(//
+// Texture variant: a kernel K that reads arrays as images (texture-memory)
+// takes an image1d_buffer_t where K_naive takes the buffer. Before enqueuing
+// K, call gpumerge_K_images(context, device, <scalar arguments>, <those
+// buffers>, <image outputs>); when it returns 0 (an array has more
+// elements than CL_DEVICE_IMAGE_MAX_BUFFER_SIZE, or the device has no
+// images), enqueue K_naive as above. Release the images once K has run.
+)";
   Out += "#ifndef " + Guard + "\n#define " + Guard + "\n\n";
   Out += "#include <stddef.h>\n#include <stdint.h>\n";
-  for (const Function *F : Planned)
+  if (Images)
+    Out += "#include <string.h>\n\n#ifndef CL_TARGET_OPENCL_VERSION\n"
+           "#define CL_TARGET_OPENCL_VERSION 120\n#endif\n"
+           "#include <CL/cl.h>\n";
+  for (const Function *F : Planned) {
     Out += "\n" + openCLNDRange(*F);
+    if (!imageArrays(*F).empty())
+      Out += "\n" + openCLImages(*F);
+  }
   Out += "\n#endif // " + Guard + "\n";
   return Out;
 }
