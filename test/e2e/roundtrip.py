@@ -18,7 +18,7 @@
    helpers) compiles as C.
 
 Usage: roundtrip.py GPUMERGE KERNELS_DIR [--nvcc NVCC] [--only NAME]
-                    [--targets T,T] [--no-roundtrip] [-j N]
+                    [--targets T,T] [--no-roundtrip] [--no-texture] [-j N]
 Prints one line per check (PASS, FAIL, XFAIL or XPASS) and the counts and
 time taken at the end; exits 1 on any FAIL or XPASS.
 """
@@ -213,11 +213,15 @@ def main():
     ap.add_argument("-j", type=int, default=2)
     ap.add_argument("--targets", default=",".join(TARGETS))
     ap.add_argument("--no-roundtrip", action="store_true")
+    ap.add_argument("--no-texture", action="store_true",
+                    help="part 2 checks the global variant only")
     a = ap.parse_args()
     start = time.monotonic()
     files = sorted(os.path.join(a.kernels, f) for f in os.listdir(a.kernels)
                    if f.endswith((".cu", ".cl")) and (not a.only or f.startswith(a.only)))
     targets = [t for t in a.targets.split(",") if t]
+    if a.no_texture:
+        TEXTURE_TARGETS.clear()
     cc = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
     counts = {"passed": 0, "failed": 0, "xfail": 0}
 
