@@ -20,6 +20,12 @@ config.substitutions.append(("FileCheck", config.filecheck))
 if config.nvcc:
     config.available_features.add("nvcc")
     config.substitutions.append(("%nvcc", config.nvcc))
+# A C compiler for host programs of the OpenCL outputs (linked with -lOpenCL).
+import shutil
+cc = shutil.which("cc") or shutil.which("gcc")
+if cc:
+    config.available_features.add("cc")
+    config.substitutions.append(("%cc", cc))
 config.environment["GPUMERGE_TARGETS_DIR"] = os.path.join(config.gpumerge_src_dir, "machine-descriptions")
 for var in ["HOME", "PATH", "OCL_ICD_VENDORS", "POCL_CACHE_DIR", "POCL_DEVICES"]:
     if var in os.environ:

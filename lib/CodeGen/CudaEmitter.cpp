@@ -71,6 +71,40 @@ protected:
     }
     return Printer::typeName(T);
   }
+  // texture-memory, object form: `cudaTextureObject_t a_tex` read with
+  // tex1Dfetch<float>(a_tex, i) (the launcher creates the object); ldg form:
+  // `const float *__restrict__ a` read with __ldg(&a[i]).
+  void printTextureParam(const Param &P) override {
+    if (Current->Plan->Texture == TextureForm::Object) {
+      OS << "cudaTextureObject_t "
+         << textureParamName(*Current, P.Name, Language::Cuda);
+      return;
+    }
+    OS << "const " << typeName(P.Ty.element());
+    if (P.Ty.InnerExtents.empty()) {
+      OS << " *__restrict__ " << P.Name;
+      return;
+    }
+    OS << " (*__restrict__ " << P.Name << ")";
+    for (std::int64_t X : P.Ty.InnerExtents)
+      OS << "[" << X << "]";
+  }
+  void printTextureRead(const ArrayRef &A, const Param &P) override {
+    if (Current->Plan->Texture == TextureForm::Object) {
+      OS << "tex1Dfetch<" << typeName(P.Ty.element()) << ">("
+         << textureParamName(*Current, P.Name, Language::Cuda) << ", ";
+      printExpr(*flatIndex(A, P), 2);
+      OS << ")";
+      return;
+    }
+    OS << "__ldg(&" << A.Array;
+    for (const ExprPtr &I : A.Indices) {
+      OS << "[";
+      printExpr(*I);
+      OS << "]";
+    }
+    OS << ")";
+  }
   std::string calleeName(const std::string &Callee,
                          const Type &Result) const override {
     // OpenCL spellings that CUDA spells otherwise.

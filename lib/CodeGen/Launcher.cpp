@@ -266,6 +266,18 @@ public:
                        widened(F, *P.Elements.at(X)) + ") * " +
                        elementBytes(X) + ";");
     for (const auto &[A, B] : P.Disjoint) {
+      if (P.readsThroughTexture(A) || P.readsThroughTexture(B)) {
+        const std::string &T = P.readsThroughTexture(A) ? A : B;
+        comment(Out, llvm::formatv("{0} reads {1} through the texture cache, "
+                                   "which does not see the writes of the "
+                                   "same launch: {2} and {3} must not "
+                                   "overlap.",
+                                   F.Name, T, A, B));
+        check(Out, "(" + address(A) + " + " + bytes(A) + " <= " + address(B) +
+                       " || " + address(B) + " + " + bytes(B) +
+                       " <= " + address(A) + ")");
+        continue;
+      }
       comment(Out, llvm::formatv("{0} keeps part of {1} or {2} on chip ({3} "
                                  "memory or registers) while the other is "
                                  "accessed: their address ranges must not "
@@ -440,6 +452,125 @@ std::string argumentList(const Function &F) {
   return llvm::join(Names, ", ");
 }
 
+/// Does the optimized kernel take texture objects (texture-memory, object
+/// form), which the launcher makes?
+bool takesTextureObjects(const Function &F) {
+  return F.Plan && F.Plan->Texture == TextureForm::Object &&
+         !F.Plan->TextureArrays.empty();
+}
+
+/// The arguments of the optimized kernel: the texture objects in place of
+/// the arrays they stand for.
+std::string optimizedArgumentList(const Function &F) {
+  std::vector<std::string> Names;
+  for (const Param &P : F.Params)
+    Names.push_back(takesTextureObjects(F) &&
+                            F.Plan->readsThroughTexture(P.Name)
+                        ? textureParamName(F, P.Name, Language::Cuda)
+                        : P.Name);
+  return llvm::join(Names, ", ");
+}
+
+/// Elements of texture array \p A (scalars: a true 2-D array's count is
+/// flattened already), as a long long expression over the parameters.
+std::string textureElements(const Function &F, const std::string &A) {
+  return "(long long)(" + widened(F, *F.Plan->Elements.at(A)) + ")";
+}
+
+/// A fresh local name for the generated code.
+std::string fresh(const Function &F, std::string N) {
+  while (F.findParam(N))
+    N += "_";
+  return N;
+}
+
+/// The launcher's texture objects (texture-memory, object form): declared,
+/// and created over the arrays' linear memory when `ok` still holds; a
+/// texture that cannot be made clears `ok`, so the naive kernel runs.
+void emitTextureObjects(const Function &F, const std::string &Ok,
+                        std::string &Out) {
+  const LaunchPlan &P = *F.Plan;
+  std::string Device = fresh(F, "tex_device"),
+              MaxLinear = fresh(F, "tex_max_linear"),
+              Align = fresh(F, "tex_alignment");
+  emitLine(Out, 2,
+           "// " + F.Name + " reads " + llvm::join(P.TextureArrays, ", ") +
+               " through texture objects over their linear memory, made "
+               "here and destroyed after the launch; " +
+               fallbackName(F.Name) +
+               " runs where one cannot be made (more elements than the "
+               "device's maxTexture1DLinear, memory not aligned for "
+               "textures, or creation failing).");
+  std::vector<std::string> Decls;
+  for (const std::string &A : P.TextureArrays)
+    Decls.push_back(textureParamName(F, A, Language::Cuda) + " = 0");
+  emitLine(Out, 2, "cudaTextureObject_t " + llvm::join(Decls, ", ") + ";");
+  emitLine(Out, 2,
+           "int " + Device + " = 0, " + MaxLinear + " = 0, " + Align + " = 0;");
+  emitLine(Out, 2,
+           Ok + " = " + Ok + " && cudaGetDevice(&" + Device +
+               ") == cudaSuccess && cudaDeviceGetAttribute(&" + MaxLinear +
+               ", cudaDevAttrMaxTexture1DLinearWidth, " + Device +
+               ") == cudaSuccess && cudaDeviceGetAttribute(&" + Align +
+               ", cudaDevAttrTextureAlignment, " + Device +
+               ") == cudaSuccess && " + Align + " > 0;");
+  for (const std::string &A : P.TextureArrays) {
+    const Param *Prm = F.findParam(A);
+    ScalarKind K = Prm->Ty.Scalar;
+    std::string T = K == ScalarKind::Float ? "float"
+                    : K == ScalarKind::Int ? "int"
+                                           : "unsigned int";
+    std::string Tex = textureParamName(F, A, Language::Cuda);
+    std::string Elems = fresh(F, Tex + "_elements");
+    std::string Res = fresh(F, Tex + "_resource"),
+                Desc = fresh(F, Tex + "_description");
+    emitLine(Out, 2,
+             "const long long " + Elems + " = " + textureElements(F, A) + ";");
+    emitLine(Out, 2,
+             Ok + " = " + Ok + " && " + Elems + " > 0 && " + Elems +
+                 " <= (long long)" + MaxLinear + " && (size_t)" + A + " % " +
+                 "(size_t)" + Align + " == 0;");
+    emitLine(Out, 2, "if (" + Ok + ") {");
+    emitLine(Out, 4, "cudaResourceDesc " + Res + " = {};");
+    emitLine(Out, 4, Res + ".resType = cudaResourceTypeLinear;");
+    emitLine(Out, 4, Res + ".res.linear.devPtr = (void *)" + A + ";");
+    emitLine(Out, 4,
+             Res + ".res.linear.desc = cudaCreateChannelDesc<" + T + ">();");
+    emitLine(Out, 4,
+             Res + ".res.linear.sizeInBytes = (size_t)" + Elems + " * sizeof(" +
+                 T + ");");
+    emitLine(Out, 4, "cudaTextureDesc " + Desc + " = {};");
+    emitLine(Out, 4, Desc + ".readMode = cudaReadModeElementType;");
+    emitLine(Out, 4,
+             Ok + " = cudaCreateTextureObject(&" + Tex + ", &" + Res + ", &" +
+                 Desc + ", nullptr) == cudaSuccess;");
+    emitLine(Out, 4,
+             "// A failure is not the application's error: clear it, and "
+             "the naive kernel runs.");
+    emitLine(Out, 4, "if (!" + Ok + ")");
+    emitLine(Out, 6, "(void)cudaGetLastError();");
+    emitLine(Out, 2, "}");
+  }
+}
+
+/// Destroys the texture objects emitTextureObjects made, once the launch
+/// that reads them is done (a texture object must outlive its use).
+void emitTextureCleanup(const Function &F, const std::string &Stream,
+                        std::string &Out) {
+  std::vector<std::string> Made;
+  for (const std::string &A : F.Plan->TextureArrays)
+    Made.push_back(textureParamName(F, A, Language::Cuda));
+  emitLine(Out, 2,
+           "// Texture objects must outlive the kernel reading them: wait for "
+           "the launch, then destroy those made.");
+  emitLine(Out, 2, "if (" + llvm::join(Made, " || ") + ")");
+  emitLine(Out, 4, "(void)cudaStreamSynchronize(" + Stream + ");");
+  for (const std::string &T : Made) {
+    emitLine(Out, 2, "if (" + T + ")");
+    emitLine(Out, 4, "(void)cudaDestroyTextureObject(" + T + ");");
+  }
+}
+
 std::string cudaLauncherSignature(const Function &F, const LocalNames &N) {
   std::string Params = cudaParams(F);
   return "[[maybe_unused]] static void " + launcherName(F.Name) + "(dim3 " +
@@ -474,11 +605,14 @@ std::string emitCudaLauncher(const Function &F) {
   emitLine(Out, 0, cudaLauncherSignature(F, N) + " {");
   Checks.emit(Out);
   std::string Args = argumentList(F);
+  std::string OptArgs = optimizedArgumentList(F);
+  if (takesTextureObjects(F))
+    emitTextureObjects(F, N.Ok, Out);
   emitLine(Out, 2, "if (" + N.Ok + ")");
   if (P.SameLaunch) {
     emitLine(Out, 4,
              llvm::formatv("{0}<<<{1}, {2}, {3}, {4}>>>({5});", F.Name, N.Grid,
-                           N.Block, N.Smem, N.Stream, Args)
+                           N.Block, N.Smem, N.Stream, OptArgs)
                  .str());
   } else {
     std::string Grid =
@@ -489,7 +623,7 @@ std::string emitCudaLauncher(const Function &F) {
     // Static shared memory only: no dynamic bytes.
     emitLine(Out, 4,
              llvm::formatv("{0}<<<{1}, dim3({2}, {3}), 0, {4}>>>({5});", F.Name,
-                           Grid, P.Block[0], P.Block[1], N.Stream, Args)
+                           Grid, P.Block[0], P.Block[1], N.Stream, OptArgs)
                  .str());
   }
   emitLine(Out, 2, "else");
@@ -498,6 +632,8 @@ std::string emitCudaLauncher(const Function &F) {
                          fallbackName(F.Name), N.Grid, N.Block, N.Smem,
                          N.Stream, Args)
                .str());
+  if (takesTextureObjects(F))
+    emitTextureCleanup(F, N.Stream, Out);
   Out += "}\n";
   return Out;
 }
@@ -606,6 +742,125 @@ static std::string openCLNDRange(const Function &F) {
   return Out;
 }
 
+/// The arrays of \p F read as images (texture-memory; float, int and
+/// unsigned int arrays).
+static std::vector<std::string> imageArrays(const Function &F) {
+  std::vector<std::string> Out;
+  if (F.Plan)
+    for (const std::string &A : F.Plan->TextureArrays)
+      if (const Param *P = F.findParam(A))
+        if (readAsImage(P->Ty.element()))
+          Out.push_back(A);
+  return Out;
+}
+
+/// gpumerge_<name>_images(): the images over the buffers that the texture
+/// variant's kernel reads (clCreateImage, CL_MEM_OBJECT_IMAGE1D_BUFFER,
+/// CL_R), or 0 when one cannot be made (too many elements for
+/// CL_DEVICE_IMAGE_MAX_BUFFER_SIZE, no image support): then <name>_naive,
+/// which reads the buffers, must run.
+static std::string openCLImages(const Function &F) {
+  std::vector<std::string> Arrays = imageArrays(F);
+  auto Fresh = [&](std::string N) {
+    while (F.findParam(N))
+      N += "_";
+    return N;
+  };
+  std::string Context = Fresh("context"), Device = Fresh("device"),
+              Err = Fresh("err"), Max = Fresh("max_width"),
+              Format = Fresh("format"), Desc = Fresh("desc"),
+              Width = Fresh("width");
+  std::vector<std::string> Params = {"cl_context " + Context,
+                                     "cl_device_id " + Device};
+  for (const Param &Prm : F.Params)
+    if (!Prm.isArray() && Prm.Ty.VectorWidth == 1)
+      Params.push_back(std::string(hostCType(Prm.Ty.Scalar)) + " " + Prm.Name);
+  for (const std::string &A : Arrays)
+    Params.push_back("cl_mem " + A);
+  for (const std::string &A : Arrays)
+    Params.push_back("cl_mem *" + textureParamName(F, A, Language::OpenCL));
+  std::set<std::string> Used;
+  for (const std::string &A : Arrays)
+    walkExpr(*F.Plan->Elements.at(A), [&](const Expr &X) {
+      if (auto *V = llvm::dyn_cast<VarRef>(&X))
+        Used.insert(V->Name);
+    });
+
+  std::string Out;
+  emitLine(Out, 0,
+           "// " + F.Name + " reads " + llvm::join(Arrays, ", ") +
+               " as image1d_buffer_t: the images over those buffers, or 0 "
+               "(and no image) when one cannot be made; then " +
+               fallbackName(F.Name) +
+               ", which reads the buffers, must run. "
+               "Release the images after the kernel has run.");
+  emitLine(Out, 0,
+           "static inline int gpumerge_" + F.Name + "_images(" +
+               llvm::join(Params, ", ") + ") {");
+  emitLine(Out, 2, "cl_int " + Err + " = CL_SUCCESS;");
+  emitLine(Out, 2, "size_t " + Max + " = 0;");
+  emitLine(Out, 2, "cl_image_format " + Format + ";");
+  emitLine(Out, 2, "cl_image_desc " + Desc + ";");
+  for (const Param &Prm : F.Params)
+    if (!Prm.isArray() && Prm.Ty.VectorWidth == 1 && !Used.count(Prm.Name))
+      emitLine(Out, 2, "(void)" + Prm.Name + "; // not needed for the sizes");
+  for (const std::string &A : Arrays)
+    emitLine(Out, 2,
+             "*" + textureParamName(F, A, Language::OpenCL) + " = NULL;");
+  emitLine(Out, 2,
+           "if (clGetDeviceInfo(" + Device +
+               ", CL_DEVICE_IMAGE_MAX_BUFFER_SIZE, sizeof(" + Max + "), &" +
+               Max + ", NULL) != CL_SUCCESS)");
+  emitLine(Out, 4, "return 0;");
+  emitLine(Out, 2, Format + ".image_channel_order = CL_R;");
+  for (const std::string &A : Arrays) {
+    const Param *P = F.findParam(A);
+    std::string Img = textureParamName(F, A, Language::OpenCL);
+    ScalarKind K = P->Ty.Scalar;
+    emitLine(Out, 2,
+             "// " + A + ": " + printExprDebug(*F.Plan->Elements.at(A)) +
+                 " elements.");
+    emitLine(Out, 2, "{");
+    emitLine(Out, 4,
+             "const long long " + Width + " = (long long)(" +
+                 widened(F, *F.Plan->Elements.at(A)) + ");");
+    emitLine(Out, 4,
+             "if (" + Width + " <= 0 || (unsigned long long)" + Width +
+                 " > (unsigned long long)" + Max + ")");
+    emitLine(Out, 6, "goto fail;");
+    emitLine(Out, 4,
+             Format + ".image_channel_data_type = " +
+                 (K == ScalarKind::Float ? "CL_FLOAT"
+                  : K == ScalarKind::Int ? "CL_SIGNED_INT32"
+                                         : "CL_UNSIGNED_INT32") +
+                 ";");
+    emitLine(Out, 4, "memset(&" + Desc + ", 0, sizeof(" + Desc + "));");
+    emitLine(Out, 4, Desc + ".image_type = CL_MEM_OBJECT_IMAGE1D_BUFFER;");
+    emitLine(Out, 4, Desc + ".image_width = (size_t)" + Width + ";");
+    emitLine(Out, 4, Desc + ".buffer = " + A + ";");
+    emitLine(Out, 4,
+             "*" + Img + " = clCreateImage(" + Context +
+                 ", CL_MEM_READ_ONLY, &" + Format + ", &" + Desc + ", NULL, &" +
+                 Err + ");");
+    emitLine(Out, 4, "if (" + Err + " != CL_SUCCESS) {");
+    emitLine(Out, 6, "*" + Img + " = NULL;");
+    emitLine(Out, 6, "goto fail;");
+    emitLine(Out, 4, "}");
+    emitLine(Out, 2, "}");
+  }
+  emitLine(Out, 2, "return 1;");
+  Out += "fail:\n";
+  for (const std::string &A : Arrays) {
+    std::string Img = textureParamName(F, A, Language::OpenCL);
+    emitLine(Out, 2, "if (*" + Img + ")");
+    emitLine(Out, 4, "clReleaseMemObject(*" + Img + ");");
+    emitLine(Out, 2, "*" + Img + " = NULL;");
+  }
+  emitLine(Out, 2, "return 0;");
+  Out += "}\n";
+  return Out;
+}
+
 std::string emitOpenCLLaunchHeader(
     const Module &M,
     const std::map<std::string, const Function *> &Replacements) {
@@ -656,10 +911,29 @@ std::string emitOpenCLLaunchHeader(
 // Returns 1 when K may run (global is then a multiple of local), 0 when
 // K_naive must.
 )";
+  bool Images = false;
+  for (const Function *F : Planned)
+    Images |= !imageArrays(*F).empty();
+  if (Images)
+    Out += R"(//
+// Texture variant: a kernel K that reads arrays as images (texture-memory)
+// takes an image1d_buffer_t where K_naive takes the buffer. Before enqueuing
+// K, call gpumerge_K_images(context, device, <scalar arguments>, <those
+// buffers>, <image outputs>); when it returns 0 (an array has more
+// elements than CL_DEVICE_IMAGE_MAX_BUFFER_SIZE, or the device has no
+// images), enqueue K_naive as above. Release the images once K has run.
+)";
   Out += "#ifndef " + Guard + "\n#define " + Guard + "\n\n";
   Out += "#include <stddef.h>\n#include <stdint.h>\n";
-  for (const Function *F : Planned)
+  if (Images)
+    Out += "#include <string.h>\n\n#ifndef CL_TARGET_OPENCL_VERSION\n"
+           "#define CL_TARGET_OPENCL_VERSION 120\n#endif\n"
+           "#include <CL/cl.h>\n";
+  for (const Function *F : Planned) {
     Out += "\n" + openCLNDRange(*F);
+    if (!imageArrays(*F).empty())
+      Out += "\n" + openCLImages(*F);
+  }
   for (const PhasedKernel &PK : M.Phased)
     Out += "\n" + emitOpenCLPhaseTable(PK);
   Out += "\n#endif // " + Guard + "\n";

@@ -54,6 +54,48 @@ protected:
     return "";
   }
   std::string sharedQualifier() const override { return "__local "; }
+  // texture-memory: float, int and unsigned int arrays are image1d_buffer_t
+  // (the host makes them from the buffers, FILE.texture.h), read with
+  // read_imagef(a_img, i).x; other element types (double) stay buffers,
+  // `const` and `restrict`, OpenCL's way to say read-only.
+  void printTextureParam(const Param &P) override {
+    if (readAsImage(P.Ty.element())) {
+      OS << "__read_only image1d_buffer_t "
+         << textureParamName(*Current, P.Name, Language::OpenCL);
+      return;
+    }
+    OS << "__global const " << typeName(P.Ty.element());
+    if (P.Ty.InnerExtents.empty()) {
+      OS << " *restrict " << P.Name;
+      return;
+    }
+    OS << " (*restrict " << P.Name << ")";
+    for (std::int64_t X : P.Ty.InnerExtents)
+      OS << "[" << X << "]";
+  }
+  void printTextureRead(const ArrayRef &A, const Param &P) override {
+    Type T = P.Ty.element();
+    if (!readAsImage(T)) {
+      OS << A.Array;
+      for (const ExprPtr &I : A.Indices) {
+        OS << "[";
+        printExpr(*I);
+        OS << "]";
+      }
+      return;
+    }
+    OS << (T.Scalar == ScalarKind::Float ? "read_imagef("
+           : T.Scalar == ScalarKind::Int ? "read_imagei("
+                                         : "read_imageui(")
+       << textureParamName(*Current, P.Name, Language::OpenCL) << ", ";
+    ExprPtr Index = flatIndex(A, P);
+    bool Cast = Index->getType().Scalar != ScalarKind::Int ||
+                Index->getType().IsPointer;
+    if (Cast)
+      OS << "(int)(";
+    printExpr(*Index, 2);
+    OS << (Cast ? ")" : "") << ").x";
+  }
   void printSync() override { OS << "barrier(CLK_LOCAL_MEM_FENCE);"; }
   void printVectorLiteral(const CallExpr &C) override {
     OS << "(" << typeName(C.getType()) << ")(";

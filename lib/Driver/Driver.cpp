@@ -314,6 +314,9 @@ private:
     if (auto E = writeStep(*R.Kernel, 0, "input", V))
       return E;
     PassContext Ctx{MD, V};
+    if (!Opts.Texture.empty())
+      Ctx.Texture =
+          Opts.Texture == "ldg" ? TextureForm::Ldg : TextureForm::Object;
     if (!Opts.Merge.empty()) {
       auto Req = parseMergeRequest(Opts.Merge);
       if (!Req)
@@ -339,7 +342,18 @@ private:
       if (auto E = writeStep(*R.Kernel, Step++, Name, V))
         return E;
     }
-    if (!R.Passes.empty()) {
+    // A texture variant whose arrays cannot be read through textures is
+    // not one: the kernel is written as it came in, with why.
+    auto Skip =
+        std::find_if(R.Skipped.begin(), R.Skipped.end(),
+                     [](const auto &S) { return S.first == "texture-memory"; });
+    if (V == MemoryVariant::Texture && !R.Passes.empty() &&
+        Skip != R.Skipped.end()) {
+      R.Kernel = Naive.clone();
+      R.Passes.clear();
+      R.Reason = "texture-memory: " + Skip->second +
+                 "; the texture variant is written unchanged";
+    } else if (!R.Passes.empty()) {
       R.Status = "optimized";
     } else if (Opts.Passes && Names.empty()) {
       R.Reason = "no passes requested (--passes=none): the kernel went "
@@ -751,6 +765,11 @@ int runDriver(const DriverOptions &Opts, llvm::raw_ostream &Out,
   if (Opts.Memory != "global" && Opts.Memory != "texture" &&
       Opts.Memory != "both") {
     Err << "error: --memory must be global, texture or both\n";
+    return ExitUsage;
+  }
+  if (!Opts.Texture.empty() && Opts.Texture != "object" &&
+      Opts.Texture != "ldg") {
+    Err << "error: --texture must be object or ldg\n";
     return ExitUsage;
   }
   if (!Opts.Output.empty() &&

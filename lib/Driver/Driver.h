@@ -32,10 +32,11 @@ struct DriverOptions {
   bool JsonReport = false;
   SizeBindings Sizes;
   std::optional<std::array<std::int64_t, 2>> Grid;
-  std::string Output;                 ///< -o
-  std::string OutDir;                 ///< --out-dir
-  std::string EmitSteps;              ///< --emit-steps=DIR
-  std::string Merge;                  ///< --merge=block-y=16,thread-x=4
+  std::string Output;    ///< -o
+  std::string OutDir;    ///< --out-dir
+  std::string EmitSteps; ///< --emit-steps=DIR
+  std::string Merge;     ///< --merge=block-y=16,thread-x=4
+  std::string Texture;   ///< --texture=object|ldg; "": the target's default
   std::vector<std::string> ClangArgs; ///< after --
 };
 

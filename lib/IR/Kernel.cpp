@@ -11,6 +11,31 @@ std::string fallbackName(const std::string &Kernel) {
   return Kernel + "_naive";
 }
 
+const char *textureFormName(TextureForm F) {
+  return F == TextureForm::Object ? "object" : "ldg";
+}
+
+bool LaunchPlan::readsThroughTexture(const std::string &Array) const {
+  for (const std::string &A : TextureArrays)
+    if (A == Array)
+      return true;
+  return false;
+}
+
+bool readAsImage(const Type &Element) {
+  return Element.VectorWidth == 1 && (Element.Scalar == ScalarKind::Float ||
+                                      Element.Scalar == ScalarKind::Int ||
+                                      Element.Scalar == ScalarKind::UInt);
+}
+
+std::string textureParamName(const Function &F, const std::string &Array,
+                             Language L) {
+  std::string N = Array + (L == Language::Cuda ? "_tex" : "_img");
+  while (F.findParam(N))
+    N += "_";
+  return N;
+}
+
 const Param *Function::findParam(const std::string &N) const {
   for (const Param &P : Params)
     if (P.Name == N)

@@ -57,6 +57,17 @@ struct Function {
   std::unique_ptr<Function> clone() const;
 };
 
+/// Can an array of \p Element be read as an OpenCL image (CL_R with
+/// CL_FLOAT, CL_SIGNED_INT32 or CL_UNSIGNED_INT32) or a CUDA texture object?
+/// Scalar float, int and unsigned int; doubles and vectors cannot.
+bool readAsImage(const Type &Element);
+
+/// The parameter of the optimized kernel that stands for array \p Array read
+/// through the texture path: "a_tex" (CUDA texture object) or "a_img"
+/// (OpenCL image), made unique among \p F's parameters.
+std::string textureParamName(const Function &F, const std::string &Array,
+                             Language L);
+
 /// Does \p F contain a global barrier (gpumerge_global_sync)?
 bool hasGlobalSync(const Function &F);
 

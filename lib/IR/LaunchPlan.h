@@ -36,6 +36,14 @@ struct Precondition {
   std::string Why;                  ///< "the i loop is tiled by 32"
 };
 
+/// How a CUDA kernel of the texture variant reads its read-only arrays
+/// (texture-memory, §3.5): through texture objects (`tex1Dfetch<float>(a_tex,
+/// i)`, the launcher creates them over the arrays' linear memory) or the
+/// read-only data cache (`__ldg(&a[i])`, sm_35 and later). OpenCL always
+/// reads them as image1d_buffer_t.
+enum class TextureForm { Object, Ldg };
+const char *textureFormName(TextureForm F);
+
 struct LaunchPlan {
   unsigned Dims = 1;
   /// Threads per block of the optimized kernel.
@@ -86,6 +94,13 @@ struct LaunchPlan {
   /// Why later passes must keep the block shape (a write tile sized for
   /// coalescing); empty when they may change it.
   std::string ShapeFixedBy;
+  /// Array parameters read through the texture path (texture-memory), in
+  /// parameter order; each has an element count in Elements and is in
+  /// Disjoint with every array the kernel writes (the texture cache is not
+  /// coherent with writes during a launch).
+  std::vector<std::string> TextureArrays;
+  TextureForm Texture = TextureForm::Object;
+  bool readsThroughTexture(const std::string &Array) const;
   /// Naive threads per block in dimension \p D: Block[D] * Coverage[D].
   std::int64_t tile(unsigned D) const { return Block[D] * Coverage[D]; }
 };

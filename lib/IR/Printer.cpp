@@ -32,7 +32,38 @@ void Printer::printVectorBase(const ArrayRef &A) {
      << A.Array << ")";
 }
 
+const Param *Printer::textureParam(const std::string &Array) const {
+  if (!Current || !Current->Plan || !Current->Plan->readsThroughTexture(Array))
+    return nullptr;
+  const Param *P = Current->findParam(Array);
+  return P && P->isArray() ? P : nullptr;
+}
+
+ExprPtr Printer::flatIndex(const ArrayRef &A, const Param &P) const {
+  ExprPtr Flat = A.Indices.front()->clone();
+  for (size_t I = 1; I < A.Indices.size(); ++I) {
+    std::int64_t Extent =
+        I - 1 < P.Ty.InnerExtents.size() ? P.Ty.InnerExtents[I - 1] : 1;
+    Flat = add(mul(std::move(Flat), intLit(Extent)), A.Indices[I]->clone());
+  }
+  return Flat;
+}
+
+void Printer::printTextureParam(const Param &P) {
+  OS << "texture<" << typeName(P.Ty.element()) << "> " << P.Name;
+}
+
+void Printer::printTextureRead(const ArrayRef &A, const Param &P) {
+  OS << "texfetch(" << A.Array << ", ";
+  printExpr(*flatIndex(A, P), 2);
+  OS << ")";
+}
+
 void Printer::printParam(const Param &P) {
+  if (textureParam(P.Name)) {
+    printTextureParam(P);
+    return;
+  }
   const Type &T = P.Ty;
   if (!T.IsPointer) {
     OS << typeName(T) << " " << P.Name;
@@ -67,12 +98,13 @@ void Printer::printSignature(const Function &F) {
 }
 
 void Printer::printFunction(const Function &F) {
+  const Function *Outer = Current;
   Current = &F;
   printSignature(F);
   OS << " ";
   printStmt(*F.Body);
   OS << "\n";
-  Current = nullptr;
+  Current = Outer;
 }
 
 void Printer::printDecl(const DeclStmt &D) {
@@ -311,6 +343,12 @@ void Printer::printExpr(const Expr &E, int Parent) {
   }
   case Expr::Kind::ArrayRef: {
     const auto &A = llvm::cast<ArrayRef>(E);
+    if (const Param *P = A.Space == AddressSpace::Global && A.VectorWidth == 1
+                             ? textureParam(A.Array)
+                             : nullptr) {
+      printTextureRead(A, *P);
+      return;
+    }
     if (A.VectorWidth > 1)
       printVectorBase(A);
     else

@@ -50,6 +50,20 @@ protected:
   /// A vector from its components: `make_float2(a, b)` (CUDA) or
   /// `(float2)(a, b)` (OpenCL); the debug form is CUDA's.
   virtual void printVectorLiteral(const CallExpr &C);
+  /// The texture variant (texture-memory): a parameter of the kernel being
+  /// printed that its plan reads through the texture path, and a read of it.
+  /// The debug form marks both; the emitters spell each language's form.
+  virtual void printTextureParam(const Param &P);
+  virtual void printTextureRead(const ArrayRef &A, const Param &P);
+
+  /// The function printFunction is printing (null elsewhere: printParams
+  /// called alone prints the parameters as declared, for host code).
+  const Function *Current = nullptr;
+  /// Is \p Array read through the texture path in Current?
+  const Param *textureParam(const std::string &Array) const;
+  /// The index of \p A into its array's elements in row-major order (a
+  /// true 2-D array's a[y][x] is y * N + x).
+  ExprPtr flatIndex(const ArrayRef &A, const Param &P) const;
 
   // --- helpers -------------------------------------------------------------
   void printParam(const Param &P);
@@ -57,10 +71,6 @@ protected:
   void printBody(const Stmt &S);
   /// `((const float2 *)a)`: array \p A seen as vectors of its VectorWidth.
   void printVectorBase(const ArrayRef &A);
-
-  /// The parameters of the function being printed, for the types of
-  /// vectorized accesses (null outside printFunction).
-  const Function *Current = nullptr;
   void indent() { OS.indent(Indent * 2); }
 };
 

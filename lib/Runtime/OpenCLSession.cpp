@@ -260,6 +260,7 @@ struct OpenCLSession::Impl {
   std::string DeviceName;
   bool Double = false;
   bool Images = false;
+  std::size_t ImageMaxBuffer = 0;
 
   ~Impl() {
     if (Queue)
@@ -347,6 +348,10 @@ llvm::Expected<std::unique_ptr<OpenCLSession>> OpenCLSession::create() {
                       &ImageSupport, nullptr) != CL_SUCCESS)
     ImageSupport = CL_FALSE;
   I.Images = ImageSupport == CL_TRUE;
+  if (I.Images && clGetDeviceInfo(I.Device, CL_DEVICE_IMAGE_MAX_BUFFER_SIZE,
+                                  sizeof(I.ImageMaxBuffer), &I.ImageMaxBuffer,
+                                  nullptr) != CL_SUCCESS)
+    I.ImageMaxBuffer = 0;
   return llvm::Expected<std::unique_ptr<OpenCLSession>>(std::move(S));
 }
 
@@ -417,6 +422,45 @@ OpenCLSession::createBuffer(const std::vector<std::uint8_t> &Init) {
                    (llvm::Twine(Init.size()) + " bytes").str());
   P->Buffers.push_back(Buf);
   P->BufferSizes.push_back(Init.size());
+  return static_cast<unsigned>(P->Buffers.size() - 1);
+}
+
+std::size_t OpenCLSession::imageMaxBufferSize() const {
+  return P->ImageMaxBuffer;
+}
+
+llvm::Expected<unsigned>
+OpenCLSession::createImage1DBuffer(unsigned Buffer, ImageChannel Channel,
+                                   std::size_t Width) {
+  if (Buffer >= P->Buffers.size())
+    return makeError("createImage1DBuffer: no buffer " + llvm::Twine(Buffer));
+  if (!P->Images)
+    return makeError("createImage1DBuffer: " + P->DeviceName +
+                     " has no image support");
+  if (Width == 0 || Width > P->ImageMaxBuffer)
+    return makeError("createImage1DBuffer: " + llvm::Twine(Width) +
+                     " elements; " + P->DeviceName + " allows 1 to " +
+                     llvm::Twine(P->ImageMaxBuffer) +
+                     " (CL_DEVICE_IMAGE_MAX_BUFFER_SIZE)");
+  cl_image_format Format;
+  Format.image_channel_order = CL_R;
+  Format.image_channel_data_type = Channel == ImageChannel::Float ? CL_FLOAT
+                                   : Channel == ImageChannel::Int
+                                       ? CL_SIGNED_INT32
+                                       : CL_UNSIGNED_INT32;
+  cl_image_desc Desc;
+  std::memset(&Desc, 0, sizeof(Desc));
+  Desc.image_type = CL_MEM_OBJECT_IMAGE1D_BUFFER;
+  Desc.image_width = Width;
+  Desc.buffer = P->Buffers[Buffer];
+  cl_int Err = CL_SUCCESS;
+  cl_mem Image = clCreateImage(P->Context, CL_MEM_READ_ONLY, &Format, &Desc,
+                               nullptr, &Err);
+  if (Err != CL_SUCCESS)
+    return clError("clCreateImage", Err,
+                   (llvm::Twine(Width) + " elements").str());
+  P->Buffers.push_back(Image);
+  P->BufferSizes.push_back(0); // read the buffer it views instead
   return static_cast<unsigned>(P->Buffers.size() - 1);
 }
 

@@ -395,6 +395,8 @@ verifyStages(const Module &M, const std::vector<const Function *> &DomainFrom,
   struct Launch {
     std::string Naive, Candidate;
     NDRange NaiveRange, CandidateRange;
+    /// Arrays the candidate reads as images (texture variant, OpenCL).
+    std::map<std::string, OpenCLSession::ImageChannel> Images;
   };
   std::vector<Launch> Launches;
   bool AnyPlan = false, AnyFallback = false;
@@ -465,6 +467,39 @@ verifyStages(const Module &M, const std::vector<const Function *> &DomainFrom,
         "the emitted kernel does not build as OpenCL (a gpumerge bug): " +
             llvm::toString(CandProgram.takeError()));
 
+  // The texture variant reads its read-only float/int arrays as images over
+  // the buffers, made as the header's helper makes them (Launcher.h); where
+  // one would exceed the device's image size the naive kernel runs instead.
+  for (size_t I = 0; I < Stages.size(); ++I) {
+    const Function &Emitted = *Stages[I].Emitted;
+    Launch &L = Launches[I];
+    if (!Emitted.Plan || L.Candidate != Emitted.Name)
+      continue;
+    for (const std::string &A : Emitted.Plan->TextureArrays) {
+      const Param *P = Emitted.findParam(A);
+      Type T = P ? P->Ty.element() : Type();
+      if (!P || !readAsImage(T))
+        continue;
+      L.Images[A] =
+          T.Scalar == ScalarKind::Float ? OpenCLSession::ImageChannel::Float
+          : T.Scalar == ScalarKind::Int ? OpenCLSession::ImageChannel::Int
+                                        : OpenCLSession::ImageChannel::UInt;
+      std::size_t Width = std::size_t(std::max<std::int64_t>(1, Extents[A]));
+      if (Width > (*Session)->imageMaxBufferSize()) {
+        Result.Path = "fallback";
+        if (Result.FailedPrecondition.empty())
+          Result.FailedPrecondition = llvm::formatv(
+              "'{0}' needs an image of {1} elements, over the device's {2} "
+              "(CL_DEVICE_IMAGE_MAX_BUFFER_SIZE)",
+              A, Width, (*Session)->imageMaxBufferSize());
+        L.Candidate = fallbackName(Stages[I].Naive->Name);
+        L.CandidateRange = L.NaiveRange;
+        L.Images.clear();
+        break;
+      }
+    }
+  }
+
   // Same inputs for both runs: generate once, upload twice.
   Random R{Opts.Seed};
   std::vector<std::vector<std::uint8_t>> Inputs;
@@ -487,26 +522,47 @@ verifyStages(const Module &M, const std::vector<const Function *> &DomainFrom,
 
   auto Run = [&](unsigned Program, bool Reference)
       -> llvm::Expected<std::vector<std::vector<std::uint8_t>>> {
-    std::vector<KernelArg> Args;
     std::vector<unsigned> Buffers;
     for (size_t I = 0; I < Naive.Params.size(); ++I) {
-      const Param &P = Naive.Params[I];
-      if (P.Ty.IsPointer) {
-        auto B = (*Session)->createBuffer(Inputs[I]);
-        if (!B)
-          return B.takeError();
-        Buffers.push_back(*B);
-        Args.push_back(KernelArg::buffer(*B));
-      } else {
-        Args.push_back(scalarArg(P.Ty, Scalars[I]));
-      }
+      if (!Naive.Params[I].Ty.IsPointer)
+        continue;
+      auto B = (*Session)->createBuffer(Inputs[I]);
+      if (!B)
+        return B.takeError();
+      Buffers.push_back(*B);
     }
     // In order on one in-order queue: each launch sees the one before.
-    for (const Launch &L : Launches)
+    std::map<std::string, unsigned> ImageOf;
+    for (const Launch &L : Launches) {
+      std::vector<KernelArg> Args;
+      size_t Buffer = 0;
+      for (size_t I = 0; I < Naive.Params.size(); ++I) {
+        const Param &P = Naive.Params[I];
+        if (!P.Ty.IsPointer) {
+          Args.push_back(scalarArg(P.Ty, Scalars[I]));
+          continue;
+        }
+        unsigned B = Buffers[Buffer++];
+        auto Img = Reference ? L.Images.end() : L.Images.find(P.Name);
+        if (Img == L.Images.end()) {
+          Args.push_back(KernelArg::buffer(B));
+          continue;
+        }
+        if (!ImageOf.count(P.Name)) {
+          auto Image = (*Session)->createImage1DBuffer(
+              B, Img->second,
+              std::size_t(std::max<std::int64_t>(1, Extents[P.Name])));
+          if (!Image)
+            return Image.takeError();
+          ImageOf[P.Name] = *Image;
+        }
+        Args.push_back(KernelArg::buffer(ImageOf[P.Name]));
+      }
       if (auto E = (*Session)->launch(
               Program, Reference ? L.Naive : L.Candidate, Args,
               Reference ? L.NaiveRange : L.CandidateRange))
         return E;
+    }
     std::vector<std::vector<std::uint8_t>> Out;
     for (unsigned B : Buffers) {
       auto Data = (*Session)->readBuffer(B);

@@ -13,6 +13,9 @@
 // renamed (sum_0, sum_1, ...).
 //
 // Factors come from the ranked Fig. 12 space (Search.h) or from --merge.
+// In the texture variant there is no shared memory: thread merge shares
+// what merged copies read in registers (G2R) within the texture block, and
+// the kernel is generated without staging (loop tile 0).
 // Both passes regenerate the kernel from the naive one (Tiling.h).
 //
 //===----------------------------------------------------------------------===//
@@ -21,6 +24,7 @@
 #include "Target/Ptxas.h"
 #include "Transforms/Passes.h"
 #include "Transforms/Search.h"
+#include "Transforms/TextureBlockShape.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -28,11 +32,16 @@ namespace gpumerge {
 
 namespace {
 
-/// The shape \p F has now (the naive launch when it has no plan).
-TileShape currentShape(const Function &F) {
+/// The shape \p F has now (the naive launch when it has no plan). In the
+/// texture variant an unplanned kernel starts from the texture block
+/// (§3.5.1), so thread merge picks its factors for the block it will run
+/// with; texture-block-shape then keeps them.
+TileShape currentShape(const Function &F, const PassContext &Ctx) {
   if (F.Plan && F.Plan->Origin)
     return {F.Plan->Block, F.Plan->Coverage, F.Plan->LoopTile,
             F.Plan->Interchanged};
+  if (Ctx.Variant == MemoryVariant::Texture)
+    return {textureBlockShape(F, Ctx.Target).Block, {1, 1}, 0};
   // The naive launch of Verify's naiveLaunch: 16x16, or 256 in 1-D.
   if (findDomain(F).Dims == 2)
     return {{16, 16}, {1, 1}, 0};
@@ -174,7 +183,7 @@ PassInfo blockMergePass() {
              std::string &Why) -> llvm::Expected<std::optional<AppliedPass>> {
             if (shapeFixed(F, Ctx, Why))
               return std::nullopt;
-            TileShape Cur = currentShape(F);
+            TileShape Cur = currentShape(F, Ctx);
             const Function &Origin = tilingOrigin(F);
             std::int64_t Fx = 1, Fy = 1;
             std::string Chosen = "--merge", Ranked;
@@ -215,59 +224,64 @@ PassInfo blockMergePass() {
 }
 
 PassInfo threadMergePass() {
-  return {"thread-merge",
-          "neighbouring threads merged so one thread keeps shared data in "
-          "registers (§3.5, G2R, Fig. 10)",
-          [](Function &F, const PassContext &Ctx,
-             std::string &Why) -> llvm::Expected<std::optional<AppliedPass>> {
-            if (shapeFixed(F, Ctx, Why))
-              return std::nullopt;
-            TileShape S = currentShape(F);
-            std::string Chosen = "--merge";
-            std::optional<KernelResources> Used;
-            if (Ctx.Merge.ThreadX || Ctx.Merge.ThreadY) {
-              S.Merge = {Ctx.Merge.ThreadX.value_or(1),
-                         Ctx.Merge.ThreadY.value_or(1)};
-            } else {
-              auto Versions = rankVersions(tilingOrigin(F), S.LoopTile,
-                                           Ctx.Target, S.Block, S.Interchange);
-              if (Versions.empty()) {
-                Why = "no legal merged version for this block";
-                return std::nullopt;
-              }
-              if (Versions.front().Shape.Merge ==
-                  std::array<std::int64_t, 2>{1, 1}) {
-                Why = "merged threads would share no data (the model finds "
-                      "no gain)";
-                return std::nullopt;
-              }
-              std::string Note;
-              const RankedVersion &Best = checkWithPtxas(
-                  tilingOrigin(F), Versions, Ctx.Target, Note, Used);
-              S.Merge = Best.Shape.Merge;
-              Chosen = llvm::formatv("static model (cost {0:f4}, best of {1}); "
-                                     "{2}",
-                                     Best.Cost, Versions.size(), Note);
-              if (S.Merge == std::array<std::int64_t, 2>{1, 1}) {
-                Why = Note;
-                return std::nullopt;
-              }
-            }
-            if (S.Merge == std::array<std::int64_t, 2>{1, 1}) {
-              Why = "merged threads would share no data (the model finds no "
-                    "gain)";
-              return std::nullopt;
-            }
-            auto R = apply(F, Ctx, S, "thread-merge", S.Merge[0], S.Merge[1],
-                           Chosen);
-            if (R && *R && Used) {
-              F.Plan->PtxasSource = Used->Source;
-              F.Plan->PtxasRegisters = Used->Registers;
-              F.Plan->PtxasSpillBytes =
-                  Used->SpillStoreBytes + Used->SpillLoadBytes;
-            }
-            return R;
-          }};
+  return {
+      "thread-merge",
+      "neighbouring threads merged so one thread keeps shared data in "
+      "registers (§3.5, G2R, Fig. 10)",
+      [](Function &F, const PassContext &Ctx,
+         std::string &Why) -> llvm::Expected<std::optional<AppliedPass>> {
+        if (shapeFixed(F, Ctx, Why))
+          return std::nullopt;
+        TileShape S = currentShape(F, Ctx);
+        std::string Chosen = "--merge";
+        std::optional<KernelResources> Used;
+        if (Ctx.Merge.ThreadX || Ctx.Merge.ThreadY) {
+          S.Merge = {Ctx.Merge.ThreadX.value_or(1),
+                     Ctx.Merge.ThreadY.value_or(1)};
+        } else {
+          auto Versions = rankVersions(tilingOrigin(F), S.LoopTile, Ctx.Target,
+                                       S.Block, S.Interchange,
+                                       Ctx.Variant == MemoryVariant::Texture);
+          if (Versions.empty()) {
+            Why = "no legal merged version for this block";
+            return std::nullopt;
+          }
+          if (Versions.front().Shape.Merge ==
+              std::array<std::int64_t, 2>{1, 1}) {
+            Why = "merged threads would share no data (the model finds "
+                  "no gain)";
+            return std::nullopt;
+          }
+          std::string Note;
+          const RankedVersion &Best =
+              checkWithPtxas(tilingOrigin(F), Versions, Ctx.Target, Note, Used);
+          S.Merge = Best.Shape.Merge;
+          Chosen = llvm::formatv("static model (cost {0:f4}, best of {1}); "
+                                 "{2}",
+                                 Best.Cost, Versions.size(), Note);
+          if (S.Merge == std::array<std::int64_t, 2>{1, 1}) {
+            Why = Note;
+            return std::nullopt;
+          }
+        }
+        if (S.Merge == std::array<std::int64_t, 2>{1, 1}) {
+          Why = "merged threads would share no data (the model finds no "
+                "gain)";
+          return std::nullopt;
+        }
+        // Texture variant: no staging, so the copies share control flow
+        // (and their common reads) only without per-copy guards.
+        S.WholeTiles = Ctx.Variant == MemoryVariant::Texture;
+        auto R =
+            apply(F, Ctx, S, "thread-merge", S.Merge[0], S.Merge[1], Chosen);
+        if (R && *R && Used) {
+          F.Plan->PtxasSource = Used->Source;
+          F.Plan->PtxasRegisters = Used->Registers;
+          F.Plan->PtxasSpillBytes =
+              Used->SpillStoreBytes + Used->SpillLoadBytes;
+        }
+        return R;
+      }};
 }
 
 } // namespace gpumerge

@@ -24,6 +24,8 @@ const std::map<std::string, PassInfo> &passRegistry() {
              partitionCampingPass(),
              prefetchPass(),
              vectorizePass(),
+             textureBlockShapePass(),
+             textureMemoryPass(),
          })
       R.emplace(P.Name, std::move(P));
     return R;
@@ -34,20 +36,15 @@ const std::map<std::string, PassInfo> &passRegistry() {
 std::vector<std::string> defaultPipeline(MemoryVariant V) {
   std::vector<std::string> Wanted =
       V == MemoryVariant::Global
-          // Vectorization last: the passes before it regenerate the kernel
-          // from its origin, so it sees the accesses that stay global.
+          // Vectorization last in both: the passes before it regenerate
+          // the kernel from its origin, so it sees the final accesses.
           ? std::vector<std::string>{"scalar-replace",    "coalesce",
                                      "block-merge",       "thread-merge",
                                      "partition-camping", "prefetch",
                                      "vectorize"}
-          : std::vector<std::string>{"vectorize", "thread-merge",
-                                     "texture-block-shape", "texture-memory",
-                                     "partition-camping"};
-  // The texture variant is only a variant once its memory pass exists;
-  // until then its other passes would emit a global-memory kernel under
-  // the texture name.
-  if (V == MemoryVariant::Texture && !passRegistry().count("texture-memory"))
-    return {};
+          : std::vector<std::string>{"thread-merge", "texture-block-shape",
+                                     "texture-memory", "partition-camping",
+                                     "vectorize"};
   std::vector<std::string> Available;
   for (const std::string &N : Wanted)
     if (passRegistry().count(N))

@@ -43,6 +43,8 @@ struct PassContext {
   const MachineDescription &Target;
   MemoryVariant Variant;
   MergeRequest Merge = {};
+  /// --texture=object|ldg for texture-memory; unset: the target's default.
+  std::optional<TextureForm> Texture = {};
 };
 
 /// A pass rewrites \p F in place. It returns the parameters it applied, or

@@ -36,6 +36,17 @@ PassInfo prefetchPass();
 /// iterations, where the target's policy allows) as float2/float4, §3.1
 /// (Vectorize.cpp).
 PassInfo vectorizePass();
+/// texture-block-shape: the texture variant's block, one warp shaped for
+/// the texture cache, §3.5.1 (TextureBlockShape.cpp).
+PassInfo textureBlockShapePass();
+
+/// texture-memory: read-only arrays read through texture objects or __ldg
+/// (CUDA) and images (OpenCL), §3.5 (TextureMemory.cpp).
+PassInfo textureMemoryPass();
+
+/// The CUDA texture form used when --texture does not say: ldg where the
+/// target's SmArch has __ldg (sm_35 and later), object otherwise.
+TextureForm defaultTextureForm(const MachineDescription &MD);
 
 } // namespace gpumerge
 

@@ -21,9 +21,11 @@ double versionCost(const TiledKernel &K, const TileShape &S,
   return K.LoadsPerOutput / std::max(Hiding, 1e-6);
 }
 
-std::vector<RankedVersion> rankVersions(
-    const Function &Origin, std::int64_t LoopTile, const MachineDescription &MD,
-    std::optional<std::array<std::int64_t, 2>> FixedBlock, bool Interchange) {
+std::vector<RankedVersion>
+rankVersions(const Function &Origin, std::int64_t LoopTile,
+             const MachineDescription &MD,
+             std::optional<std::array<std::int64_t, 2>> FixedBlock,
+             bool Interchange, bool WholeTiles) {
   unsigned Dims = findDomain(Origin).Dims;
   std::int64_t T = LoopTile > 0 ? LoopTile : MD.CoalescedThread;
   bool BothWays = MD.CoalescedThread >= MD.ThreadInWarp; // Fermi and later
@@ -50,7 +52,8 @@ std::vector<RankedVersion> rankVersions(
           continue;
         if (Mx * My > 16)
           continue;
-        TileShape S{B, {Mx, My}, LoopTile, Interchange};
+        TileShape S{
+            B, {Mx, My}, LoopTile, Interchange, WholeTiles && Mx * My > 1};
         // The paper's heuristic is about 256 threads per block; past 512,
         // two resident blocks leave under 32 registers a thread.
         if (B[0] * B[1] > std::min<std::int64_t>(MD.ThreadInBlock, 512))

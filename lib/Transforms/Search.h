@@ -44,12 +44,13 @@ struct RankedVersion {
 
 /// Every legal version of \p Origin with loop tile \p LoopTile, best first.
 /// \p FixedBlock: only versions with this block (thread merge after block
-/// merge). Illegal or ungeneratable versions are left out.
+/// merge). Illegal or ungeneratable versions are left out. \p WholeTiles:
+/// merged versions drop the bounds guard (TileShape::WholeTiles).
 std::vector<RankedVersion>
 rankVersions(const Function &Origin, std::int64_t LoopTile,
              const MachineDescription &MD,
              std::optional<std::array<std::int64_t, 2>> FixedBlock = {},
-             bool Interchange = false);
+             bool Interchange = false, bool WholeTiles = false);
 
 /// The cost of one generated version (for tests and the report).
 double versionCost(const TiledKernel &K, const TileShape &S,

@@ -1225,7 +1225,7 @@ llvm::Expected<TiledKernel> Generator::run() {
   }
   bool Tiled = !Result.Staged.empty();
 
-  if (Tiled) {
+  if (Tiled || S.WholeTiles) {
     // Every launched thread is inside the domain (the launcher checks that
     // the tile divides it), and all of them must reach the barriers.
     std::set<std::string> StagedArrays;

@@ -53,6 +53,12 @@ struct TileShape {
   std::int64_t LoopTile = 0; ///< 0: no staging through shared memory
   /// Exchange idx and idy first (§3.3: A[idx][idy] → A[idy][idx]).
   bool Interchange = false;
+  /// Drop the bounds guard even when nothing is staged, as staging does:
+  /// merged copies then share their control flow and the reads they have in
+  /// common (G2R, the texture variant's thread merge), and the launcher
+  /// requires whole tiles. Without it an unstaged kernel keeps a guard per
+  /// copy and runs at any size.
+  bool WholeTiles = false;
 };
 
 /// An access the generated kernel reads through shared memory.

@@ -349,6 +349,9 @@ private:
 
   bool candidate(const ArrayRef &A) const {
     const Param *P = F.findParam(A.Array);
+    // Arrays read through textures or images keep their scalar fetches.
+    if (F.Plan && F.Plan->readsThroughTexture(A.Array))
+      return false;
     return P && P->isArray() && P->Ty.InnerExtents.empty() &&
            A.Space == AddressSpace::Global && A.VectorWidth == 1 &&
            A.Indices.size() == 1 && vectorizableElement(A.getType());

@@ -349,6 +349,60 @@ __kernel void blocksum(__global const int *in, __global int *sums,
   }
 }
 
+// The texture variant reads read-only arrays as image1d_buffer_t views of
+// their buffers: float and int channels, odd widths; the buffer stays
+// readable, and widths the device cannot take are errors.
+TEST_F(OpenCLSessionTest, ImageViewsOfBuffers) {
+  if (!Session->supportsImages())
+    GTEST_SKIP() << Session->deviceName() << " has no images";
+  const int N = 1003;
+  std::vector<float> A(N);
+  std::vector<int> B(N);
+  for (int I = 0; I < N; ++I) {
+    A[I] = 0.25f * float(I) - 7.0f;
+    B[I] = 3 * I - 1000;
+  }
+  unsigned Prog = build(R"(
+__kernel void k(__read_only image1d_buffer_t a, __read_only image1d_buffer_t b,
+                __global float *c, int n) {
+  int i = get_global_id(0);
+  if (i < n)
+    c[i] = read_imagef(a, i).x + (float)read_imagei(b, n - 1 - i).x;
+}
+)");
+  unsigned BA = buffer(A), BB = buffer(B), BC = buffer(std::vector<float>(N));
+  auto IA =
+      Session->createImage1DBuffer(BA, OpenCLSession::ImageChannel::Float, N);
+  ASSERT_TRUE(bool(IA)) << llvm::toString(IA.takeError());
+  auto IB =
+      Session->createImage1DBuffer(BB, OpenCLSession::ImageChannel::Int, N);
+  ASSERT_TRUE(bool(IB)) << llvm::toString(IB.takeError());
+  llvm::Error E =
+      Session->launch(Prog, "k",
+                      {KernelArg::buffer(*IA), KernelArg::buffer(*IB),
+                       KernelArg::buffer(BC), KernelArg::i32(N)},
+                      range1D(1024));
+  ASSERT_FALSE(bool(E)) << llvm::toString(std::move(E));
+  std::vector<float> C = read<float>(BC);
+  ASSERT_EQ(C.size(), std::size_t(N));
+  for (int I = 0; I < N; ++I)
+    ASSERT_EQ(C[I], A[I] + float(B[N - 1 - I])) << "at " << I;
+  EXPECT_EQ(read<float>(BA), A);
+
+  std::size_t Max = Session->imageMaxBufferSize();
+  EXPECT_GT(Max, 0u);
+  auto Over = Session->createImage1DBuffer(
+      BA, OpenCLSession::ImageChannel::Float, Max + 1);
+  ASSERT_FALSE(bool(Over));
+  EXPECT_NE(
+      llvm::toString(Over.takeError()).find("CL_DEVICE_IMAGE_MAX_BUFFER_SIZE"),
+      std::string::npos);
+  auto Zero =
+      Session->createImage1DBuffer(BA, OpenCLSession::ImageChannel::Float, 0);
+  ASSERT_FALSE(bool(Zero));
+  llvm::consumeError(Zero.takeError());
+}
+
 TEST_F(OpenCLSessionTest, BuildOptionsArePassed) {
   const char *Src = R"(
 __kernel void fill(__global int *out) { out[get_global_id(0)] = SCALE; }

@@ -34,6 +34,12 @@ static cl::opt<std::string> Passes("passes",
 static cl::opt<std::string> Memory("memory",
                                    cl::desc("Variant: global, texture or both"),
                                    cl::init("both"), cl::cat(Category));
+static cl::opt<std::string>
+    Texture("texture",
+            cl::desc("CUDA texture form: object (cudaTextureObject_t, "
+                     "tex1Dfetch) or ldg (__ldg); default: ldg where the "
+                     "target has it (sm_35+), object otherwise"),
+            cl::cat(Category));
 static cl::opt<bool>
     Verify("verify",
            cl::desc("Run input and output on "
@@ -147,5 +153,6 @@ int main(int argc, char **argv) {
   Opts.OutDir = OutDir;
   Opts.EmitSteps = EmitSteps;
   Opts.Merge = Merge;
+  Opts.Texture = Texture;
   return runDriver(Opts, outs(), errs());
 }

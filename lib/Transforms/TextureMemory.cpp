@@ -1,0 +1,199 @@
+//===- TextureMemory.cpp - Read-only arrays through the texture path ------===//
+//
+// texture-memory (§3.5, the texture variant of Fig. 1). Arrays the kernel
+// only reads are read through the texture cache. The KIR is unchanged: the
+// plan lists the arrays and the form, and the emitters spell the reads
+// (Printer::printTextureRead); the launchers set the textures up.
+//
+//   mv before:                         after, CUDA object form (gtx285):
+//   __global__ void mv(const float *a,   __global__ void mv(
+//       const float *x, float *y, ...)       cudaTextureObject_t a_tex,
+//     sum += a[i*w + j] * x[j];              cudaTextureObject_t x_tex, ...)
+//                                          sum += tex1Dfetch<float>(a_tex,
+//                                              i*w + j) * tex1Dfetch<float>(
+//                                              x_tex, j);
+//   ldg form (sm_35 and later):         const float *__restrict__ a, ...
+//                                          sum += __ldg(&a[i*w + j]) * ...
+//   OpenCL:                             __read_only image1d_buffer_t a_img
+//                                          sum += read_imagef(a_img, i*w +
+//                                              j).x * ...
+//
+// An array qualifies when it is a global array parameter the kernel never
+// writes, reads only by indexing (never passes it on), whose element count
+// is known symbolically (the texture object and the image need their size,
+// and the launcher checks it does not overlap the arrays written: the
+// texture cache is not coherent with writes during a launch). Element
+// types: float, int and unsigned int in every form; other scalars (double)
+// only in the ldg form, where OpenCL reads them as `const restrict`
+// buffers, since neither tex1Dfetch nor an image has a double format.
+//
+//===----------------------------------------------------------------------===//
+#include "Analysis/Accesses.h"
+#include "Analysis/Domain.h"
+#include "Analysis/Extents.h"
+#include "Transforms/Passes.h"
+#include "Transforms/Tiling.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <set>
+
+namespace gpumerge {
+
+TextureForm defaultTextureForm(const MachineDescription &MD) {
+  // __ldg needs compute capability 3.5; targets nvcc cannot compile for
+  // (GT200, Fermi) and AMD's (where CUDA output stands for the paper's
+  // texture fetches) get texture objects.
+  unsigned Arch = 0;
+  if (llvm::StringRef(MD.SmArch).startswith("sm_") &&
+      !llvm::StringRef(MD.SmArch).drop_front(3).getAsInteger(10, Arch) &&
+      Arch >= 35)
+    return TextureForm::Ldg;
+  return TextureForm::Object;
+}
+
+namespace {
+
+/// Why array parameter \p P of \p F cannot be read through the texture path
+/// in form \p Form, or "" when it can. \p Read: arrays F reads.
+std::string refusal(const Function &F, const Param &P, TextureForm Form,
+                    const std::set<std::string> &Written,
+                    const std::set<std::string> &PassedOn) {
+  if (P.Ty.Space != AddressSpace::Global)
+    return "not in global memory";
+  if (Written.count(P.Name))
+    return "written by the kernel";
+  if (PassedOn.count(P.Name))
+    return "passed on as a pointer (only indexed reads can be fetched)";
+  Type E = P.Ty.element();
+  if (!readAsImage(E)) {
+    if (Form == TextureForm::Object)
+      return llvm::formatv("{0} elements: tex1Dfetch and OpenCL images have "
+                           "no such format (the ldg form reads them)",
+                           scalarName(E.Scalar, E.VectorWidth))
+          .str();
+    if (E.VectorWidth != 1 || E.Scalar == ScalarKind::Bool ||
+        E.Scalar == ScalarKind::Void)
+      return scalarName(E.Scalar, E.VectorWidth) +
+             " elements are not read through __ldg here";
+  }
+  if (!symbolicElements(F, P.Name))
+    return "its extent cannot be bounded over the scalar parameters (a "
+           "texture needs its size, and the launcher must check it does "
+           "not overlap the arrays written)";
+  return "";
+}
+
+} // namespace
+
+PassInfo textureMemoryPass() {
+  return {
+      "texture-memory",
+      "read-only arrays read through the texture cache: texture objects or "
+      "__ldg in CUDA, images in OpenCL (§3.5)",
+      [](Function &F, const PassContext &Ctx,
+         std::string &Why) -> llvm::Expected<std::optional<AppliedPass>> {
+        const Function &Origin = tilingOrigin(F);
+        TextureForm Form =
+            Ctx.Texture ? *Ctx.Texture : defaultTextureForm(Ctx.Target);
+        std::set<std::string> Read, Written, PassedOn;
+        for (const Access &A : collectAccesses(Origin))
+          (A.IsWrite ? Written : Read).insert(A.Array);
+        // An array named other than as an indexed access (a helper's
+        // argument) is used as a pointer.
+        std::function<void(const Stmt &)> Walk = [&](const Stmt &S) {
+          const_cast<Stmt &>(S).forEachExpr([&](ExprPtr &E) {
+            std::function<void(const Expr &)> Visit = [&](const Expr &X) {
+              if (auto *V = llvm::dyn_cast<VarRef>(&X)) {
+                if (const Param *P = Origin.findParam(V->Name))
+                  if (P->isArray())
+                    PassedOn.insert(V->Name);
+                return;
+              }
+              const_cast<Expr &>(X).forEachChild(
+                  [&](ExprPtr &C) { Visit(*C); });
+            };
+            Visit(*E);
+          });
+          const_cast<Stmt &>(S).forEachStmt([&](StmtPtr &C) { Walk(*C); });
+        };
+        Walk(*Origin.Body);
+
+        std::vector<std::string> Arrays, Refused;
+        for (const Param &P : Origin.Params) {
+          if (!P.isArray() || !Read.count(P.Name))
+            continue;
+          std::string No = refusal(Origin, P, Form, Written, PassedOn);
+          if (No.empty())
+            Arrays.push_back(P.Name);
+          else if (!Written.count(P.Name))
+            Refused.push_back(P.Name + ": " + No);
+        }
+        if (Arrays.empty()) {
+          Why = Refused.empty()
+                    ? "the kernel reads no array it does not also write"
+                    : "no read-only array can be read through textures (" +
+                          llvm::join(Refused, "; ") + ")";
+          return std::nullopt;
+        }
+        // Each texture array must not overlap an array written.
+        for (const std::string &W : Written)
+          if (!symbolicElements(Origin, W)) {
+            Why = "the extent of '" + W +
+                  "', which the kernel writes, cannot be bounded over the "
+                  "scalar parameters, so the launcher could not check that "
+                  "the arrays read through textures do not overlap it";
+            return std::nullopt;
+          }
+
+        if (!F.Plan) {
+          LaunchPlan Plan;
+          Plan.SameLaunch = true;
+          Plan.Dims = findDomain(F).Dims;
+          F.Plan = std::move(Plan);
+        }
+        LaunchPlan &Plan = *F.Plan;
+        Plan.Texture = Form;
+        Plan.TextureArrays = Arrays;
+        auto Need = [&](const std::string &A) {
+          if (!Plan.Elements.count(A))
+            Plan.Elements[A] =
+                std::shared_ptr<const Expr>(symbolicElements(Origin, A));
+        };
+        for (const std::string &T : Arrays) {
+          Need(T);
+          for (const std::string &W : Written) {
+            Need(W);
+            if (!llvm::is_contained(Plan.Disjoint, std::make_pair(T, W)))
+              Plan.Disjoint.push_back({T, W});
+          }
+        }
+
+        AppliedPass P{"texture-memory", {}};
+        P.Parameters["form"] = textureFormName(Form);
+        P.Parameters["form-chosen-by"] =
+            Ctx.Texture ? "--texture"
+                        : (Form == TextureForm::Ldg
+                               ? "default for " + Ctx.Target.Name + " (" +
+                                     Ctx.Target.SmArch + " has __ldg)"
+                               : "default for " + Ctx.Target.Name +
+                                     " (no __ldg before sm_35)");
+        P.Parameters["arrays"] = llvm::join(Arrays, ", ");
+        std::vector<std::string> Images, Buffers;
+        for (const std::string &A : Arrays)
+          (readAsImage(Origin.findParam(A)->Ty.element()) ? Images : Buffers)
+              .push_back(A);
+        P.Parameters["opencl"] =
+            "image1d_buffer_t: " +
+            (Images.empty() ? std::string("none") : llvm::join(Images, ", ")) +
+            (Buffers.empty()
+                 ? ""
+                 : "; const restrict buffers: " + llvm::join(Buffers, ", "));
+        if (!Refused.empty())
+          P.Parameters["not-through-texture"] = llvm::join(Refused, "; ");
+        return P;
+      }};
+}
+
+} // namespace gpumerge

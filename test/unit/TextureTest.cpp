@@ -1,0 +1,88 @@
+//===- TextureTest.cpp - The texture variant's block and form -------------===//
+//
+// §3.5.1's block shapes (one warp; 8 wide for 2-D outputs; a cache line of
+// elements along the dimension a read-only array is read contiguously in)
+// and the default CUDA texture form per target.
+//
+//===----------------------------------------------------------------------===//
+#include "Target/MachineDescription.h"
+#include "Transforms/Passes.h"
+#include "Transforms/TextureBlockShape.h"
+
+#include "TestKernels.h"
+
+using namespace gpumerge;
+
+namespace {
+
+MachineDescription target(const std::string &Name) {
+  auto MD = loadTarget(Name, defaultTargetsDir());
+  if (!MD) {
+    ADD_FAILURE() << llvm::toString(MD.takeError());
+    return MachineDescription();
+  }
+  return *MD;
+}
+
+std::array<std::int64_t, 2> blockOf(const Module &M,
+                                    const std::string &Target) {
+  return textureBlockShape(*M.kernels().front(), target(Target)).Block;
+}
+
+using Block = std::array<std::int64_t, 2>;
+
+} // namespace
+
+TEST(TextureBlockShape, OneWarpForOneDimensionalOutputs) {
+  auto M = parseKernelFile("mv.cu");
+  ASSERT_TRUE(M);
+  EXPECT_EQ(blockOf(*M, "gtx285"), (Block{32, 1}));
+  EXPECT_EQ(blockOf(*M, "h100"), (Block{32, 1}));
+  EXPECT_EQ(blockOf(*M, "hd5870"), (Block{64, 1})); // a wavefront
+}
+
+TEST(TextureBlockShape, ReadAlongXTakesACacheLineOfElements) {
+  // mm reads b[i*w + x]: 64-byte lines hold 16 floats, 128-byte lines 32.
+  auto M = parseKernelFile("mm.cu");
+  ASSERT_TRUE(M);
+  EXPECT_EQ(blockOf(*M, "gtx285"), (Block{16, 2}));
+  EXPECT_EQ(blockOf(*M, "hd5870"), (Block{16, 4}));
+  EXPECT_EQ(blockOf(*M, "h100"), (Block{32, 1}));
+  // Doubles: 8 per 64-byte line, no wider than the 8x4 default.
+  auto D = parseKernelFile("mm_double.cu");
+  ASSERT_TRUE(D);
+  EXPECT_EQ(blockOf(*D, "gtx285"), (Block{8, 4}));
+  EXPECT_EQ(blockOf(*D, "h100"), (Block{16, 2}));
+}
+
+TEST(TextureBlockShape, ReadAlongYStretchesY) {
+  auto M = parseKernelFile("madd_rowx.cu"); // a[row*w + col], col = idy
+  ASSERT_TRUE(M);
+  EXPECT_EQ(blockOf(*M, "gtx285"), (Block{2, 16}));
+  EXPECT_EQ(blockOf(*M, "h100"), (Block{1, 32}));
+}
+
+TEST(TextureBlockShape, NoLocalityKeepsEightByFour) {
+  auto M = parseText(R"(
+__global__ void k(const float *in, float *out, int w, int h) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < w && y < h)
+    out[y * w + x] = in[(y * w + x) * 2];
+}
+)");
+  ASSERT_TRUE(M);
+  EXPECT_EQ(blockOf(*M, "gtx285"), (Block{8, 4}));
+  EXPECT_EQ(blockOf(*M, "h100"), (Block{8, 4}));
+  EXPECT_EQ(blockOf(*M, "hd5870"), (Block{8, 8}));
+}
+
+TEST(TextureMemory, DefaultFormFollowsTheArchitecture) {
+  EXPECT_EQ(defaultTextureForm(target("gtx280")), TextureForm::Object);
+  EXPECT_EQ(defaultTextureForm(target("gtx285")), TextureForm::Object);
+  EXPECT_EQ(defaultTextureForm(target("gtx480")), TextureForm::Object);
+  EXPECT_EQ(defaultTextureForm(target("hd5870")), TextureForm::Object);
+  EXPECT_EQ(defaultTextureForm(target("v100")), TextureForm::Ldg);
+  EXPECT_EQ(defaultTextureForm(target("a100")), TextureForm::Ldg);
+  EXPECT_EQ(defaultTextureForm(target("h100")), TextureForm::Ldg);
+}
