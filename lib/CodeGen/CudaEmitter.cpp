@@ -90,14 +90,23 @@ protected:
       OS << "[" << X << "]";
   }
   void printTextureRead(const ArrayRef &A, const Param &P) override {
+    // A vector read (vectorize) fetches float4 from a four-channel object,
+    // or __ldg's float4 overload.
+    Type T = A.VectorWidth > 1 ? A.getType() : P.Ty.element();
+    if (A.VectorWidth > 1)
+      T.TypedefName.clear();
     if (Current->Plan->Texture == TextureForm::Object) {
-      OS << "tex1Dfetch<" << typeName(P.Ty.element()) << ">("
+      OS << "tex1Dfetch<" << typeName(T) << ">("
          << textureParamName(*Current, P.Name, Language::Cuda) << ", ";
       printExpr(*flatIndex(A, P), 2);
       OS << ")";
       return;
     }
-    OS << "__ldg(&" << A.Array;
+    OS << "__ldg(&";
+    if (A.VectorWidth > 1)
+      printVectorBase(A);
+    else
+      OS << A.Array;
     for (const ExprPtr &I : A.Indices) {
       OS << "[";
       printExpr(*I);

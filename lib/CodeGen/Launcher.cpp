@@ -517,15 +517,23 @@ void emitTextureObjects(const Function &F, const std::string &Ok,
   for (const std::string &A : P.TextureArrays) {
     const Param *Prm = F.findParam(A);
     ScalarKind K = Prm->Ty.Scalar;
+    // Read as float4 (vectorize): a four-channel object over the whole
+    // vectors, a quarter of the elements.
+    bool Vec = P.TextureVectorWidth.count(A);
     std::string T = K == ScalarKind::Float ? "float"
                     : K == ScalarKind::Int ? "int"
                                            : "unsigned int";
+    if (Vec)
+      T = K == ScalarKind::Float ? "float4"
+          : K == ScalarKind::Int ? "int4"
+                                 : "uint4";
     std::string Tex = textureParamName(F, A, Language::Cuda);
     std::string Elems = fresh(F, Tex + "_elements");
     std::string Res = fresh(F, Tex + "_resource"),
                 Desc = fresh(F, Tex + "_description");
     emitLine(Out, 2,
-             "const long long " + Elems + " = " + textureElements(F, A) + ";");
+             "const long long " + Elems + " = " + textureElements(F, A) +
+                 (Vec ? " / 4;" : ";"));
     emitLine(Out, 2,
              Ok + " = " + Ok + " && " + Elems + " > 0 && " + Elems +
                  " <= (long long)" + MaxLinear + " && (size_t)" + A + " % " +
@@ -812,7 +820,6 @@ static std::string openCLImages(const Function &F) {
                ", CL_DEVICE_IMAGE_MAX_BUFFER_SIZE, sizeof(" + Max + "), &" +
                Max + ", NULL) != CL_SUCCESS)");
   emitLine(Out, 4, "return 0;");
-  emitLine(Out, 2, Format + ".image_channel_order = CL_R;");
   for (const std::string &A : Arrays) {
     const Param *P = F.findParam(A);
     std::string Img = textureParamName(F, A, Language::OpenCL);
@@ -823,11 +830,17 @@ static std::string openCLImages(const Function &F) {
     emitLine(Out, 2, "{");
     emitLine(Out, 4,
              "const long long " + Width + " = (long long)(" +
-                 widened(F, *F.Plan->Elements.at(A)) + ");");
+                 widened(F, *F.Plan->Elements.at(A)) + ")" +
+                 (F.Plan->TextureVectorWidth.count(A) ? " / 4;" : ";"));
     emitLine(Out, 4,
              "if (" + Width + " <= 0 || (unsigned long long)" + Width +
                  " > (unsigned long long)" + Max + ")");
     emitLine(Out, 6, "goto fail;");
+    if (F.Plan->TextureVectorWidth.count(A))
+      emitLine(Out, 4, "// Read as 4-vectors: RGBA texels, a quarter as many.");
+    emitLine(Out, 4,
+             Format + ".image_channel_order = " +
+                 (F.Plan->TextureVectorWidth.count(A) ? "CL_RGBA;" : "CL_R;"));
     emitLine(Out, 4,
              Format + ".image_channel_data_type = " +
                  (K == ScalarKind::Float ? "CL_FLOAT"

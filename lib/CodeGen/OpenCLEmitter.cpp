@@ -94,7 +94,8 @@ protected:
     if (Cast)
       OS << "(int)(";
     printExpr(*Index, 2);
-    OS << (Cast ? ")" : "") << ").x";
+    // A vector read (vectorize) is the whole texel of a four-channel image.
+    OS << (Cast ? ")" : "") << (A.VectorWidth > 1 ? ")" : ").x");
   }
   void printSync() override { OS << "barrier(CLK_LOCAL_MEM_FENCE);"; }
   void printVectorLiteral(const CallExpr &C) override {

@@ -100,6 +100,10 @@ struct LaunchPlan {
   /// coherent with writes during a launch).
   std::vector<std::string> TextureArrays;
   TextureForm Texture = TextureForm::Object;
+  /// Texture arrays the kernel reads only as vectors of this width (float4
+  /// fetches, §3.1's texture policy): the texture object or image then has
+  /// four channels and a quarter of the elements.
+  std::map<std::string, unsigned> TextureVectorWidth;
   bool readsThroughTexture(const std::string &Array) const;
   /// Naive threads per block in dimension \p D: Block[D] * Coverage[D].
   std::int64_t tile(unsigned D) const { return Block[D] * Coverage[D]; }

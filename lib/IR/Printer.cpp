@@ -343,9 +343,8 @@ void Printer::printExpr(const Expr &E, int Parent) {
   }
   case Expr::Kind::ArrayRef: {
     const auto &A = llvm::cast<ArrayRef>(E);
-    if (const Param *P = A.Space == AddressSpace::Global && A.VectorWidth == 1
-                             ? textureParam(A.Array)
-                             : nullptr) {
+    if (const Param *P =
+            A.Space == AddressSpace::Global ? textureParam(A.Array) : nullptr) {
       printTextureRead(A, *P);
       return;
     }

@@ -431,7 +431,7 @@ std::size_t OpenCLSession::imageMaxBufferSize() const {
 
 llvm::Expected<unsigned>
 OpenCLSession::createImage1DBuffer(unsigned Buffer, ImageChannel Channel,
-                                   std::size_t Width) {
+                                   std::size_t Width, unsigned Channels) {
   if (Buffer >= P->Buffers.size())
     return makeError("createImage1DBuffer: no buffer " + llvm::Twine(Buffer));
   if (!P->Images)
@@ -443,7 +443,10 @@ OpenCLSession::createImage1DBuffer(unsigned Buffer, ImageChannel Channel,
                      llvm::Twine(P->ImageMaxBuffer) +
                      " (CL_DEVICE_IMAGE_MAX_BUFFER_SIZE)");
   cl_image_format Format;
-  Format.image_channel_order = CL_R;
+  if (Channels != 1 && Channels != 4)
+    return makeError("createImage1DBuffer: " + llvm::Twine(Channels) +
+                     " channels (1 or 4)");
+  Format.image_channel_order = Channels == 4 ? CL_RGBA : CL_R;
   Format.image_channel_data_type = Channel == ImageChannel::Float ? CL_FLOAT
                                    : Channel == ImageChannel::Int
                                        ? CL_SIGNED_INT32

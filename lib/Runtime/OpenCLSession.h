@@ -70,12 +70,15 @@ public:
   /// The element formats an image1d_buffer_t may view a buffer as (one
   /// channel, CL_R), for the texture variant's read-only arrays.
   enum class ImageChannel { Float, Int, UInt };
-  /// Creates a read-only image1d_buffer_t of \p Width elements over buffer
+  /// Creates a read-only image1d_buffer_t of \p Width texels of \p Channels
+  /// (1: CL_R, 4: CL_RGBA, for arrays read as 4-vectors) over buffer
   /// \p Buffer (clCreateImage, CL_MEM_OBJECT_IMAGE1D_BUFFER); its id is
   /// passed to launch() like a buffer's. Errors when the device has no
   /// images or \p Width exceeds CL_DEVICE_IMAGE_MAX_BUFFER_SIZE.
-  llvm::Expected<unsigned>
-  createImage1DBuffer(unsigned Buffer, ImageChannel Channel, std::size_t Width);
+  llvm::Expected<unsigned> createImage1DBuffer(unsigned Buffer,
+                                               ImageChannel Channel,
+                                               std::size_t Width,
+                                               unsigned Channels = 1);
   /// CL_DEVICE_IMAGE_MAX_BUFFER_SIZE (0 without image support).
   std::size_t imageMaxBufferSize() const;
 

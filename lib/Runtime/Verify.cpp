@@ -397,6 +397,7 @@ verifyStages(const Module &M, const std::vector<const Function *> &DomainFrom,
     NDRange NaiveRange, CandidateRange;
     /// Arrays the candidate reads as images (texture variant, OpenCL).
     std::map<std::string, OpenCLSession::ImageChannel> Images;
+    std::map<std::string, unsigned> Channels; ///< 4: read as 4-vectors
   };
   std::vector<Launch> Launches;
   bool AnyPlan = false, AnyFallback = false;
@@ -484,7 +485,10 @@ verifyStages(const Module &M, const std::vector<const Function *> &DomainFrom,
           T.Scalar == ScalarKind::Float ? OpenCLSession::ImageChannel::Float
           : T.Scalar == ScalarKind::Int ? OpenCLSession::ImageChannel::Int
                                         : OpenCLSession::ImageChannel::UInt;
-      std::size_t Width = std::size_t(std::max<std::int64_t>(1, Extents[A]));
+      unsigned Channels = Emitted.Plan->TextureVectorWidth.count(A) ? 4 : 1;
+      L.Channels[A] = Channels;
+      std::size_t Width =
+          std::size_t(std::max<std::int64_t>(1, Extents[A] / Channels));
       if (Width > (*Session)->imageMaxBufferSize()) {
         Result.Path = "fallback";
         if (Result.FailedPrecondition.empty())
@@ -549,9 +553,12 @@ verifyStages(const Module &M, const std::vector<const Function *> &DomainFrom,
           continue;
         }
         if (!ImageOf.count(P.Name)) {
+          unsigned Channels = L.Channels.at(P.Name);
           auto Image = (*Session)->createImage1DBuffer(
               B, Img->second,
-              std::size_t(std::max<std::int64_t>(1, Extents[P.Name])));
+              std::size_t(
+                  std::max<std::int64_t>(1, Extents[P.Name] / Channels)),
+              Channels);
           if (!Image)
             return Image.takeError();
           ImageOf[P.Name] = *Image;

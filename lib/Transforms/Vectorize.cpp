@@ -112,7 +112,9 @@ std::set<std::string> varsOf(const Expr &E) {
 
 class Vectorizer {
 public:
-  Vectorizer(Function &F, VectorPolicy Policy) : F(F), Policy(Policy) {
+  Vectorizer(Function &F, VectorPolicy Policy,
+             std::set<std::string> ScalarTextures)
+      : F(F), Policy(Policy), ScalarTextures(std::move(ScalarTextures)) {
     Ctx = kernelAffineContext(F);
     walkStmts(*F.Body, [&](Stmt &S) {
       if (auto *L = llvm::dyn_cast<ForStmt>(&S)) {
@@ -141,6 +143,8 @@ public:
 
   Function &F;
   VectorPolicy Policy;
+  /// Texture arrays that keep scalar fetches (some read would stay scalar).
+  std::set<std::string> ScalarTextures;
   AffineContext Ctx;
   std::set<std::string> Written;
   /// The loops of each iterator name, whose start and step tell which
@@ -349,12 +353,19 @@ private:
 
   bool candidate(const ArrayRef &A) const {
     const Param *P = F.findParam(A.Array);
-    // Arrays read through textures or images keep their scalar fetches.
-    if (F.Plan && F.Plan->readsThroughTexture(A.Array))
+    // An array read through a texture or image is fetched as float4 (a
+    // four-channel texture or image) when all its reads combine, else kept
+    // scalar; float, int and unsigned int have four-channel formats.
+    if (textureArray(A.Array) && (ScalarTextures.count(A.Array) ||
+                                  A.getType().Scalar == ScalarKind::Double))
       return false;
     return P && P->isArray() && P->Ty.InnerExtents.empty() &&
            A.Space == AddressSpace::Global && A.VectorWidth == 1 &&
            A.Indices.size() == 1 && vectorizableElement(A.getType());
+  }
+
+  bool textureArray(const std::string &A) const {
+    return F.Plan && F.Plan->readsThroughTexture(A);
   }
 
   Type vectorType(const Type &Elem, unsigned W) const {
@@ -370,6 +381,8 @@ private:
                     std::multimap<size_t, StmtPtr> &Inserts,
                     std::map<const ArrayRef *, ExprPtr> &Replace) {
     bool Any = false;
+    if (textureArray(Array) && W != 4)
+      return false;
     std::set<const ArrayRef *> Taken;
     for (Read &Base : List) {
       if (Taken.count(Base.Ref) || Replace.count(Base.Ref))
@@ -433,8 +446,7 @@ private:
       for (auto &[K, P] : Need)
         Conditions.emplace(K, P);
       noteAligned(Array, VT);
-      Done.push_back(Array + ": " + std::to_string(Members.size()) +
-                     " reads as " + scalarName(VT.Scalar, W));
+      note(Array, " loads", VT, Members.size());
       Any = true;
     }
     return Any;
@@ -525,8 +537,7 @@ private:
     for (auto &[K, P] : Need)
       Conditions.emplace(K, P);
     noteAligned(Array, VT);
-    Done.push_back(Array + ": " + std::to_string(W) + " writes as " +
-                   scalarName(VT.Scalar, W));
+    note(Array, " stores", VT, W);
     return true;
   }
 
@@ -553,6 +564,38 @@ private:
     return true;
   }
 
+  /// Counts a vector access for the report ("a: 8 float4 loads (32
+  /// reads)").
+  void note(const std::string &Array, const char *What, const Type &VT,
+            size_t Elements) {
+    auto &[Vectors, Scalars] =
+        Counts[Array + ": " + scalarName(VT.Scalar, VT.VectorWidth) + What];
+    ++Vectors;
+    Scalars += Elements;
+    Done.push_back(Array);
+  }
+
+public:
+  /// "a: float4 loads" → (vector accesses, scalar accesses they replace).
+  std::map<std::string, std::pair<unsigned, size_t>> Counts;
+
+  /// The report's line: "a: 8 float4 loads (32 reads); y: 1 float2 store".
+  std::string summary() const {
+    std::vector<std::string> Items;
+    for (const auto &[Key, N] : Counts) {
+      bool Loads = llvm::StringRef(Key).endswith("loads");
+      std::string Text = Key;
+      if (N.first == 1)
+        Text.pop_back(); // "1 float2 store"
+      size_t Colon = Text.find(": ");
+      Text.insert(Colon + 2, std::to_string(N.first) + " ");
+      Items.push_back(Text + " (" + std::to_string(N.second) +
+                      (Loads ? " reads)" : " writes)"));
+    }
+    return llvm::join(Items, "; ");
+  }
+
+private:
   void noteAligned(const std::string &Array, const Type &VT) {
     unsigned Bytes = VT.elementBytes();
     unsigned &A = Aligned[Array];
@@ -668,6 +711,22 @@ private:
   }
 };
 
+/// Texture arrays with a scalar read left in \p F.
+std::set<std::string> scalarTextureReads(const Function &F) {
+  std::set<std::string> R;
+  walkStmts(*F.Body, [&](Stmt &S) {
+    S.forEachExpr([&](ExprPtr &E) {
+      walkExpr(*E, [&](const Expr &X) {
+        if (auto *A = llvm::dyn_cast<ArrayRef>(&X))
+          if (A->VectorWidth == 1 && F.Plan &&
+              F.Plan->readsThroughTexture(A->Array))
+            R.insert(A->Array);
+      });
+    });
+  });
+  return R;
+}
+
 } // namespace
 
 PassInfo vectorizePass() {
@@ -677,8 +736,26 @@ PassInfo vectorizePass() {
           [](Function &F, const PassContext &Ctx,
              std::string &Why) -> llvm::Expected<std::optional<AppliedPass>> {
             VectorPolicy Policy = policyFor(Ctx.Target, Ctx.Variant);
-            Vectorizer V(F, Policy);
+            // Texture arrays whose reads would not all combine keep scalar
+            // fetches: find them on copies until none is left.
+            std::set<std::string> ScalarTextures;
+            for (unsigned Round = 0; F.Plan && !F.Plan->TextureArrays.empty();
+                 ++Round) {
+              auto Copy = F.clone();
+              Vectorizer Trial(*Copy, Policy, ScalarTextures);
+              Trial.run();
+              std::set<std::string> Left = scalarTextureReads(*Copy);
+              size_t Before = ScalarTextures.size();
+              ScalarTextures.insert(Left.begin(), Left.end());
+              if (ScalarTextures.size() == Before || Round == 4)
+                break;
+            }
+            Vectorizer V(F, Policy, ScalarTextures);
             V.run();
+            if (F.Plan)
+              for (const std::string &A : F.Plan->TextureArrays)
+                if (!ScalarTextures.count(A) && V.Aligned.count(A))
+                  F.Plan->TextureVectorWidth[A] = 4;
             if (V.Done.empty()) {
               Why =
                   Policy.LoopBased
@@ -724,7 +801,7 @@ PassInfo vectorizePass() {
                            {"kinds", V.UnrolledLoops.empty()
                                          ? "intra-thread"
                                          : "intra-thread, loop-based"},
-                           {"accesses", llvm::join(V.Done, "; ")},
+                           {"accesses", V.summary()},
                            {"alignment", llvm::join(Aligned, ", ")}}};
             if (!V.UnrolledLoops.empty())
               R.Parameters["unrolled"] = llvm::join(V.UnrolledLoops, ", ");
