@@ -1086,7 +1086,11 @@ void Generator::findVarying(std::vector<StmtPtr> &Stmts) {
 
 StmtPtr Generator::copyFor(const Stmt &St, std::int64_t Kx, std::int64_t Ky) {
   StmtPtr C = St.clone();
-  if (S.Merge[0] > 1)
+  if (S.Merge[0] > 1 && S.AdjacentX)
+    substituteBuiltin(
+        *C, Builtin::Idx,
+        *add(mul(builtin(Builtin::Idx), intLit(S.Merge[0])), intLit(Kx)));
+  else if (S.Merge[0] > 1)
     substituteBuiltin(
         *C, Builtin::Idx,
         *add(mul(add(mul(builtin(Builtin::Bidx), intLit(S.Merge[0])),
@@ -1164,6 +1168,8 @@ llvm::Expected<TiledKernel> Generator::run() {
   for (unsigned D = 0; D < 2; ++D)
     if (S.Block[D] < 1 || S.Merge[D] < 1)
       return cannot("block and merge factors must be positive");
+  if (S.AdjacentX && S.LoopTile > 0)
+    return cannot("neighbouring threads merge in X only without staging");
   if (hasGlobalSync(Origin))
     return cannot("the kernel has a global barrier");
   bool OnlyPositions = true, HasSync = false, Vectorized = false;

@@ -59,6 +59,11 @@ struct TileShape {
   /// requires whole tiles. Without it an unstaged kernel keeps a guard per
   /// copy and runs at any size.
   bool WholeTiles = false;
+  /// Merge in X with neighbouring threads (idx → idx*Mx + k) instead of
+  /// blockDim.x apart: the copies of one thread then touch neighbouring
+  /// elements, which §3.1's inter-thread vectorization combines. Only
+  /// without staging (LoopTile 0).
+  bool AdjacentX = false;
 };
 
 /// An access the generated kernel reads through shared memory.

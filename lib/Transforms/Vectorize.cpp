@@ -48,8 +48,10 @@
 #include "IR/Substitute.h"
 #include "Target/MachineDescription.h"
 #include "Transforms/Passes.h"
+#include "Transforms/Tiling.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #include <set>
 
@@ -61,18 +63,19 @@ namespace {
 struct VectorPolicy {
   unsigned Width = 2;
   bool LoopBased = false;
+  bool InterThread = false;
 };
 
 VectorPolicy policyFor(const MachineDescription &MD, MemoryVariant V) {
   VectorPolicy P;
   if (V == MemoryVariant::Texture) {
     P.Width = 4;
-    P.LoopBased = true;
+    P.LoopBased = P.InterThread = true;
     return P;
   }
   bool Amd = MD.GpuVendor == Vendor::Amd;
   P.Width = Amd && MD.Vectorization >= 2 ? MD.Vectorization : 2;
-  P.LoopBased = Amd;
+  P.LoopBased = P.InterThread = Amd;
   return P;
 }
 
@@ -112,8 +115,10 @@ std::set<std::string> varsOf(const Expr &E) {
 
 class Vectorizer {
 public:
+  /// \p Naive: the kernel whose accesses bound the arrays' element counts
+  /// (the naive one; F itself may be tiled and unguarded).
   Vectorizer(Function &F, VectorPolicy Policy,
-             std::set<std::string> ScalarTextures)
+             std::set<std::string> ScalarTextures, const Function &Naive)
       : F(F), Policy(Policy), ScalarTextures(std::move(ScalarTextures)) {
     Ctx = kernelAffineContext(F);
     walkStmts(*F.Body, [&](Stmt &S) {
@@ -132,7 +137,7 @@ public:
         std::shared_ptr<const Expr> N;
         if (F.Plan && F.Plan->Elements.count(P.Name))
           N = F.Plan->Elements.at(P.Name);
-        else if (ExprPtr E = symbolicElements(F, P.Name))
+        else if (ExprPtr E = symbolicElements(Naive, P.Name))
           N = std::move(E);
         if (N)
           Elements[P.Name] = N;
@@ -727,6 +732,54 @@ std::set<std::string> scalarTextureReads(const Function &F) {
   return R;
 }
 
+/// Scalar reads a vectorizer run combined (output arrays are vectorized
+/// within a thread only, Fig. 4: their stores do not justify a merge).
+size_t combinedReads(const Vectorizer &V) {
+  size_t N = 0;
+  for (const auto &[Key, Counts] : V.Counts)
+    if (llvm::StringRef(Key).endswith("loads"))
+      N += Counts.second;
+  return N;
+}
+
+/// \p F (not yet tiled) with Width neighbouring threads merged in X (§3.1
+/// inter-thread: idx → idx*W + k, whole tiles), when vectorizing that
+/// combines more reads per naive thread than vectorizing F (the merged
+/// copies' reads of neighbours, not merely the loop-based ones each copy
+/// has anyway); null otherwise.
+std::unique_ptr<Function> mergedForVectors(const Function &F,
+                                           const MachineDescription &MD,
+                                           const VectorPolicy &Policy,
+                                           std::string &Shape) {
+  unsigned Dims = findDomain(F).Dims;
+  TileShape S;
+  S.Block = Dims == 1 ? std::array<std::int64_t, 2>{256, 1}
+                      : std::array<std::int64_t, 2>{16, 16};
+  S.Merge = {Policy.Width, 1};
+  S.WholeTiles = true;
+  S.AdjacentX = true;
+  auto K = generateTiled(F, S, MD);
+  if (!K) {
+    llvm::consumeError(K.takeError());
+    return nullptr;
+  }
+  if (!K->Staged.empty())
+    return nullptr;
+  auto Plain = F.clone();
+  Vectorizer AsIs(*Plain, Policy, {}, F);
+  AsIs.run();
+  auto Trial = K->Kernel->clone();
+  Vectorizer Merged(*Trial, Policy, {}, F);
+  Merged.run();
+  // Per naive thread: the merged kernel does the work of Width of them.
+  if (combinedReads(Merged) <= combinedReads(AsIs) * Policy.Width)
+    return nullptr;
+  Shape = llvm::formatv("{0} neighbouring threads in X (block {1}x{2})",
+                        Policy.Width, S.Block[0], S.Block[1])
+              .str();
+  return std::move(K->Kernel);
+}
+
 } // namespace
 
 PassInfo vectorizePass() {
@@ -742,7 +795,7 @@ PassInfo vectorizePass() {
             for (unsigned Round = 0; F.Plan && !F.Plan->TextureArrays.empty();
                  ++Round) {
               auto Copy = F.clone();
-              Vectorizer Trial(*Copy, Policy, ScalarTextures);
+              Vectorizer Trial(*Copy, Policy, ScalarTextures, tilingOrigin(F));
               Trial.run();
               std::set<std::string> Left = scalarTextureReads(*Copy);
               size_t Before = ScalarTextures.size();
@@ -750,12 +803,20 @@ PassInfo vectorizePass() {
               if (ScalarTextures.size() == Before || Round == 4)
                 break;
             }
-            Vectorizer V(F, Policy, ScalarTextures);
+            // Inter-thread: neighbouring threads in X merged, when that
+            // combines more accesses than the kernel as it is.
+            std::unique_ptr<Function> Merged;
+            std::string MergedShape;
+            if (Policy.InterThread && !F.Plan)
+              Merged = mergedForVectors(F, Ctx.Target, Policy, MergedShape);
+            const Function &Naive = tilingOrigin(F);
+            Function &G = Merged ? *Merged : F;
+            Vectorizer V(G, Policy, ScalarTextures, Naive);
             V.run();
-            if (F.Plan)
-              for (const std::string &A : F.Plan->TextureArrays)
+            if (G.Plan)
+              for (const std::string &A : G.Plan->TextureArrays)
                 if (!ScalarTextures.count(A) && V.Aligned.count(A))
-                  F.Plan->TextureVectorWidth[A] = 4;
+                  G.Plan->TextureVectorWidth[A] = 4;
             if (V.Done.empty()) {
               Why =
                   Policy.LoopBased
@@ -770,43 +831,50 @@ PassInfo vectorizePass() {
                             " global variant: intra-thread only)";
               return std::nullopt;
             }
-            if (!F.Plan) {
-              F.Plan.emplace();
-              F.Plan->SameLaunch = true;
-              F.Plan->Dims = findDomain(F).Dims;
+            if (!G.Plan) {
+              G.Plan.emplace();
+              G.Plan->SameLaunch = true;
+              G.Plan->Dims = findDomain(G).Dims;
             }
             std::vector<std::string> Conds;
             for (auto &[Text, P] : V.Conditions) {
-              F.Plan->Preconditions.push_back(P);
+              G.Plan->Preconditions.push_back(P);
               Conds.push_back(Text + " == 0");
             }
             for (const auto &[A, B] : V.Disjoint) {
               bool Known = false;
-              for (const auto &[X, Y] : F.Plan->Disjoint)
+              for (const auto &[X, Y] : G.Plan->Disjoint)
                 Known |= (X == A && Y == B) || (X == B && Y == A);
               if (!Known)
-                F.Plan->Disjoint.emplace_back(A, B);
+                G.Plan->Disjoint.emplace_back(A, B);
               for (const std::string &N : {A, B})
-                if (!F.Plan->Elements.count(N))
-                  F.Plan->Elements[N] = V.Elements.at(N);
+                if (!G.Plan->Elements.count(N))
+                  G.Plan->Elements[N] = V.Elements.at(N);
             }
             std::vector<std::string> Aligned;
             for (auto &[Array, Bytes] : V.Aligned) {
-              unsigned &A = F.Plan->AlignedBytes[Array];
+              unsigned &A = G.Plan->AlignedBytes[Array];
               A = std::max(A, Bytes);
               Aligned.push_back(Array + " " + std::to_string(Bytes) + " B");
             }
+            std::string Kinds = "intra-thread";
+            if (Merged)
+              Kinds += ", inter-thread";
+            if (!V.UnrolledLoops.empty())
+              Kinds += ", loop-based";
             AppliedPass R{"vectorize",
                           {{"width", std::to_string(Policy.Width)},
-                           {"kinds", V.UnrolledLoops.empty()
-                                         ? "intra-thread"
-                                         : "intra-thread, loop-based"},
+                           {"kinds", Kinds},
                            {"accesses", V.summary()},
                            {"alignment", llvm::join(Aligned, ", ")}}};
             if (!V.UnrolledLoops.empty())
               R.Parameters["unrolled"] = llvm::join(V.UnrolledLoops, ", ");
             if (!Conds.empty())
               R.Parameters["preconditions"] = llvm::join(Conds, ", ");
+            if (Merged) {
+              R.Parameters["merged"] = MergedShape;
+              F = std::move(*Merged);
+            }
             return R;
           }};
 }
