@@ -129,6 +129,14 @@ public:
       if (auto *A = llvm::dyn_cast<AssignStmt>(&S))
         if (auto *R = llvm::dyn_cast<ArrayRef>(A->LHS.get()))
           Written.insert(R->Array);
+      // An array passed on whole (to a helper) may be written there.
+      S.forEachExpr([&](ExprPtr &E) {
+        walkExpr(*E, [&](const Expr &X) {
+          if (auto *V = llvm::dyn_cast<VarRef>(&X))
+            if (const Param *P = F.findParam(V->Name); P && P->isArray())
+              Written.insert(V->Name);
+        });
+      });
     });
     // Element counts, for the arrays that must not overlap once accesses
     // move (from the kernel before this pass rewrites it).
@@ -155,7 +163,7 @@ public:
   /// The loops of each iterator name, whose start and step tell which
   /// multiples the iterator takes.
   std::map<std::string, std::vector<ForStmt *>> Loops;
-  /// What was combined, for the report: "in: 2 reads → float2 (intra)".
+  /// The arrays of each vector access made, in order (nonempty: applied).
   std::vector<std::string> Done;
   std::vector<std::string> UnrolledLoops;
   /// Conditions over size parameters, by their text (no duplicates).
