@@ -80,14 +80,7 @@ protected:
          << textureParamName(*Current, P.Name, Language::Cuda);
       return;
     }
-    OS << "const " << typeName(P.Ty.element());
-    if (P.Ty.InnerExtents.empty()) {
-      OS << " *__restrict__ " << P.Name;
-      return;
-    }
-    OS << " (*__restrict__ " << P.Name << ")";
-    for (std::int64_t X : P.Ty.InnerExtents)
-      OS << "[" << X << "]";
+    printPointerParam(P, true, "__restrict__ ");
   }
   void printTextureRead(const ArrayRef &A, const Param &P) override {
     // A vector read (vectorize) fetches float4 from a four-channel object,
@@ -103,15 +96,7 @@ protected:
       return;
     }
     OS << "__ldg(&";
-    if (A.VectorWidth > 1)
-      printVectorBase(A);
-    else
-      OS << A.Array;
-    for (const ExprPtr &I : A.Indices) {
-      OS << "[";
-      printExpr(*I);
-      OS << "]";
-    }
+    printArrayAccess(A);
     OS << ")";
   }
   std::string calleeName(const std::string &Callee,

@@ -93,19 +93,6 @@ llvm::Error checkLaunchPlan(const Function &F) {
   return llvm::Error::success();
 }
 
-/// Is \p Name an identifier of \p Text (not part of a longer one)?
-static bool mentions(llvm::StringRef Text, llvm::StringRef Name) {
-  auto IsIdent = [](char C) { return llvm::isAlnum(C) || C == '_'; };
-  for (size_t Pos = Text.find(Name); Pos != llvm::StringRef::npos;
-       Pos = Text.find(Name, Pos + 1)) {
-    size_t End = Pos + Name.size();
-    if ((Pos == 0 || !IsIdent(Text[Pos - 1])) &&
-        (End == Text.size() || !IsIdent(Text[End])))
-      return true;
-  }
-  return false;
-}
-
 std::string launchPlanProblem(const Module &M, const Function &Optimized,
                               Language L) {
   if (auto E = checkLaunchPlan(Optimized))
@@ -122,7 +109,7 @@ std::string launchPlanProblem(const Module &M, const Function &Optimized,
     return "the kernel's name is overloaded";
   for (const std::string &N :
        {fallbackName(Optimized.Name), launcherName(Optimized.Name)})
-    if (mentions(M.Source, N))
+    if (M.mentions(N))
       return "the input already uses the name '" + N + "'";
   // Host code is kept only in a CUDA file written as CUDA, and there every
   // launch must go through the launcher: the kernel's name now stands for
@@ -203,9 +190,7 @@ struct LocalNames {
 
   explicit LocalNames(const Function &F) {
     auto Fresh = [&](std::string N) {
-      while (F.findParam(N))
-        N += "_";
-      return N;
+      return nameBesideParams(F, std::move(N));
     };
     Grid = Fresh("grid");
     Block = Fresh("block");
@@ -431,10 +416,7 @@ private:
   }
   /// The local holding the bytes of array \p A.
   std::string bytes(const std::string &A) const {
-    std::string N = A + "_bytes";
-    while (F.findParam(N))
-      N += "_";
-    return N;
+    return nameBesideParams(F, A + "_bytes");
   }
 };
 
@@ -477,22 +459,15 @@ std::string textureElements(const Function &F, const std::string &A) {
   return "(long long)(" + widened(F, *F.Plan->Elements.at(A)) + ")";
 }
 
-/// A fresh local name for the generated code.
-std::string fresh(const Function &F, std::string N) {
-  while (F.findParam(N))
-    N += "_";
-  return N;
-}
-
 /// The launcher's texture objects (texture-memory, object form): declared,
 /// and created over the arrays' linear memory when `ok` still holds; a
 /// texture that cannot be made clears `ok`, so the naive kernel runs.
 void emitTextureObjects(const Function &F, const std::string &Ok,
                         std::string &Out) {
   const LaunchPlan &P = *F.Plan;
-  std::string Device = fresh(F, "tex_device"),
-              MaxLinear = fresh(F, "tex_max_linear"),
-              Align = fresh(F, "tex_alignment");
+  std::string Device = nameBesideParams(F, "tex_device"),
+              MaxLinear = nameBesideParams(F, "tex_max_linear"),
+              Align = nameBesideParams(F, "tex_alignment");
   emitLine(Out, 2,
            "// " + F.Name + " reads " + llvm::join(P.TextureArrays, ", ") +
                " through texture objects over their linear memory, made "
@@ -528,9 +503,9 @@ void emitTextureObjects(const Function &F, const std::string &Ok,
           : K == ScalarKind::Int ? "int4"
                                  : "uint4";
     std::string Tex = textureParamName(F, A, Language::Cuda);
-    std::string Elems = fresh(F, Tex + "_elements");
-    std::string Res = fresh(F, Tex + "_resource"),
-                Desc = fresh(F, Tex + "_description");
+    std::string Elems = nameBesideParams(F, Tex + "_elements");
+    std::string Res = nameBesideParams(F, Tex + "_resource"),
+                Desc = nameBesideParams(F, Tex + "_description");
     emitLine(Out, 2,
              "const long long " + Elems + " = " + textureElements(F, A) +
                  (Vec ? " / 4;" : ";"));
@@ -769,11 +744,7 @@ static std::vector<std::string> imageArrays(const Function &F) {
 /// which reads the buffers, must run.
 static std::string openCLImages(const Function &F) {
   std::vector<std::string> Arrays = imageArrays(F);
-  auto Fresh = [&](std::string N) {
-    while (F.findParam(N))
-      N += "_";
-    return N;
-  };
+  auto Fresh = [&](std::string N) { return nameBesideParams(F, std::move(N)); };
   std::string Context = Fresh("context"), Device = Fresh("device"),
               Err = Fresh("err"), Max = Fresh("max_width"),
               Format = Fresh("format"), Desc = Fresh("desc"),

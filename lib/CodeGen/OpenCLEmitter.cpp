@@ -64,24 +64,12 @@ protected:
          << textureParamName(*Current, P.Name, Language::OpenCL);
       return;
     }
-    OS << "__global const " << typeName(P.Ty.element());
-    if (P.Ty.InnerExtents.empty()) {
-      OS << " *restrict " << P.Name;
-      return;
-    }
-    OS << " (*restrict " << P.Name << ")";
-    for (std::int64_t X : P.Ty.InnerExtents)
-      OS << "[" << X << "]";
+    printPointerParam(P, true, "restrict ");
   }
   void printTextureRead(const ArrayRef &A, const Param &P) override {
     Type T = P.Ty.element();
     if (!readAsImage(T)) {
-      OS << A.Array;
-      for (const ExprPtr &I : A.Indices) {
-        OS << "[";
-        printExpr(*I);
-        OS << "]";
-      }
+      printArrayAccess(A);
       return;
     }
     OS << (T.Scalar == ScalarKind::Float ? "read_imagef("

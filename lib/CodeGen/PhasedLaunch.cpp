@@ -11,17 +11,10 @@ namespace {
 
 struct Names {
   std::string Grid, Block, Smem, Stream;
-  explicit Names(const Function &F) {
-    auto Fresh = [&](std::string N) {
-      while (F.findParam(N))
-        N += "_";
-      return N;
-    };
-    Grid = Fresh("grid");
-    Block = Fresh("block");
-    Smem = Fresh("smem");
-    Stream = Fresh("stream");
-  }
+  explicit Names(const Function &F)
+      : Grid(nameBesideParams(F, "grid")), Block(nameBesideParams(F, "block")),
+        Smem(nameBesideParams(F, "smem")),
+        Stream(nameBesideParams(F, "stream")) {}
 };
 
 std::string signature(const PhasedKernel &PK, const Function &F,

@@ -422,6 +422,50 @@ private:
     return Out;
   }
 
+  /// Verifies \p Stages (one kernel, or a split kernel's phases in order
+  /// when \p WholeSplit) at the given sizes into \p Verified and, when the
+  /// launchers took a fallback there, again where every plan holds into
+  /// \p Optimized. A mismatch is reported and sets \p Mismatch; returns
+  /// an exit code when verification cannot run, else 0.
+  int verifyBothPaths(const std::vector<const Function *> &DomainFrom,
+                      const std::vector<VerifyStage> &Stages,
+                      const std::string &Name, unsigned Line, MemoryVariant V,
+                      bool WholeSplit, std::optional<VerifyResult> &Verified,
+                      std::optional<VerifyResult> &Optimized, bool &Mismatch) {
+    VerifyOptions VO;
+    VO.Sizes = Opts.Sizes;
+    VO.Grid = Opts.Grid;
+    for (bool Raised : {false, true}) {
+      if (Raised) {
+        if (!Verified || Verified->Path != "fallback")
+          break;
+        auto Sizes = sizesForOptimizedStages(DomainFrom, Stages, VO.Sizes);
+        if (!Sizes)
+          break;
+        VO.Sizes = *Sizes;
+      }
+      auto Ver = verifyStages(*M, DomainFrom, Stages, VO);
+      if (!Ver) {
+        Err << llvm::formatv("{0}:{1}: error: cannot verify kernel '{2}'{3}: "
+                             "{4}\n",
+                             Input, Line, Name,
+                             WholeSplit ? " (its phases in order)" : "",
+                             llvm::toString(Ver.takeError()));
+        return ExitBadInput;
+      }
+      if (Ver->Outcome == VerifyResult::Status::Mismatch) {
+        Mismatch = true;
+        Err << llvm::formatv("{0}:{1}: error: --verify: kernel '{2}' ({3} "
+                             "variant{4}{5}) does not match the input: {6}\n",
+                             Input, Line, Name, memoryVariantName(V),
+                             WholeSplit ? ", its phases in order" : "",
+                             Raised ? ", optimized path" : "", Ver->Detail);
+      }
+      (Raised ? Optimized : Verified) = std::move(*Ver);
+    }
+    return 0;
+  }
+
   /// Runs the phases of \p PK in order, naive and as written in variant
   /// \p V (each on the path its launcher takes), at the sizes given and,
   /// when a phase fell back, where every phase's plan holds. 0, or the
@@ -436,37 +480,11 @@ private:
       const VariantResult &R = Results.at(P).back();
       Stages.push_back({M->find(P), R.Kernel.get(), R.Shape});
     }
-    VerifyOptions VO;
-    VO.Sizes = Opts.Sizes;
-    VO.Grid = Opts.Grid;
     SplitVerify SV;
-    for (bool Raised : {false, true}) {
-      if (Raised) {
-        if (!SV.Verified || SV.Verified->Path != "fallback")
-          break;
-        auto Sizes = sizesForOptimizedStages(Phases, Stages, VO.Sizes);
-        if (!Sizes)
-          break;
-        VO.Sizes = *Sizes;
-      }
-      auto Ver = verifyStages(*M, Phases, Stages, VO);
-      if (!Ver) {
-        Err << llvm::formatv("{0}:{1}: error: cannot verify kernel '{2}' "
-                             "(its phases in order): {3}\n",
-                             Input, PK.Span.Line, PK.Name,
-                             llvm::toString(Ver.takeError()));
-        return ExitBadInput;
-      }
-      if (Ver->Outcome == VerifyResult::Status::Mismatch) {
-        Mismatch = true;
-        Err << llvm::formatv("{0}:{1}: error: --verify: kernel '{2}' ({3} "
-                             "variant, its phases in order{4}) does not "
-                             "match the input: {5}\n",
-                             Input, PK.Span.Line, PK.Name, memoryVariantName(V),
-                             Raised ? ", optimized path" : "", Ver->Detail);
-      }
-      (Raised ? SV.VerifiedOptimized : SV.Verified) = std::move(*Ver);
-    }
+    if (int Code = verifyBothPaths(Phases, Stages, PK.Name, PK.Span.Line, V,
+                                   /*WholeSplit=*/true, SV.Verified,
+                                   SV.VerifiedOptimized, Mismatch))
+      return Code;
     SplitResults[PK.Name].push_back(std::move(SV));
     return 0;
   }
@@ -582,52 +600,13 @@ private:
           return ExitUsage;
         }
         if (Opts.Verify) {
-          VerifyOptions VO;
-          VO.Sizes = Opts.Sizes;
-          VO.Grid = Opts.Grid;
           // A phase runs over the grid of its split kernel.
-          std::vector<const Function *> DomainFrom = domainKernels(*F);
           std::vector<VerifyStage> Stage = {{F, R->Kernel.get(), R->Shape}};
-          auto Ver = verifyStages(*M, DomainFrom, Stage, VO);
-          if (!Ver) {
-            Err << llvm::formatv("{0}:{1}: error: cannot verify kernel "
-                                 "'{2}': {3}\n",
-                                 Input, F->Span.Line, F->Name,
-                                 llvm::toString(Ver.takeError()));
-            return ExitBadInput;
-          }
-          if (Ver->Outcome == VerifyResult::Status::Mismatch) {
-            Mismatch = true;
-            Err << llvm::formatv("{0}:{1}: error: --verify: kernel '{2}' "
-                                 "({3} variant) does not match the input: "
-                                 "{4}\n",
-                                 Input, F->Span.Line, F->Name,
-                                 memoryVariantName(V), Ver->Detail);
-          }
-          R->Verified = std::move(*Ver);
-          if (R->Verified->Path == "fallback") {
-            if (auto Sizes =
-                    sizesForOptimizedStages(DomainFrom, Stage, VO.Sizes)) {
-              VO.Sizes = *Sizes;
-              auto Opt = verifyStages(*M, DomainFrom, Stage, VO);
-              if (!Opt) {
-                Err << llvm::formatv("{0}:{1}: error: cannot verify kernel "
-                                     "'{2}': {3}\n",
-                                     Input, F->Span.Line, F->Name,
-                                     llvm::toString(Opt.takeError()));
-                return ExitBadInput;
-              }
-              if (Opt->Outcome == VerifyResult::Status::Mismatch) {
-                Mismatch = true;
-                Err << llvm::formatv(
-                    "{0}:{1}: error: --verify: kernel '{2}' ({3} variant, "
-                    "optimized path) does not match the input: {4}\n",
-                    Input, F->Span.Line, F->Name, memoryVariantName(V),
-                    Opt->Detail);
-              }
-              R->VerifiedOptimized = std::move(*Opt);
-            }
-          }
+          if (int Code =
+                  verifyBothPaths(domainKernels(*F), Stage, F->Name,
+                                  F->Span.Line, V, /*WholeSplit=*/false,
+                                  R->Verified, R->VerifiedOptimized, Mismatch))
+            return Code;
         }
         Results[F->Name].push_back(std::move(*R));
       }

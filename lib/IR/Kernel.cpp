@@ -1,6 +1,8 @@
 //===- Kernel.cpp - KIR functions and modules -----------------------------===//
 #include "IR/Kernel.h"
 
+#include <cctype>
+
 namespace gpumerge {
 
 const char *languageName(Language L) {
@@ -22,6 +24,21 @@ bool LaunchPlan::readsThroughTexture(const std::string &Array) const {
   return false;
 }
 
+void LaunchPlan::requireDisjoint(
+    const std::string &A, const std::string &B,
+    const std::map<std::string, std::shared_ptr<const Expr>> &Counts) {
+  bool Known = false;
+  for (const auto &[X, Y] : Disjoint)
+    Known |= (X == A && Y == B) || (X == B && Y == A);
+  if (!Known)
+    Disjoint.emplace_back(A, B);
+  for (const std::string &N : {A, B}) {
+    auto It = Counts.find(N);
+    if (!Elements.count(N) && It != Counts.end())
+      Elements[N] = It->second;
+  }
+}
+
 bool readAsImage(const Type &Element) {
   return Element.VectorWidth == 1 && (Element.Scalar == ScalarKind::Float ||
                                       Element.Scalar == ScalarKind::Int ||
@@ -30,9 +47,48 @@ bool readAsImage(const Type &Element) {
 
 std::string textureParamName(const Function &F, const std::string &Array,
                              Language L) {
-  std::string N = Array + (L == Language::Cuda ? "_tex" : "_img");
-  while (F.findParam(N))
-    N += "_";
+  return nameBesideParams(F, Array + (L == Language::Cuda ? "_tex" : "_img"));
+}
+
+bool Module::mentions(const std::string &Name) const {
+  auto IsIdent = [](char C) {
+    return std::isalnum((unsigned char)C) || C == '_';
+  };
+  for (size_t Pos = Source.find(Name); Pos != std::string::npos;
+       Pos = Source.find(Name, Pos + 1)) {
+    size_t End = Pos + Name.size();
+    if ((Pos == 0 || !IsIdent(Source[Pos - 1])) &&
+        (End == Source.size() || !IsIdent(Source[End])))
+      return true;
+  }
+  return false;
+}
+
+std::string nameBesideParams(const Function &F, std::string Name) {
+  while (F.findParam(Name))
+    Name += "_";
+  return Name;
+}
+
+std::set<std::string> declaredNames(const Function &F) {
+  std::set<std::string> Names;
+  for (const Param &P : F.Params)
+    Names.insert(P.Name);
+  walkStmts(*F.Body, [&](Stmt &S) {
+    if (auto *D = llvm::dyn_cast<DeclStmt>(&S))
+      Names.insert(D->Name);
+    else if (auto *L = llvm::dyn_cast<ForStmt>(&S))
+      Names.insert(L->Iter);
+  });
+  return Names;
+}
+
+std::string uniqueName(std::set<std::string> &Taken, const std::string &Base,
+                       const std::string &Sep, unsigned First) {
+  std::string N = Base;
+  for (unsigned I = First; Taken.count(N); ++I)
+    N = Base + Sep + std::to_string(I);
+  Taken.insert(N);
   return N;
 }
 
@@ -44,19 +100,26 @@ const Param *Function::findParam(const std::string &N) const {
 }
 
 std::unique_ptr<Function> Function::clone() const {
+  auto F = withBody(std::unique_ptr<BlockStmt>(
+      static_cast<BlockStmt *>(Body->clone().release())));
+  F->Plan = Plan;
+  return F;
+}
+
+std::unique_ptr<Function>
+Function::withBody(std::unique_ptr<BlockStmt> NewBody) const {
   auto F = std::make_unique<Function>();
   F->Name = Name;
   F->IsKernel = IsKernel;
   F->ReturnType = ReturnType;
   F->Params = Params;
-  F->Body.reset(static_cast<BlockStmt *>(Body->clone().release()));
+  F->Body = std::move(NewBody);
   F->Span = Span;
   F->SizeHints = SizeHints;
   F->OutputHints = OutputHints;
   F->PaperDialect = PaperDialect;
   F->PhaseOf = PhaseOf;
   F->PhaseIndex = PhaseIndex;
-  F->Plan = Plan;
   return F;
 }
 

@@ -13,6 +13,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 
 namespace gpumerge {
 
@@ -55,7 +56,22 @@ struct Function {
 
   const Param *findParam(const std::string &N) const;
   std::unique_ptr<Function> clone() const;
+  /// A copy with \p NewBody and no plan: the same name, signature and
+  /// hints (for kernels generated from this one).
+  std::unique_ptr<Function> withBody(std::unique_ptr<BlockStmt> NewBody) const;
 };
+
+/// \p Name, with `_` appended until no parameter of \p F has it: a local of
+/// generated host or device code that takes \p F's arguments.
+std::string nameBesideParams(const Function &F, std::string Name);
+
+/// The names \p F's parameters, locals and loop iterators take.
+std::set<std::string> declaredNames(const Function &F);
+
+/// \p Base, or Base + Sep + N for the first N from \p First that \p Taken
+/// does not hold; the name is added to \p Taken.
+std::string uniqueName(std::set<std::string> &Taken, const std::string &Base,
+                       const std::string &Sep = "", unsigned First = 1);
 
 /// Can an array of \p Element be read as an OpenCL image (CL_R with
 /// CL_FLOAT, CL_SIGNED_INT32 or CL_UNSIGNED_INT32) or a CUDA texture object?
@@ -130,6 +146,9 @@ struct Module {
   std::vector<PhasedKernel> Phased;
 
   std::vector<Function *> kernels() const;
+  /// Does the input text use \p Name as an identifier (not as part of a
+  /// longer one)? For names the output would add.
+  bool mentions(const std::string &Name) const;
   Function *find(const std::string &Name) const;
   const PhasedKernel *findPhased(const std::string &Name) const;
 };

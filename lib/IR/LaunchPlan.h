@@ -105,6 +105,12 @@ struct LaunchPlan {
   /// four channels and a quarter of the elements.
   std::map<std::string, unsigned> TextureVectorWidth;
   bool readsThroughTexture(const std::string &Array) const;
+  /// Requires arrays \p A and \p B not to overlap (recorded once, in
+  /// either order), with their element counts taken from \p Counts where
+  /// the plan has none yet.
+  void requireDisjoint(
+      const std::string &A, const std::string &B,
+      const std::map<std::string, std::shared_ptr<const Expr>> &Counts);
   /// Naive threads per block in dimension \p D: Block[D] * Coverage[D].
   std::int64_t tile(unsigned D) const { return Block[D] * Coverage[D]; }
 };

@@ -64,22 +64,39 @@ void Printer::printParam(const Param &P) {
     printTextureParam(P);
     return;
   }
-  const Type &T = P.Ty;
-  if (!T.IsPointer) {
-    OS << typeName(T) << " " << P.Name;
+  if (!P.Ty.IsPointer) {
+    OS << typeName(P.Ty) << " " << P.Name;
     return;
   }
+  printPointerParam(P, P.Ty.IsConst, "");
+}
+
+void Printer::printPointerParam(const Param &P, bool Const,
+                                llvm::StringRef Restrict) {
+  const Type &T = P.Ty;
   OS << addressSpaceQualifier(T.Space);
-  if (T.IsConst)
+  if (Const)
     OS << "const ";
   OS << typeName(T.element());
   if (T.InnerExtents.empty()) {
-    OS << " *" << P.Name;
+    OS << " *" << Restrict << P.Name;
     return;
   }
-  OS << " (*" << P.Name << ")";
+  OS << " (*" << Restrict << P.Name << ")";
   for (std::int64_t X : T.InnerExtents)
     OS << "[" << X << "]";
+}
+
+void Printer::printArrayAccess(const ArrayRef &A) {
+  if (A.VectorWidth > 1)
+    printVectorBase(A);
+  else
+    OS << A.Array;
+  for (const ExprPtr &I : A.Indices) {
+    OS << "[";
+    printExpr(*I);
+    OS << "]";
+  }
 }
 
 void Printer::printParams(const Function &F) {
@@ -348,15 +365,7 @@ void Printer::printExpr(const Expr &E, int Parent) {
       printTextureRead(A, *P);
       return;
     }
-    if (A.VectorWidth > 1)
-      printVectorBase(A);
-    else
-      OS << A.Array;
-    for (const ExprPtr &I : A.Indices) {
-      OS << "[";
-      printExpr(*I);
-      OS << "]";
-    }
+    printArrayAccess(A);
     return;
   }
   case Expr::Kind::Member: {

@@ -71,6 +71,11 @@ protected:
   void printBody(const Stmt &S);
   /// `((const float2 *)a)`: array \p A seen as vectors of its VectorWidth.
   void printVectorBase(const ArrayRef &A);
+  /// `a[i]`, `a[y][x]` or `((float2 *)a)[i]`: an access as the array.
+  void printArrayAccess(const ArrayRef &A);
+  /// A pointer parameter: qualifier, `const` when \p Const, the element
+  /// type and `*` \p Restrict name (or `(*` \p Restrict name`)[N]`).
+  void printPointerParam(const Param &P, bool Const, llvm::StringRef Restrict);
   void indent() { OS.indent(Indent * 2); }
 };
 

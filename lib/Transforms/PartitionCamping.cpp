@@ -224,11 +224,7 @@ PassInfo partitionCampingPass() {
             // The kernel now walks blocks in another order: it carries a plan
             // (launched as the naive one) so that verify and the launcher
             // know it derives from the naive kernel.
-            if (!F.Plan) {
-              F.Plan.emplace();
-              F.Plan->SameLaunch = true;
-              F.Plan->Dims = Dims;
-            }
+            sameLaunchPlan(F);
             // Positions in terms of block indices, then the new order.
             for (Builtin B : {Builtin::Idx, Builtin::Idy}) {
               bool X = B == Builtin::Idx;

@@ -1,5 +1,6 @@
 //===- PassRegistry.cpp - Passes by name, pipelines as lists --------------===//
 #include "Transforms/PassRegistry.h"
+#include "Analysis/Domain.h"
 #include "Transforms/Passes.h"
 
 #include "llvm/ADT/SmallVector.h"
@@ -31,6 +32,15 @@ const std::map<std::string, PassInfo> &passRegistry() {
     return R;
   }();
   return Registry;
+}
+
+LaunchPlan &sameLaunchPlan(Function &F) {
+  if (!F.Plan) {
+    F.Plan.emplace();
+    F.Plan->SameLaunch = true;
+    F.Plan->Dims = findDomain(F).Dims;
+  }
+  return *F.Plan;
 }
 
 std::vector<std::string> defaultPipeline(MemoryVariant V) {

@@ -58,6 +58,10 @@ struct PassInfo {
   PassFn Run;
 };
 
+/// \p F's plan, made when it has none: launched as the naive kernel
+/// (SameLaunch), for passes that only add conditions to the launch.
+LaunchPlan &sameLaunchPlan(Function &F);
+
 /// All registered passes, by name.
 const std::map<std::string, PassInfo> &passRegistry();
 

@@ -71,7 +71,7 @@ std::set<std::string> namesDefinedIn(Stmt &S) {
 
 class Prefetcher {
 public:
-  Prefetcher(Function &F) : F(F) {}
+  Prefetcher(Function &F) : F(F), Taken(declaredNames(F)) {}
 
   /// Rewrites the first tile loop that has the shape; false (with Why)
   /// when there is none.
@@ -161,19 +161,6 @@ private:
     return CoopLoad{L, A, N->Value, L->Step};
   }
 
-  std::string fresh(const std::string &Base) {
-    if (Taken.empty()) {
-      for (const Param &P : F.Params)
-        Taken.insert(P.Name);
-      Taken.merge(namesDefinedIn(*F.Body));
-    }
-    std::string N = Base;
-    for (unsigned I = 1; Taken.count(N); ++I)
-      N = Base + "_" + std::to_string(I);
-    Taken.insert(N);
-    return N;
-  }
-
   bool rewrite(BlockStmt &Outer, size_t At, ForStmt &Tile, std::string &Why) {
     auto *Body = llvm::dyn_cast<BlockStmt>(Tile.Body.get());
     if (!Body || !Tile.hasConstantStep() || Tile.Step <= 0)
@@ -206,7 +193,8 @@ private:
       std::string Base = C.Loop->Iter;
       std::string First;
       for (std::int64_t R = 0; R < Slots; ++R) {
-        std::string Slot = fresh(Base + "_" + std::to_string(R));
+        std::string Slot =
+            uniqueName(Taken, Base + "_" + std::to_string(R), "_");
         ExprPtr Pos =
             R == 0 ? C.Loop->Init->clone()
                    : add(var(First, C.Loop->IterType), intLit(R * C.Step));
@@ -214,7 +202,8 @@ private:
           First = Slot;
         Before.push_back(
             std::make_unique<DeclStmt>(Slot, C.Loop->IterType, std::move(Pos)));
-        std::string Reg = fresh(From->Array + "_pf_" + std::to_string(R));
+        std::string Reg =
+            uniqueName(Taken, From->Array + "_pf_" + std::to_string(R), "_");
         Type RegTy = From->getType().element();
         Before.push_back(std::make_unique<DeclStmt>(Reg, RegTy));
         auto SlotVar = var(Slot, C.Loop->IterType);

@@ -48,7 +48,6 @@
 //===----------------------------------------------------------------------===//
 #include "Transforms/Passes.h"
 
-#include "Analysis/Domain.h"
 #include "Analysis/Extents.h"
 #include "IR/Printer.h"
 
@@ -106,20 +105,13 @@ public:
       if (P.isArray())
         Elements[P.Name] =
             std::shared_ptr<const Expr>(symbolicElements(F, P.Name).release());
-    walkStmts(*F.Body, [&](Stmt &S) {
-      if (auto *D = llvm::dyn_cast<DeclStmt>(&S))
-        Taken.insert(D->Name);
-      else if (auto *L = llvm::dyn_cast<ForStmt>(&S))
-        Taken.insert(L->Iter);
-    });
+    Taken = declaredNames(F);
     walkExprs(*F.Body, [&](const Expr &E) {
       if (const auto *V = llvm::dyn_cast<VarRef>(&E))
         Taken.insert(V->Name);
       else if (const auto *C = llvm::dyn_cast<CallExpr>(&E))
         Taken.insert(C->Callee);
     });
-    for (const Param &P : F.Params)
-      Taken.insert(P.Name);
   }
 
   void run() { visitBlock(*F.Body); }
@@ -141,14 +133,6 @@ private:
   void because(const std::string &R) {
     if (std::find(Reasons.begin(), Reasons.end(), R) == Reasons.end())
       Reasons.push_back(R);
-  }
-
-  std::string freshName(const std::string &Base) {
-    std::string N = Base;
-    for (unsigned I = 1; Taken.count(N); ++I)
-      N = Base + std::to_string(I);
-    Taken.insert(N);
-    return N;
   }
 
   void visitBlock(BlockStmt &B) {
@@ -319,7 +303,7 @@ private:
       std::string Text = printExprDebug(*C.Ref);
       // The parameter's element type keeps a typedef's spelling (DATA_TYPE).
       Type T = F.findParam(C.Array)->Ty.element();
-      std::string Reg = freshName(C.Array + "_reg");
+      std::string Reg = uniqueName(Taken, C.Array + "_reg");
       auto Load = std::make_unique<DeclStmt>(Reg, T, C.Ref->clone());
       Load->setLine(L.getLine());
       auto Store = std::make_unique<AssignStmt>(C.Ref->clone(), AssignOp::Set,
@@ -351,20 +335,7 @@ private:
       const Param *PB = F.findParam(B);
       if (B == Array || !PB || !PB->isArray())
         continue;
-      if (!F.Plan) {
-        F.Plan.emplace();
-        F.Plan->SameLaunch = true;
-        F.Plan->Dims = findDomain(F).Dims;
-      }
-      auto &D = F.Plan->Disjoint;
-      bool Known = false;
-      for (const auto &[X, Y] : D)
-        Known |= (X == Array && Y == B) || (X == B && Y == Array);
-      if (!Known)
-        D.emplace_back(Array, B);
-      for (const std::string &N : {Array, B})
-        if (!F.Plan->Elements.count(N))
-          F.Plan->Elements[N] = Elements[N];
+      sameLaunchPlan(F).requireDisjoint(Array, B, Elements);
     }
   }
 };

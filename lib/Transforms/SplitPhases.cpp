@@ -50,19 +50,6 @@ unsigned firstLine(const Stmt &S, unsigned Fallback) {
   return S.getLine() ? S.getLine() : Fallback;
 }
 
-/// Is \p Name an identifier of \p Text (not part of a longer one)?
-bool mentions(llvm::StringRef Text, llvm::StringRef Name) {
-  auto IsIdent = [](char C) { return llvm::isAlnum(C) || C == '_'; };
-  for (size_t Pos = Text.find(Name); Pos != llvm::StringRef::npos;
-       Pos = Text.find(Name, Pos + 1)) {
-    size_t End = Pos + Name.size();
-    if ((Pos == 0 || !IsIdent(Text[Pos - 1])) &&
-        (End == Text.size() || !IsIdent(Text[End])))
-      return true;
-  }
-  return false;
-}
-
 } // namespace
 
 PhaseSplit splitKernel(const Function &F) {
@@ -217,18 +204,10 @@ PhaseSplit splitKernel(const Function &F) {
   for (size_t K = 0; K < Segments.size(); ++K) {
     if (Segments[K].empty())
       continue; // barriers at the start, the end or back to back
-    auto P = std::make_unique<Function>();
+    auto P = F.withBody(std::make_unique<BlockStmt>());
     P->Name = phaseName(F.Name, R.Phases.size());
-    P->IsKernel = true;
-    P->ReturnType = F.ReturnType;
-    P->Params = F.Params;
-    P->Span = F.Span;
-    P->SizeHints = F.SizeHints;
-    P->OutputHints = F.OutputHints;
-    P->PaperDialect = F.PaperDialect;
     P->PhaseOf = F.Name;
     P->PhaseIndex = R.Phases.size();
-    P->Body = std::make_unique<BlockStmt>();
     P->Body->setLine(F.Body->getLine());
     std::vector<const Local *> Decls;
     for (const std::string &N : Needs[K])
@@ -267,7 +246,7 @@ void splitGlobalBarriers(Module &M) {
         Names.push_back(launcherName(P->Name));
       }
       for (const std::string &N : Names)
-        if (S.Why.empty() && mentions(M.Source, N)) {
+        if (S.Why.empty() && M.mentions(N)) {
           S.Why = "the input already uses the name '" + N +
                   "', which splitting at the global barrier needs";
           S.Line = F.Span.Line;

@@ -29,7 +29,6 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Analysis/Accesses.h"
-#include "Analysis/Domain.h"
 #include "Analysis/Extents.h"
 #include "Transforms/Passes.h"
 #include "Transforms/Tiling.h"
@@ -147,13 +146,7 @@ PassInfo textureMemoryPass() {
             return std::nullopt;
           }
 
-        if (!F.Plan) {
-          LaunchPlan Plan;
-          Plan.SameLaunch = true;
-          Plan.Dims = findDomain(F).Dims;
-          F.Plan = std::move(Plan);
-        }
-        LaunchPlan &Plan = *F.Plan;
+        LaunchPlan &Plan = sameLaunchPlan(F);
         Plan.Texture = Form;
         Plan.TextureArrays = Arrays;
         auto Need = [&](const std::string &A) {
@@ -165,8 +158,7 @@ PassInfo textureMemoryPass() {
           Need(T);
           for (const std::string &W : Written) {
             Need(W);
-            if (!llvm::is_contained(Plan.Disjoint, std::make_pair(T, W)))
-              Plan.Disjoint.push_back({T, W});
+            Plan.requireDisjoint(T, W, {});
           }
         }
 

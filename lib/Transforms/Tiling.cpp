@@ -458,11 +458,7 @@ private:
   }
 
   std::string fresh(const std::string &Base) {
-    std::string N = Base;
-    for (unsigned I = 2; Names.count(N); ++I)
-      N = Base + std::to_string(I);
-    Names.insert(N);
-    return N;
+    return uniqueName(Names, Base, "", 2);
   }
 
   llvm::Expected<std::optional<LoopChoice>> chooseLoop(NaiveShape &NS);
@@ -1266,16 +1262,7 @@ llvm::Expected<TiledKernel> Generator::run() {
     All.push_back(std::move(St));
   findVarying(All);
 
-  auto K = std::make_unique<Function>();
-  K->Name = Origin.Name;
-  K->IsKernel = true;
-  K->ReturnType = Origin.ReturnType;
-  K->Params = Origin.Params;
-  K->Span = Origin.Span;
-  K->SizeHints = Origin.SizeHints;
-  K->OutputHints = Origin.OutputHints;
-  K->PaperDialect = Origin.PaperDialect;
-  K->Body = std::make_unique<BlockStmt>();
+  auto K = Origin.withBody(std::make_unique<BlockStmt>());
   K->Body->Body = merge(std::move(All));
 
   // Traffic: global elements loaded per naive output per tile step.

@@ -121,6 +121,7 @@ public:
              std::set<std::string> ScalarTextures, const Function &Naive)
       : F(F), Policy(Policy), ScalarTextures(std::move(ScalarTextures)) {
     Ctx = kernelAffineContext(F);
+    Names = declaredNames(F);
     walkStmts(*F.Body, [&](Stmt &S) {
       if (auto *L = llvm::dyn_cast<ForStmt>(&S)) {
         Ctx.LoopIterators.insert(L->Iter);
@@ -160,6 +161,8 @@ public:
   std::set<std::string> ScalarTextures;
   AffineContext Ctx;
   std::set<std::string> Written;
+  /// Names in use, so that new locals take others.
+  std::set<std::string> Names;
   /// The loops of each iterator name, whose start and step tell which
   /// multiples the iterator takes.
   std::map<std::string, std::vector<ForStmt *>> Loops;
@@ -269,9 +272,11 @@ private:
         return false;
     }
     auto It = Iter ? Loops.find(Iter->Name) : Loops.end();
-    if (It == Loops.end() || ++Depth > 8) {
+    // Loops' starts may name other iterators; a name reused for loops
+    // whose starts name each other must not recurse forever.
+    if (It == Loops.end() || Depth >= 8)
       return false;
-    }
+    ++Depth;
     bool Ok = true;
     for (const ForStmt *L : It->second) {
       auto Init = toAffine(*L->Init, Ctx);
@@ -443,7 +448,7 @@ private:
           Moved.insert(X);
       if (!mayReorder(Array, Moved))
         continue;
-      std::string Name = freshName(Array + "_v");
+      std::string Name = uniqueName(Names, Array + "_v");
       Type VT = vectorType(Base.Ref->getType(), W);
       auto Vec = std::make_unique<ArrayRef>(Array, std::vector<ExprPtr>{}, VT);
       Vec->Indices.push_back(divided(*Base.Ref->Indices[0], W));
@@ -614,26 +619,6 @@ private:
     unsigned &A = Aligned[Array];
     A = std::max(A, Bytes);
   }
-
-  std::string freshName(const std::string &Base) {
-    std::set<std::string> Used;
-    for (const Param &P : F.Params)
-      Used.insert(P.Name);
-    walkStmts(*F.Body, [&](Stmt &S) {
-      if (auto *D = llvm::dyn_cast<DeclStmt>(&S))
-        Used.insert(D->Name);
-      if (auto *L = llvm::dyn_cast<ForStmt>(&S))
-        Used.insert(L->Iter);
-    });
-    for (unsigned I = 0;; ++I) {
-      std::string N = I ? Base + std::to_string(I) : Base;
-      if (!Used.count(N) && !Pending.count(N)) {
-        Pending.insert(N);
-        return N;
-      }
-    }
-  }
-  std::set<std::string> Pending;
 
   // --- loop-based ------------------------------------------------------------
 
@@ -839,26 +824,14 @@ PassInfo vectorizePass() {
                             " global variant: intra-thread only)";
               return std::nullopt;
             }
-            if (!G.Plan) {
-              G.Plan.emplace();
-              G.Plan->SameLaunch = true;
-              G.Plan->Dims = findDomain(G).Dims;
-            }
+            sameLaunchPlan(G);
             std::vector<std::string> Conds;
             for (auto &[Text, P] : V.Conditions) {
               G.Plan->Preconditions.push_back(P);
               Conds.push_back(Text + " == 0");
             }
-            for (const auto &[A, B] : V.Disjoint) {
-              bool Known = false;
-              for (const auto &[X, Y] : G.Plan->Disjoint)
-                Known |= (X == A && Y == B) || (X == B && Y == A);
-              if (!Known)
-                G.Plan->Disjoint.emplace_back(A, B);
-              for (const std::string &N : {A, B})
-                if (!G.Plan->Elements.count(N))
-                  G.Plan->Elements[N] = V.Elements.at(N);
-            }
+            for (const auto &[A, B] : V.Disjoint)
+              G.Plan->requireDisjoint(A, B, V.Elements);
             std::vector<std::string> Aligned;
             for (auto &[Array, Bytes] : V.Aligned) {
               unsigned &A = G.Plan->AlignedBytes[Array];

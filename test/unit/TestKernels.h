@@ -1,13 +1,15 @@
 //===- TestKernels.h - Parsing kernels for the unit tests -------*- C++ -*-===//
 //
 // The corpus in kernels/ and small sources written in a test, parsed with
-// the frontend; a parse failure is a test failure (and a null module).
+// the frontend; a parse failure is a test failure (and a null module). The
+// shipped machine descriptions, loaded.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GPUMERGE_TEST_UNIT_TESTKERNELS_H
 #define GPUMERGE_TEST_UNIT_TESTKERNELS_H
 
 #include "Frontend/Frontend.h"
+#include "Target/MachineDescription.h"
 
 #include "llvm/Support/Error.h"
 
@@ -33,6 +35,17 @@ inline std::unique_ptr<Module> parseText(const std::string &Source) {
     return nullptr;
   }
   return std::move(*M);
+}
+
+/// machine-descriptions/<Name>.yaml, loaded (an empty description, and a
+/// test failure, when it does not load).
+inline MachineDescription shippedTarget(const std::string &Name) {
+  auto MD = loadTarget(Name, defaultTargetsDir());
+  if (!MD) {
+    ADD_FAILURE() << Name << ": " << llvm::toString(MD.takeError());
+    return MachineDescription();
+  }
+  return *MD;
 }
 
 } // namespace gpumerge

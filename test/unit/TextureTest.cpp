@@ -15,18 +15,9 @@ using namespace gpumerge;
 
 namespace {
 
-MachineDescription target(const std::string &Name) {
-  auto MD = loadTarget(Name, defaultTargetsDir());
-  if (!MD) {
-    ADD_FAILURE() << llvm::toString(MD.takeError());
-    return MachineDescription();
-  }
-  return *MD;
-}
-
 std::array<std::int64_t, 2> blockOf(const Module &M,
                                     const std::string &Target) {
-  return textureBlockShape(*M.kernels().front(), target(Target)).Block;
+  return textureBlockShape(*M.kernels().front(), shippedTarget(Target)).Block;
 }
 
 using Block = std::array<std::int64_t, 2>;
@@ -78,11 +69,11 @@ __global__ void k(const float *in, float *out, int w, int h) {
 }
 
 TEST(TextureMemory, DefaultFormFollowsTheArchitecture) {
-  EXPECT_EQ(defaultTextureForm(target("gtx280")), TextureForm::Object);
-  EXPECT_EQ(defaultTextureForm(target("gtx285")), TextureForm::Object);
-  EXPECT_EQ(defaultTextureForm(target("gtx480")), TextureForm::Object);
-  EXPECT_EQ(defaultTextureForm(target("hd5870")), TextureForm::Object);
-  EXPECT_EQ(defaultTextureForm(target("v100")), TextureForm::Ldg);
-  EXPECT_EQ(defaultTextureForm(target("a100")), TextureForm::Ldg);
-  EXPECT_EQ(defaultTextureForm(target("h100")), TextureForm::Ldg);
+  EXPECT_EQ(defaultTextureForm(shippedTarget("gtx280")), TextureForm::Object);
+  EXPECT_EQ(defaultTextureForm(shippedTarget("gtx285")), TextureForm::Object);
+  EXPECT_EQ(defaultTextureForm(shippedTarget("gtx480")), TextureForm::Object);
+  EXPECT_EQ(defaultTextureForm(shippedTarget("hd5870")), TextureForm::Object);
+  EXPECT_EQ(defaultTextureForm(shippedTarget("v100")), TextureForm::Ldg);
+  EXPECT_EQ(defaultTextureForm(shippedTarget("a100")), TextureForm::Ldg);
+  EXPECT_EQ(defaultTextureForm(shippedTarget("h100")), TextureForm::Ldg);
 }

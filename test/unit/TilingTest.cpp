@@ -25,15 +25,6 @@ using namespace gpumerge;
 
 namespace {
 
-MachineDescription target(const std::string &Name) {
-  auto MD = loadTarget(Name, defaultTargetsDir());
-  if (!MD) {
-    ADD_FAILURE() << llvm::toString(MD.takeError());
-    return MachineDescription();
-  }
-  return *MD;
-}
-
 std::vector<std::int64_t> strided(std::int64_t Stride, unsigned N) {
   std::vector<std::int64_t> W;
   for (unsigned T = 0; T < N; ++T)
@@ -71,7 +62,7 @@ TEST(BankConflicts, ColumnReadOfA16x16TileGetsPitch17) {
 TEST(Tiling, MatrixMultiplyTileMatchesTheFootprintModel) {
   auto M = parseKernelFile("mm.cu");
   ASSERT_TRUE(M);
-  MachineDescription MD = target("h100");
+  MachineDescription MD = shippedTarget("h100");
   // 32 x 8 threads, 1 x 4 outputs each: a 32 x 32 tile of C, k tiled by 32.
   auto K = generateTiled(*M->find("mm"), {{32, 8}, {1, 4}, 32}, MD);
   ASSERT_TRUE(bool(K)) << llvm::toString(K.takeError());
@@ -111,7 +102,7 @@ TEST(Tiling, MatrixMultiplyTileMatchesTheFootprintModel) {
 TEST(Tiling, WhatGoesThroughSharedMemoryDependsOnTheBlock) {
   auto M = parseKernelFile("mm.cu");
   ASSERT_TRUE(M);
-  MachineDescription MD = target("h100");
+  MachineDescription MD = shippedTarget("h100");
   // One row of threads: b[i*w + x] is coalesced and shared by no other
   // thread, so only a (read by the whole row) is staged.
   auto Row = generateTiled(*M->find("mm"), {{32, 1}, {1, 1}, 32}, MD);
@@ -128,7 +119,7 @@ TEST(Tiling, WhatGoesThroughSharedMemoryDependsOnTheBlock) {
 TEST(Tiling, UncoalescedRowsArePaddedOnHalfWarpTargets) {
   auto M = parseKernelFile("mv.cu");
   ASSERT_TRUE(M);
-  MachineDescription MD = target("gtx285");
+  MachineDescription MD = shippedTarget("gtx285");
   auto K = generateTiled(*M->find("mv"), {{16, 1}, {1, 1}, 16}, MD);
   ASSERT_TRUE(bool(K)) << llvm::toString(K.takeError());
   ASSERT_EQ(K->Staged.size(), 2u);
@@ -140,7 +131,7 @@ TEST(Tiling, UncoalescedRowsArePaddedOnHalfWarpTargets) {
 TEST(Tiling, TransposeWritesGoThroughATile) {
   auto M = parseKernelFile("tp.cu");
   ASSERT_TRUE(M);
-  MachineDescription MD = target("gtx285");
+  MachineDescription MD = shippedTarget("gtx285");
   auto K = generateTiled(*M->find("tp"), {{16, 16}, {1, 1}, 16}, MD);
   ASSERT_TRUE(bool(K)) << llvm::toString(K.takeError());
   ASSERT_EQ(K->Staged.size(), 1u);
@@ -151,7 +142,7 @@ TEST(Tiling, TransposeWritesGoThroughATile) {
 TEST(Tiling, InterchangeSwapsTheDomain) {
   auto M = parseKernelFile("madd_rowx.cu");
   ASSERT_TRUE(M);
-  MachineDescription MD = target("gtx480");
+  MachineDescription MD = shippedTarget("gtx480");
   TileShape S{{32, 8}, {1, 1}, 32, /*Interchange=*/true};
   auto K = generateTiled(*M->find("madd_rowx"), S, MD);
   ASSERT_TRUE(bool(K)) << llvm::toString(K.takeError());
@@ -171,7 +162,7 @@ TEST(Tiling, InterchangeSwapsTheDomain) {
 }
 
 TEST(Tiling, Refusals) {
-  MachineDescription MD = target("h100");
+  MachineDescription MD = shippedTarget("h100");
   auto M = parseSource("__global__ void k(float *a, int n) {\n"
                        "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
                        "  if (i < n) a[i] = threadIdx.x;\n"
@@ -194,7 +185,7 @@ TEST(Search, RankingPrefersLessTrafficWithinTheLimits) {
   auto M = parseKernelFile("mm.cu");
   ASSERT_TRUE(M);
   for (const char *Name : {"gtx285", "gtx480", "h100"}) {
-    MachineDescription MD = target(Name);
+    MachineDescription MD = shippedTarget(Name);
     auto Vs = rankVersions(*M->find("mm"), MD.CoalescedThread, MD);
     ASSERT_FALSE(Vs.empty()) << Name;
     for (size_t I = 1; I < Vs.size(); ++I)
