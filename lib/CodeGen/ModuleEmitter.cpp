@@ -46,18 +46,39 @@ static bool usesDouble(const Function &F) {
   return Uses;
 }
 
+/// The input's kernel \p Naive as <name>_naive in \p L: in the input's
+/// language its definition as written (comments, macros and literals kept)
+/// with the name renamed; translated, printed from KIR.
+static std::string fallbackText(const Module &M, const Function &Naive,
+                                Language L) {
+  if (L == M.Lang && Naive.NameSpan) {
+    const SourceSpan &N = *Naive.NameSpan;
+    std::string Text = M.text(Naive.Span);
+    Text.replace(N.Begin - Naive.Span.Begin, N.End - N.Begin,
+                 fallbackName(Naive.Name));
+    return Text + "\n";
+  }
+  std::unique_ptr<Function> Fallback = Naive.clone();
+  Fallback->Name = fallbackName(Naive.Name);
+  return emitFunction(*Fallback, L);
+}
+
 /// What stands for \p Naive when its replacement \p Optimized has a usable
 /// plan: the input's kernel renamed <name>_naive, the optimized kernel under
 /// the input's name and, in CUDA, its launcher, separated by blank lines.
-static std::string emitWithFallback(const Function &Naive,
+static std::string emitWithFallback(const Module &M, const Function &Naive,
                                     const Function &Optimized, Language L) {
-  std::unique_ptr<Function> Fallback = Naive.clone();
-  Fallback->Name = fallbackName(Naive.Name);
-  std::string S =
-      emitFunction(*Fallback, L) + "\n" + emitFunction(Optimized, L);
+  std::string S = fallbackText(M, Naive, L) + "\n" + emitFunction(Optimized, L);
   if (L == Language::Cuda)
     S += "\n" + emitCudaLauncher(Optimized);
   return S;
+}
+
+/// Is \p R, standing for \p F in the output, \p F itself: no plan and the
+/// same text? Then the output keeps \p F as written.
+static bool unchanged(const Function &F, const Function &R, Language L) {
+  return &F == &R || (!R.Plan && R.PhaseOf == F.PhaseOf &&
+                      emitFunction(F, L) == emitFunction(R, L));
 }
 
 /// The function that stands for \p F in \p L: its replacement, or \p F
@@ -69,7 +90,7 @@ outputFunction(const Module &M, const Function &F, Language L,
                bool &UsesPlan, std::vector<std::string> &Warnings) {
   UsesPlan = false;
   auto It = Replacements.find(F.Name);
-  if (It == Replacements.end())
+  if (It == Replacements.end() || unchanged(F, *It->second, L))
     return F;
   const Function &Out = *It->second;
   if (!Out.Plan || !F.IsKernel)
@@ -142,10 +163,22 @@ emitInPlace(const Module &M,
     bool UsesPlan;
     const Function &Out =
         outputFunction(M, F, M.Lang, Replacements, UsesPlan, Result.Warnings);
-    std::string Body =
-        UsesPlan ? emitWithFallback(F, Out, M.Lang) : emitFunction(Out, M.Lang);
-    if (UsesPlan)
+    // What no pass changed stays as the user wrote it (a phase of a split
+    // kernel is new text).
+    if (&Out == &F && F.PhaseOf.empty())
+      continue;
+    std::string Body = UsesPlan ? emitWithFallback(M, F, Out, M.Lang)
+                                : emitFunction(Out, M.Lang);
+    if (UsesPlan) {
       Planned[F.Name] = &Out;
+      // Its prototypes declare the input's signature, which only the
+      // fallback keeps (the optimized kernel may take other parameters).
+      auto P = M.PrototypeNames.find(F.Name);
+      if (P != M.PrototypeNames.end())
+        for (const SourceSpan &N : P->second)
+          if (M.text(N) == F.Name)
+            Edits.push_back({N.Begin, N.End, fallbackName(F.Name)});
+    }
     if (M.Lang == Language::Cuda)
       if (std::string L = phasedLauncherAfter(M, F, Planned); !L.empty())
         Body += "\n" + L;
@@ -250,7 +283,7 @@ emitTranslated(const Module &M, Language L,
         outputFunction(M, *F, L, Replacements, UsesPlan, Out.Warnings);
     OS << "\n";
     if (UsesPlan) {
-      OS << emitWithFallback(*F, Fn, L);
+      OS << emitWithFallback(M, *F, Fn, L);
       Planned[F->Name] = &Fn;
     } else {
       P->printFunction(Fn);

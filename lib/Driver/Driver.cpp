@@ -14,9 +14,11 @@
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CrashRecoveryContext.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
 namespace gpumerge {
@@ -36,6 +38,26 @@ bool parseSizes(llvm::StringRef Spec, SizeBindings &Sizes, std::string &Bad) {
   return true;
 }
 
+int worseExit(int A, int B) {
+  auto Rank = [](int C) {
+    switch (C) {
+    case ExitOk:
+      return 0;
+    case ExitInternal:
+      return 1;
+    case ExitBadInput:
+      return 2;
+    case ExitUsage:
+      return 3;
+    case ExitMismatch:
+      return 5;
+    default:
+      return 4; // a code of someone else's (a signal, a tool)
+    }
+  };
+  return Rank(A) >= Rank(B) ? A : B;
+}
+
 bool parseGrid(llvm::StringRef Spec, std::array<std::int64_t, 2> &Grid) {
   auto [X, Y] = Spec.split(',');
   Grid = {1, 1};
@@ -48,6 +70,21 @@ bool parseGrid(llvm::StringRef Spec, std::array<std::int64_t, 2> &Grid) {
 
 llvm::Error writeFileAtomically(const std::string &Path,
                                 const std::string &Text) {
+  // A device or pipe (-o /dev/null, /dev/stdout) is written as it is: a
+  // rename would replace it with a file.
+  llvm::sys::fs::file_status Status;
+  if (!llvm::sys::fs::status(Path, Status) && llvm::sys::fs::exists(Status) &&
+      Status.type() != llvm::sys::fs::file_type::regular_file &&
+      Status.type() != llvm::sys::fs::file_type::directory_file) {
+    std::error_code EC;
+    llvm::raw_fd_ostream OS(Path, EC);
+    if (!EC)
+      OS << Text;
+    if (EC || OS.has_error())
+      return llvm::createStringError(EC ? EC : OS.error(), "cannot write '%s'",
+                                     Path.c_str());
+    return llvm::Error::success();
+  }
   llvm::SmallString<256> Temp;
   int FD;
   std::string Model = Path + ".tmp-%%%%%%";
@@ -93,6 +130,10 @@ struct VariantResult {
   /// When Verified ran the fallback: a second run where the optimized
   /// kernel's preconditions hold, so both paths are checked.
   std::optional<VerifyResult> VerifiedOptimized;
+  /// Verify found no sizes where the optimized path runs.
+  bool FallbackOnly = false;
+  /// A pass failed on this kernel (a gpumerge bug) and was skipped.
+  bool InternalError = false;
 };
 
 class FileJob {
@@ -105,13 +146,18 @@ public:
   int run(llvm::json::Array &ReportFiles) {
     FrontendOptions FO;
     FO.ExtraArgs = Opts.ClangArgs;
-    auto Parsed = parseFile(Input, FO);
-    if (!Parsed) {
-      std::string Msg = llvm::toString(Parsed.takeError());
+    std::optional<llvm::Expected<std::unique_ptr<Module>>> Parsed;
+    llvm::CrashRecoveryContext CRC;
+    if (!CRC.RunSafely([&] { Parsed.emplace(parseFile(Input, FO)); })) {
+      Parsed.reset(); // half-built: not read
+      return passThroughFile("gpumerge crashed while parsing it");
+    }
+    if (!*Parsed) {
+      std::string Msg = llvm::toString(Parsed->takeError());
       Err << Msg << (llvm::StringRef(Msg).endswith("\n") ? "" : "\n");
       return ExitBadInput;
     }
-    M = std::move(*Parsed);
+    M = std::move(**Parsed);
     // Kernels with global barriers become phase kernels (or are refused).
     splitGlobalBarriers(*M);
     for (const Unsupported &U : M->PassedThrough)
@@ -135,6 +181,38 @@ private:
   llvm::raw_ostream &Out;
   llvm::raw_ostream &Err;
   std::unique_ptr<Module> M;
+
+  /// After a crash of our own on the whole file (\p What): every output is
+  /// the input as written, with a warning (a gpumerge bug). Translating
+  /// needs the parse, so then nothing is written.
+  int passThroughFile(const std::string &What) {
+    Language In = languageOfFile(Input);
+    if (Opts.OutputLang && *Opts.OutputLang != In) {
+      Err << Input << ": error: " << What
+          << " (a gpumerge bug), and translating needs the parse: nothing "
+             "written\n";
+      return ExitInternal;
+    }
+    auto Text = llvm::MemoryBuffer::getFile(Input);
+    if (!Text) {
+      Err << Input << ": error: cannot read it again\n";
+      return ExitBadInput;
+    }
+    for (MemoryVariant V : variants()) {
+      std::string Path = outputPath(V, In);
+      if (llvm::sys::fs::equivalent(Path, Input))
+        continue;
+      if (!Opts.OutDir.empty())
+        llvm::sys::fs::create_directories(Opts.OutDir);
+      if (auto E = writeFileAtomically(Path, (*Text)->getBuffer().str())) {
+        Err << "error: " << llvm::toString(std::move(E)) << "\n";
+        return ExitBadInput;
+      }
+    }
+    Err << Input << ": warning: " << What
+        << " (a gpumerge bug); the file is written unchanged\n";
+    return ExitInternal;
+  }
 
   int analyze(llvm::json::Array &ReportFiles) {
     llvm::json::Array Kernels;
@@ -325,18 +403,56 @@ private:
     }
     unsigned Step = 1;
     for (const std::string &Name : Names) {
+      // The pass works on a copy: when it fails, crashes or leaves
+      // malformed KIR (a gpumerge bug), it is dropped for this kernel and
+      // the pipeline goes on from the kernel as it was before it.
+      std::unique_ptr<Function> Work = R.Kernel->clone();
       std::string Why;
-      auto Applied = passRegistry().at(Name).Run(*R.Kernel, Ctx, Why);
-      if (!Applied)
-        return Applied.takeError();
-      if (auto E = verifyFunction(*R.Kernel))
-        return llvm::createStringError(
-            llvm::inconvertibleErrorCode(),
-            "pass '%s' produced malformed KIR (a gpumerge bug): %s\n%s",
-            Name.c_str(), llvm::toString(std::move(E)).c_str(),
-            printFunctionDebug(*R.Kernel).c_str());
-      if (*Applied)
-        R.Passes.push_back(**Applied);
+      std::optional<llvm::Expected<std::optional<AppliedPass>>> Applied;
+      llvm::CrashRecoveryContext CRC;
+      bool Survived = CRC.RunSafely([&] {
+        if (Opts.DebugFail == "pass-crash=" + Name)
+          std::abort();
+        Applied.emplace(passRegistry().at(Name).Run(*Work, Ctx, Why));
+        if (Opts.DebugFail == "pass-error=" + Name) {
+          llvm::consumeError(Applied->takeError());
+          Applied.emplace(llvm::createStringError(
+              llvm::inconvertibleErrorCode(), "failure asked by --debug-fail"));
+        }
+        if (Opts.DebugFail == "pass-malformed=" + Name)
+          Work->Body->Body.push_back(
+              std::make_unique<ExprStmt>(var("gpumerge_debug_undeclared")));
+      });
+      std::string Bug;
+      if (!Survived) {
+        Applied.reset(); // half-built: not read
+        Bug = "it crashed";
+      } else if (!*Applied) {
+        llvm::Error E = Applied->takeError();
+        // A forced --merge the target cannot run is the user's to fix.
+        if (!Opts.Merge.empty() &&
+            (Name == "block-merge" || Name == "thread-merge"))
+          return E;
+        Bug = llvm::toString(std::move(E));
+      } else if (auto E = verifyFunction(*Work)) {
+        Bug = "it produced malformed KIR: " + llvm::toString(std::move(E));
+      }
+      if (!Bug.empty()) {
+        R.InternalError = true;
+        std::string Reason = "internal error (a gpumerge bug; the pass was "
+                             "skipped): " +
+                             Bug;
+        R.Skipped.push_back({Name, Reason});
+        Err << llvm::formatv("{0}:{1}: warning: pass '{2}' failed on kernel "
+                             "'{3}' ({4} variant), a gpumerge bug: {5}; the "
+                             "pass is skipped for this kernel\n",
+                             Input, Naive.Span.Line, Name, Naive.Name,
+                             memoryVariantName(V), Bug);
+        continue;
+      }
+      R.Kernel = std::move(Work);
+      if (**Applied)
+        R.Passes.push_back(***Applied);
       else
         R.Skipped.push_back({Name, Why});
       if (auto E = writeStep(*R.Kernel, Step++, Name, V))
@@ -368,6 +484,28 @@ private:
         Skipped.push_back(Name + ": " + Why);
       R.Reason = "no pass applied (" + llvm::join(Skipped, "; ") + ")";
     }
+    // An optimized kernel whose launch conditions can never hold together
+    // would never run: the output keeps the input's kernel, and says so.
+    if (R.Kernel->Plan && !R.Passes.empty()) {
+      std::vector<VerifyStage> Stage = {{&Naive, R.Kernel.get(), {}}};
+      if (planSatisfiability(domainKernels(Naive), Stage, Opts.Grid) ==
+          PlanSatisfiability::Never) {
+        LaunchShape Unused;
+        llvm::json::Object L = launchReport(*R.Kernel, Unused);
+        std::string Conditions;
+        if (const llvm::json::Array *Pre = L.getArray("preconditions"))
+          for (const llvm::json::Value &C : *Pre)
+            if (auto T = C.getAsString())
+              Conditions += (Conditions.empty() ? "" : "; ") + T->str();
+        R.Kernel = Naive.clone();
+        R.Status = "passed-through";
+        R.Reason = "the optimized kernel's launch conditions can never hold "
+                   "together (" +
+                   Conditions +
+                   "): it would never run, so the kernel is written unchanged";
+        R.Passes.clear();
+      }
+    }
     // The emitters write the optimized kernel only where its launches can
     // all go through the generated launcher; otherwise the input's kernel
     // is what the output holds, and the report says so.
@@ -388,6 +526,9 @@ private:
   }
 
   std::string outputPath(MemoryVariant V) const {
+    return outputPath(V, outputLang());
+  }
+  std::string outputPath(MemoryVariant V, Language L) const {
     if (!Opts.Output.empty())
       return Opts.Output;
     llvm::SmallString<256> P;
@@ -396,8 +537,7 @@ private:
     else
       P = llvm::sys::path::parent_path(Input);
     llvm::sys::path::append(P, llvm::sys::path::stem(Input) + "." +
-                                   memoryVariantName(V) +
-                                   extensionOf(outputLang()));
+                                   memoryVariantName(V) + extensionOf(L));
     return std::string(P);
   }
 
@@ -405,6 +545,7 @@ private:
   /// variant: its phases run in order.
   struct SplitVerify {
     std::optional<VerifyResult> Verified, VerifiedOptimized;
+    bool FallbackOnly = false;
   };
   /// kernel name → one per variant, in variant order.
   std::map<std::string, std::vector<SplitVerify>> SplitResults;
@@ -422,36 +563,82 @@ private:
     return Out;
   }
 
+  /// Options for verify's OpenCL builds: the parse's -I, -D and -U (an
+  /// include of the input's directory first, as the parse had it).
+  std::string buildOptions() const {
+    std::string Dir(llvm::sys::path::parent_path(Input));
+    std::string Options = "-I" + (Dir.empty() ? std::string(".") : Dir);
+    for (size_t I = 0; I < Opts.ClangArgs.size(); ++I) {
+      llvm::StringRef A = Opts.ClangArgs[I];
+      for (llvm::StringRef Flag : {"-I", "-D", "-U"}) {
+        if (!A.startswith(Flag))
+          continue;
+        std::string Value = A.size() > 2 ? A.drop_front(2).str()
+                            : I + 1 < Opts.ClangArgs.size()
+                                ? Opts.ClangArgs[++I]
+                                : "";
+        if (Flag == "-I" && !Value.empty() && Value.front() != '/') {
+          llvm::SmallString<256> Abs(Value);
+          llvm::sys::fs::make_absolute(Abs);
+          Value = std::string(Abs);
+        }
+        Options += " " + Flag.str() + Value;
+        break;
+      }
+    }
+    return Options;
+  }
+
   /// Verifies \p Stages (one kernel, or a split kernel's phases in order
   /// when \p WholeSplit) at the given sizes into \p Verified and, when the
   /// launchers took a fallback there, again where every plan holds into
-  /// \p Optimized. A mismatch is reported and sets \p Mismatch; returns
-  /// an exit code when verification cannot run, else 0.
-  int verifyBothPaths(const std::vector<const Function *> &DomainFrom,
-                      const std::vector<VerifyStage> &Stages,
-                      const std::string &Name, unsigned Line, MemoryVariant V,
-                      bool WholeSplit, std::optional<VerifyResult> &Verified,
-                      std::optional<VerifyResult> &Optimized, bool &Mismatch) {
+  /// \p Optimized. A mismatch is reported and sets \p Mismatch. A kernel
+  /// verify cannot run is `skipped` with the reason and a warning; when no
+  /// sizes make the optimized path run, \p FallbackOnly is set.
+  void verifyBothPaths(const std::vector<const Function *> &DomainFrom,
+                       const std::vector<VerifyStage> &Stages,
+                       const std::string &Name, unsigned Line, MemoryVariant V,
+                       bool WholeSplit, std::optional<VerifyResult> &Verified,
+                       std::optional<VerifyResult> &Optimized, bool &Mismatch,
+                       bool &FallbackOnly) {
     VerifyOptions VO;
     VO.Sizes = Opts.Sizes;
     VO.Grid = Opts.Grid;
+    VO.BuildOptions = buildOptions();
+    llvm::StringRef Debug(Opts.DebugFail);
+    if (Debug.consume_front("verify-candidate="))
+      VO.DebugFailCandidate = Debug.str();
+    std::string What = llvm::formatv("kernel '{0}' ({1} variant{2})", Name,
+                                     memoryVariantName(V),
+                                     WholeSplit ? ", its phases in order" : "");
     for (bool Raised : {false, true}) {
       if (Raised) {
         if (!Verified || Verified->Path != "fallback")
           break;
-        auto Sizes = sizesForOptimizedStages(DomainFrom, Stages, VO.Sizes);
-        if (!Sizes)
+        auto Sizes =
+            sizesForOptimizedStages(DomainFrom, Stages, VO.Sizes, Opts.Grid);
+        if (!Sizes) {
+          FallbackOnly = true;
+          Err << llvm::formatv("{0}:{1}: warning: --verify: {2}: no sizes "
+                               "were found where the optimized kernel's "
+                               "launch conditions hold, so only the fallback "
+                               "ran ({3})\n",
+                               Input, Line, What, Verified->FailedPrecondition);
           break;
+        }
         VO.Sizes = *Sizes;
       }
       auto Ver = verifyStages(*M, DomainFrom, Stages, VO);
       if (!Ver) {
-        Err << llvm::formatv("{0}:{1}: error: cannot verify kernel '{2}'{3}: "
-                             "{4}\n",
-                             Input, Line, Name,
-                             WholeSplit ? " (its phases in order)" : "",
-                             llvm::toString(Ver.takeError()));
-        return ExitBadInput;
+        VerifyResult Skipped;
+        Skipped.Outcome = VerifyResult::Status::Skipped;
+        Skipped.Detail = llvm::toString(Ver.takeError());
+        Skipped.Sizes = chooseSizes(*Stages.front().Naive, VO.Sizes);
+        Err << llvm::formatv("{0}:{1}: warning: --verify: cannot verify {2}: "
+                             "{3}\n",
+                             Input, Line, What, Skipped.Detail);
+        (Raised ? Optimized : Verified) = std::move(Skipped);
+        break;
       }
       if (Ver->Outcome == VerifyResult::Status::Mismatch) {
         Mismatch = true;
@@ -460,10 +647,12 @@ private:
                              Input, Line, Name, memoryVariantName(V),
                              WholeSplit ? ", its phases in order" : "",
                              Raised ? ", optimized path" : "", Ver->Detail);
+      } else if (Ver->Outcome == VerifyResult::Status::Skipped) {
+        Err << llvm::formatv("{0}:{1}: warning: --verify: {2} skipped: {3}\n",
+                             Input, Line, What, Ver->Detail);
       }
       (Raised ? Optimized : Verified) = std::move(*Ver);
     }
-    return 0;
   }
 
   /// Runs the phases of \p PK in order, naive and as written in variant
@@ -481,10 +670,9 @@ private:
       Stages.push_back({M->find(P), R.Kernel.get(), R.Shape});
     }
     SplitVerify SV;
-    if (int Code = verifyBothPaths(Phases, Stages, PK.Name, PK.Span.Line, V,
-                                   /*WholeSplit=*/true, SV.Verified,
-                                   SV.VerifiedOptimized, Mismatch))
-      return Code;
+    verifyBothPaths(Phases, Stages, PK.Name, PK.Span.Line, V,
+                    /*WholeSplit=*/true, SV.Verified, SV.VerifiedOptimized,
+                    Mismatch, SV.FallbackOnly);
     SplitResults[PK.Name].push_back(std::move(SV));
     return 0;
   }
@@ -522,7 +710,7 @@ private:
                            {"passes", llvm::json::Array{}}};
       if (I < SVs.size())
         reportVerify(O, PK.Name, Vs[I], SVs[I].Verified,
-                     SVs[I].VerifiedOptimized);
+                     SVs[I].VerifiedOptimized, SVs[I].FallbackOnly);
       Variants.push_back(std::move(O));
     }
     return llvm::json::Object{{"name", PK.Name},
@@ -535,16 +723,21 @@ private:
   void reportVerify(llvm::json::Object &O, const std::string &Name,
                     MemoryVariant Variant,
                     const std::optional<VerifyResult> &Verified,
-                    const std::optional<VerifyResult> &VerifiedOptimized) {
+                    const std::optional<VerifyResult> &VerifiedOptimized,
+                    bool FallbackOnly) {
     if (!Verified)
       return;
     // The overall outcome: a mismatch on either path is a mismatch.
-    const VerifyResult *Bad =
-        VerifiedOptimized &&
-                VerifiedOptimized->Outcome == VerifyResult::Status::Mismatch
-            ? &*VerifiedOptimized
-            : &*Verified;
-    O["verify"] = verifyStatusName(Bad->Outcome);
+    const VerifyResult *Bad = VerifiedOptimized && VerifiedOptimized->Outcome !=
+                                                       VerifyResult::Status::Ok
+                                  ? &*VerifiedOptimized
+                                  : &*Verified;
+    // `ok` only where the optimized kernel itself ran.
+    O["verify"] = FallbackOnly && Bad->Outcome == VerifyResult::Status::Ok
+                      ? "fallback-only"
+                      : verifyStatusName(Bad->Outcome);
+    if (!Verified->Reference.empty())
+      O["verify_reference"] = Verified->Reference;
     O["max_rel_error"] =
         std::max(Verified->MaxRelError,
                  VerifiedOptimized ? VerifiedOptimized->MaxRelError : 0.0);
@@ -591,7 +784,7 @@ private:
     std::vector<MemoryVariant> Vs = variants();
     // kernel name → one result per variant
     std::map<std::string, std::vector<VariantResult>> Results;
-    bool Mismatch = false;
+    bool Mismatch = false, Internal = false;
     for (MemoryVariant V : Vs) {
       for (Function *F : M->kernels()) {
         auto R = runPipeline(*F, V);
@@ -602,12 +795,11 @@ private:
         if (Opts.Verify) {
           // A phase runs over the grid of its split kernel.
           std::vector<VerifyStage> Stage = {{F, R->Kernel.get(), R->Shape}};
-          if (int Code =
-                  verifyBothPaths(domainKernels(*F), Stage, F->Name,
-                                  F->Span.Line, V, /*WholeSplit=*/false,
-                                  R->Verified, R->VerifiedOptimized, Mismatch))
-            return Code;
+          verifyBothPaths(domainKernels(*F), Stage, F->Name, F->Span.Line, V,
+                          /*WholeSplit=*/false, R->Verified,
+                          R->VerifiedOptimized, Mismatch, R->FallbackOnly);
         }
+        Internal |= R->InternalError;
         Results[F->Name].push_back(std::move(*R));
       }
       if (Opts.Verify)
@@ -696,7 +888,8 @@ private:
         O["not_applied"] = std::move(Skipped);
         if (!R.Reason.empty())
           O["reason"] = R.Reason;
-        reportVerify(O, F->Name, R.Variant, R.Verified, R.VerifiedOptimized);
+        reportVerify(O, F->Name, R.Variant, R.Verified, R.VerifiedOptimized,
+                     R.FallbackOnly);
         Variants.push_back(std::move(O));
       }
       llvm::json::Object K{{"name", F->Name},
@@ -729,7 +922,7 @@ private:
                            {"language", languageName(outputLang())},
                            {"outputs", std::move(Outputs)},
                            {"kernels", std::move(Kernels)}});
-    return Mismatch ? ExitMismatch : ExitOk;
+    return Mismatch ? ExitMismatch : Internal ? ExitInternal : ExitOk;
   }
 };
 
@@ -778,11 +971,14 @@ int runDriver(const DriverOptions &Opts, llvm::raw_ostream &Out,
       return ExitUsage;
     }
   }
+  // A crash in a pass or the parse costs that pass or file (Driver.cpp's
+  // FileJob), not the run.
+  llvm::CrashRecoveryContext::Enable();
   llvm::json::Array Files;
   int Worst = ExitOk;
   for (const std::string &In : Opts.Inputs) {
     int Code = FileJob(Opts, *MD, In, Out, Err).run(Files);
-    Worst = std::max(Worst, Code);
+    Worst = worseExit(Worst, Code);
   }
   if (Opts.JsonReport) {
     llvm::json::Object Report{{"target", MD->Name},

@@ -19,7 +19,21 @@
 
 namespace gpumerge {
 
-enum ExitCode { ExitOk = 0, ExitBadInput = 1, ExitUsage = 2, ExitMismatch = 3 };
+enum ExitCode {
+  ExitOk = 0,
+  ExitBadInput = 1,
+  ExitUsage = 2,
+  ExitMismatch = 3,
+  /// Outputs were written, but gpumerge hit a bug of its own on some kernel
+  /// (a pass failed, crashed or made malformed KIR): that pass was dropped
+  /// for that kernel, with a warning saying so.
+  ExitInternal = 4,
+};
+
+/// The worse of two exit codes, for a run over several kernels or files:
+/// a mismatch (wrong code found) is worst, then usage and input errors,
+/// then internal errors (output written), then success.
+int worseExit(int A, int B);
 
 struct DriverOptions {
   std::vector<std::string> Inputs;
@@ -38,6 +52,11 @@ struct DriverOptions {
   std::string Merge;     ///< --merge=block-y=16,thread-x=4
   std::string Texture;   ///< --texture=object|ldg; "": the target's default
   std::vector<std::string> ClangArgs; ///< after --
+  /// Hidden --debug-fail=WHAT, for the tests of gpumerge's own failures:
+  /// pass-crash=NAME (the pass aborts), pass-error=NAME (it returns an
+  /// error), pass-malformed=NAME (it leaves malformed KIR),
+  /// verify-candidate=crash|hang (the emitted kernel's run on the device).
+  std::string DebugFail;
 };
 
 /// Runs gpumerge. Results go to \p Out (reports, analysis), messages to

@@ -105,6 +105,34 @@ static SourceSpan spanOf(const FunctionDecl &FD, const SourceManager &SM) {
   return S;
 }
 
+/// The name of \p FD where it is written plainly in the main file.
+static std::optional<SourceSpan> nameSpanOf(const FunctionDecl &FD,
+                                            const SourceManager &SM) {
+  SourceLocation L = FD.getLocation();
+  if (!L.isFileID() || !SM.isInMainFile(L))
+    return std::nullopt;
+  SourceSpan S;
+  S.Begin = SM.getFileOffset(L);
+  S.End = S.Begin + FD.getDeclName().getAsString().size();
+  S.Line = SM.getExpansionLineNumber(L);
+  return S;
+}
+
+/// The names in \p K's prototypes of the main file.
+static std::vector<SourceSpan> prototypeNames(const FunctionDecl &K,
+                                              const SourceManager &SM) {
+  std::vector<SourceSpan> Out;
+  for (const FunctionDecl *D : K.redecls())
+    if (!D->doesThisDeclarationHaveABody())
+      if (auto S = nameSpanOf(*D, SM))
+        Out.push_back(*S);
+  std::sort(Out.begin(), Out.end(),
+            [](const SourceSpan &A, const SourceSpan &B) {
+              return A.Begin < B.Begin;
+            });
+  return Out;
+}
+
 llvm::Expected<std::unique_ptr<Module>>
 parseSource(const std::string &Source, const std::string &FileName,
             const FrontendOptions &Opts) {
@@ -208,6 +236,13 @@ parseSource(const std::string &Source, const std::string &FileName,
     }
     auto F = std::move(std::get<std::unique_ptr<Function>>(Lowered));
     F->Span = Span;
+    F->NameSpan = nameSpanOf(*FD, SM);
+    if (std::optional<SourceSpan> N = F->NameSpan;
+        N && M->Source.compare(N->Begin, N->End - N->Begin, F->Name) != 0)
+      F->NameSpan.reset();
+    if (IsKernel)
+      if (std::vector<SourceSpan> P = prototypeNames(*FD, SM); !P.empty())
+        M->PrototypeNames[F->Name] = std::move(P);
     // A kernel calling a helper we could not lower is passed through too.
     std::string BadCall;
     walkExprs(*F->Body, [&](const Expr &E) {

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Frontend/Lower.h"
+#include "Frontend/Prelude.h"
 #include "IR/Printer.h"
 
 #include "clang/AST/Attr.h"
@@ -139,14 +140,34 @@ private:
     return std::make_unique<BlockStmt>();
   }
 
+  /// Written by the user: in the main file or a header of theirs (a
+  /// typedef or macro there keeps its name in the output; the included
+  /// header defines it again), not a system header or our prelude.
+  bool isUserCode(SourceLocation L) const {
+    SourceLocation E = SM.getExpansionLoc(L);
+    if (SM.isInMainFile(E))
+      return true;
+    if (E.isInvalid() || SM.isInSystemHeader(E))
+      return false;
+    return SM.getFilename(E) != PreludePath;
+  }
+
+  /// The source text of the token at \p Loc's spelling ("100U").
+  std::string tokenText(SourceLocation Loc) const {
+    SourceLocation S = SM.getSpellingLoc(Loc);
+    return Lexer::getSourceText(CharSourceRange::getTokenRange(S, S), SM,
+                                Ctx.getLangOpts())
+        .str();
+  }
+
   // --- types -------------------------------------------------------------
   void noteTypedef(const TypedefNameDecl *TD) {
     std::string Name = TD->getNameAsString();
     for (auto &[N, _] : M.Typedefs)
       if (N == Name)
         return;
-    if (!SM.isInMainFile(SM.getExpansionLoc(TD->getLocation())))
-      return; // from a header (float4, size_t): not ours to write again
+    if (!isUserCode(TD->getLocation()))
+      return; // a system header or the prelude (float4, size_t)
     M.Typedefs.emplace_back(
         Name, "typedef " +
                   TD->getUnderlyingType().getCanonicalType().getAsString() +
@@ -158,7 +179,7 @@ private:
     std::string TypedefName;
     if (const auto *TT = Q->getAs<TypedefType>()) {
       const TypedefNameDecl *TD = TT->getDecl();
-      if (SM.isInMainFile(SM.getExpansionLoc(TD->getLocation()))) {
+      if (isUserCode(TD->getLocation())) {
         noteTypedef(TD);
         TypedefName = TD->getNameAsString();
       }
@@ -344,6 +365,15 @@ private:
     return nullptr;
   }
 
+  /// The spelling of the literal token at \p Loc when it is one token of
+  /// the user's text ("100U", "'a'"); empty when it cannot be read back.
+  std::string literalSpelling(SourceLocation Loc) const {
+    std::string Text = tokenText(Loc);
+    if (Text.empty() || Text.find_first_of(" \t\n\\") != std::string::npos)
+      return "";
+    return Text;
+  }
+
   /// An integer literal written as an object-like macro (`#define WIDTH
   /// 2048`) keeps the macro's name so the output reads like the input.
   void noteMacro(IntLit &L, SourceLocation Loc) {
@@ -358,7 +388,7 @@ private:
     if (!MI || !MI->isObjectLike() || MI->getNumTokens() != 1 ||
         !MI->getReplacementToken(0).is(tok::numeric_constant))
       return;
-    if (!SM.isInMainFile(SM.getExpansionLoc(MI->getDefinitionLoc())))
+    if (!isUserCode(MI->getDefinitionLoc()))
       return;
     L.MacroName = Name.str();
     for (auto &[N, _] : M.Macros)
@@ -421,21 +451,25 @@ private:
   ExprPtr lowerExprImpl(const clang::Expr *E) {
     SourceLocation Loc = E->getBeginLoc();
     if (const auto *L = llvm::dyn_cast<IntegerLiteral>(E)) {
-      auto R = std::make_unique<IntLit>(L->getValue().getSExtValue(),
-                                        lowerScalar(L->getType(), Loc));
+      // 0xFFFFFFFFu is 4294967295, not -1: extend by the literal's type.
+      const llvm::APInt &V = L->getValue();
+      bool Unsigned = L->getType()->isUnsignedIntegerType();
+      auto R = std::make_unique<IntLit>(
+          Unsigned ? std::int64_t(V.getZExtValue()) : V.getSExtValue(),
+          lowerScalar(L->getType(), Loc));
+      R->Spelling = literalSpelling(Loc);
       noteMacro(*R, Loc);
       return R;
     }
     if (const auto *L = llvm::dyn_cast<CXXBoolLiteralExpr>(E))
       return std::make_unique<IntLit>(L->getValue() ? 1 : 0);
-    if (const auto *L = llvm::dyn_cast<CharacterLiteral>(E))
-      return std::make_unique<IntLit>(L->getValue());
+    if (const auto *L = llvm::dyn_cast<CharacterLiteral>(E)) {
+      auto R = std::make_unique<IntLit>(L->getValue());
+      R->Spelling = literalSpelling(Loc);
+      return R;
+    }
     if (const auto *L = llvm::dyn_cast<FloatingLiteral>(E)) {
-      SourceLocation S = SM.getSpellingLoc(Loc);
-      std::string Text =
-          Lexer::getSourceText(CharSourceRange::getTokenRange(S, S), SM,
-                               Ctx.getLangOpts())
-              .str();
+      std::string Text = tokenText(Loc);
       if (Text.empty())
         Text = std::to_string(L->getValueAsApproximateDouble());
       return std::make_unique<FloatLit>(L->getValueAsApproximateDouble(), Text,

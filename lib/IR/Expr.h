@@ -120,9 +120,14 @@ public:
       : Expr(Kind::IntLit, std::move(T)), Value(V) {}
   std::int64_t Value;
   std::string MacroName; ///< WIDTH when it came from `#define WIDTH 2048`
+  /// As written ("100U", "0xFFFFFFFFu", "'a'"); empty for literals a pass
+  /// made, which print from Value with the suffix of their type. The
+  /// spelling keeps an unsigned or long literal's type in the output.
+  std::string Spelling;
   ExprPtr clone() const override {
     auto E = withCommon(std::make_unique<IntLit>(Value, getType()));
     E->MacroName = MacroName;
+    E->Spelling = Spelling;
     return E;
   }
   static bool classof(const Expr *E) { return E->getKind() == Kind::IntLit; }

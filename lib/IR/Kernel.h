@@ -40,6 +40,10 @@ struct Function {
   std::vector<Param> Params;
   std::unique_ptr<BlockStmt> Body;
   SourceSpan Span;
+  /// The function's name in its definition, when written plainly in the
+  /// main file (not made by a macro): the fallback NAME_naive is the
+  /// definition as written with this range renamed.
+  std::optional<SourceSpan> NameSpan;
   /// From `#pragma gpumerge size(w=4096, ...)` right before the kernel.
   std::map<std::string, std::int64_t> SizeHints;
   /// From `#pragma gpumerge output(c, ...)`.
@@ -144,6 +148,16 @@ struct Module {
   std::vector<KernelCallSite> CallSites;
   /// Kernels split at their global barriers, in source order.
   std::vector<PhasedKernel> Phased;
+  /// kernel name → the name in each of its prototypes in the main file
+  /// (declarations without a body), written plainly. A kernel whose
+  /// parameters change keeps its input signature only as NAME_naive, so its
+  /// prototypes are renamed with it.
+  std::map<std::string, std::vector<SourceSpan>> PrototypeNames;
+
+  /// The text of \p S in the input.
+  std::string text(const SourceSpan &S) const {
+    return Source.substr(S.Begin, S.End - S.Begin);
+  }
 
   std::vector<Function *> kernels() const;
   /// Does the input text use \p Name as an identifier (not as part of a

@@ -250,6 +250,23 @@ void Printer::printStmt(const Stmt &S) {
   }
 }
 
+/// The suffix that gives a literal of \p K its type: `U` for unsigned int,
+/// `L`/`UL` for 64-bit integers (long in CUDA on LP64 hosts and in OpenCL).
+static const char *integerSuffix(ScalarKind K) {
+  switch (K) {
+  case ScalarKind::UInt:
+  case ScalarKind::UChar:
+  case ScalarKind::UShort:
+    return "U";
+  case ScalarKind::Long:
+    return "L";
+  case ScalarKind::ULong:
+    return "UL";
+  default:
+    return "";
+  }
+}
+
 /// Would printing \p U's operand right after its sign make `--` or `++`?
 static bool formsIncrement(const UnaryExpr &U) {
   if (U.Op != UnaryOp::Neg && U.Op != UnaryOp::Plus)
@@ -269,12 +286,15 @@ void Printer::printExpr(const Expr &E, int Parent) {
   switch (E.getKind()) {
   case Expr::Kind::IntLit: {
     const auto &L = llvm::cast<IntLit>(E);
-    if (!L.MacroName.empty())
+    if (!L.MacroName.empty()) {
       OS << L.MacroName;
-    else if (L.Value < 0 && Parent > 14)
-      OS << "(" << L.Value << ")";
-    else
-      OS << L.Value;
+    } else if (!L.Spelling.empty()) {
+      OS << L.Spelling;
+    } else {
+      bool Paren = L.Value < 0 && Parent > 14;
+      OS << (Paren ? "(" : "") << L.Value << integerSuffix(L.getType().Scalar)
+         << (Paren ? ")" : "");
+    }
     return;
   }
   case Expr::Kind::FloatLit:

@@ -1,15 +1,21 @@
 //===- Verify.cpp - Run naive and emitted kernels, compare ----------------===//
 #include "Runtime/Verify.h"
+#include "Analysis/Affine.h"
 #include "CodeGen/Emitter.h"
 #include "IR/Evaluate.h"
 #include "IR/Printer.h"
+#include "Runtime/Isolate.h"
 #include "Runtime/OpenCLSession.h"
 
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
 
 #include <cmath>
+#include <csignal>
 #include <cstring>
 #include <functional>
+#include <set>
+#include <unistd.h>
 
 namespace gpumerge {
 
@@ -154,7 +160,15 @@ double compare(const Type &T, const std::vector<std::uint8_t> &A,
   return Max;
 }
 
+/// A scalar argument in the bytes of its parameter's type (OpenCL checks
+/// the size: a short parameter takes 2 bytes).
 KernelArg scalarArg(const Type &T, double Value) {
+  auto Bytes = [](auto V) {
+    KernelArg A;
+    A.Bytes.resize(sizeof(V));
+    std::memcpy(A.Bytes.data(), &V, sizeof(V));
+    return A;
+  };
   switch (T.Scalar) {
   case ScalarKind::Float:
     return KernelArg::f32(float(Value));
@@ -165,20 +179,42 @@ KernelArg scalarArg(const Type &T, double Value) {
     return KernelArg::i64(std::int64_t(Value));
   case ScalarKind::UInt:
     return KernelArg::u32(std::uint32_t(Value));
+  case ScalarKind::Short:
+  case ScalarKind::UShort:
+    return Bytes(std::int16_t(Value));
+  case ScalarKind::Char:
+  case ScalarKind::UChar:
+  case ScalarKind::Bool:
+    return Bytes(std::int8_t(Value));
   default:
     return KernelArg::i32(std::int32_t(Value));
   }
 }
 
+/// The largest divisor of \p N that is at most \p Limit.
+std::int64_t largestDivisorUpTo(std::int64_t N, std::int64_t Limit) {
+  for (std::int64_t D = std::min(N, Limit); D > 1; --D)
+    if (N % D == 0)
+      return D;
+  return 1;
+}
+
+/// The NDRange of a kernel of shape \p S over \p Domain naive threads. In
+/// a dimension no guard bounds (\p Exact), every launched thread runs the
+/// kernel, so the launch is exactly the domain (the block a divisor of it)
+/// rather than rounded up to whole blocks past the buffers.
 NDRange rangeFor(const std::array<std::int64_t, 2> &Domain, unsigned Dims,
-                 const LaunchShape &S) {
+                 const LaunchShape &S, std::array<bool, 2> Exact = {}) {
   NDRange R;
   R.Dims = Dims;
   for (unsigned D = 0; D < Dims; ++D) {
     std::int64_t Threads = (Domain[D] + S.Coverage[D] - 1) / S.Coverage[D];
-    std::int64_t Blocks = (Threads + S.Block[D] - 1) / S.Block[D];
-    R.Global[D] = size_t(Blocks * S.Block[D]);
-    R.Local[D] = size_t(S.Block[D]);
+    std::int64_t Block = S.Block[D];
+    if (Exact[D] && Threads % Block != 0)
+      Block = largestDivisorUpTo(Threads, Block);
+    std::int64_t Blocks = (Threads + Block - 1) / Block;
+    R.Global[D] = size_t(Blocks * Block);
+    R.Local[D] = size_t(Block);
   }
   return R;
 }
@@ -230,20 +266,26 @@ bool planApplies(const LaunchPlan &Plan,
 
 llvm::Expected<std::array<std::int64_t, 2>>
 sequenceDomain(const std::vector<const Function *> &DomainFrom,
-               const SizeBindings &Sizes) {
-  if (DomainFrom.size() == 1)
-    return evaluateDomain(*DomainFrom[0], findDomain(*DomainFrom[0]), Sizes);
+               const SizeBindings &Sizes,
+               const std::optional<std::array<std::int64_t, 2>> &Grid,
+               std::array<bool, 2> *Guarded) {
   // Per dimension, the largest domain a guard gives: the grid covers every
   // phase's threads, and a phase without a guard there runs over it too.
+  // --grid tells only the dimensions no guard bounds: where a guard does,
+  // the launcher takes its extent from the guard, and so does verify.
   std::array<std::int64_t, 2> Result = {0, 0};
+  std::array<bool, 2> HasGuard = {false, false};
   std::optional<llvm::Error> First;
   unsigned Dims = 1;
+  const Function &Head = *DomainFrom.front();
+  std::string Name = Head.PhaseOf.empty() ? Head.Name : Head.PhaseOf;
   for (const Function *F : DomainFrom) {
     KernelDomain KD = findDomain(*F);
     Dims = std::max(Dims, KD.Dims);
     for (unsigned D = 0; D < KD.Dims; ++D) {
       if (KD.Bounds[D].empty())
         continue;
+      HasGuard[D] = true;
       // This dimension's guards: the smallest bound holds.
       std::optional<std::int64_t> Min;
       bool Ok = true;
@@ -267,23 +309,36 @@ sequenceDomain(const std::vector<const Function *> &DomainFrom,
         Result[D] = std::max(Result[D], *Min);
     }
   }
+  if (Grid && (*Grid)[1] > 1)
+    Dims = 2;
   for (unsigned D = 0; D < 2; ++D) {
+    if (Guarded)
+      (*Guarded)[D] = HasGuard[D];
     if (D >= Dims) {
       Result[D] = 1;
+      continue;
+    }
+    if (!HasGuard[D] && Grid) {
+      Result[D] = (*Grid)[D];
       continue;
     }
     if (Result[D] > 0)
       continue;
     if (First)
       return std::move(*First);
+    if (HasGuard[D])
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          llvm::formatv("kernel '{0}' has an empty domain in {1} for these "
+                        "sizes",
+                        Name, D == 0 ? "X" : "Y")
+              .str());
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
         llvm::formatv("cannot infer the launch domain of kernel '{0}' in {1}: "
-                      "no bounds guard of its phases compares the thread "
-                      "position with a size; give --grid",
-                      DomainFrom[0]->PhaseOf.empty() ? DomainFrom[0]->Name
-                                                     : DomainFrom[0]->PhaseOf,
-                      D == 0 ? "X" : "Y")
+                      "no bounds guard compares the thread position with a "
+                      "size; give --grid",
+                      Name, D == 0 ? "X" : "Y")
             .str());
   }
   if (First)
@@ -291,34 +346,50 @@ sequenceDomain(const std::vector<const Function *> &DomainFrom,
   return Result;
 }
 
-std::optional<SizeBindings>
-sizesForOptimizedStages(const std::vector<const Function *> &DomainFrom,
-                        const std::vector<VerifyStage> &Stages,
-                        const SizeBindings &Sizes) {
+/// The plans of \p Stages' emitted kernels.
+static std::vector<const LaunchPlan *>
+stagePlans(const std::vector<VerifyStage> &Stages) {
   std::vector<const LaunchPlan *> Plans;
   for (const VerifyStage &St : Stages)
     if (St.Emitted->Plan)
       Plans.push_back(&*St.Emitted->Plan);
+  return Plans;
+}
+
+/// How many of the launch conditions of \p Plans hold at \p X (the domain
+/// from the guards, --grid where none); -1 when the domain is empty or
+/// cannot be evaluated. \p Total receives the number of conditions.
+static int conditionsHeldAt(
+    const std::vector<const Function *> &DomainFrom,
+    const std::vector<const LaunchPlan *> &Plans, const SizeBindings &X,
+    const std::optional<std::array<std::int64_t, 2>> &Grid, unsigned &Total) {
+  Total = 0;
+  auto D = sequenceDomain(DomainFrom, X, Grid);
+  if (!D) {
+    llvm::consumeError(D.takeError());
+    return -1;
+  }
+  int Held = 0;
+  for (const LaunchPlan *P : Plans) {
+    unsigned T;
+    Held += int(conditionsHeld(*P, *D, X, T));
+    Total += T;
+  }
+  return Held;
+}
+
+std::optional<SizeBindings> sizesForOptimizedStages(
+    const std::vector<const Function *> &DomainFrom,
+    const std::vector<VerifyStage> &Stages, const SizeBindings &Sizes,
+    const std::optional<std::array<std::int64_t, 2>> &Grid) {
+  std::vector<const LaunchPlan *> Plans = stagePlans(Stages);
   if (Plans.empty())
     return Sizes;
   const Function &Naive = *Stages.front().Naive;
   SizeBindings S = chooseSizes(Naive, Sizes);
-  // Conditions held at X; -1 when X leaves the domain empty.
   unsigned Total = 0;
   auto Score = [&](const SizeBindings &X) {
-    auto D = sequenceDomain(DomainFrom, X);
-    if (!D) {
-      llvm::consumeError(D.takeError());
-      return -1;
-    }
-    int Held = 0;
-    Total = 0;
-    for (const LaunchPlan *P : Plans) {
-      unsigned T;
-      Held += int(conditionsHeld(*P, *D, X, T));
-      Total += T;
-    }
-    return Held;
+    return conditionsHeldAt(DomainFrom, Plans, X, Grid, Total);
   };
   auto Holds = [&](const SizeBindings &X) {
     int N = Score(X);
@@ -351,186 +422,326 @@ std::optional<SizeBindings> sizesForOptimizedPath(const Function &Naive,
   return sizesForOptimizedStages({&Naive}, {{&Naive, &Emitted, {}}}, Sizes);
 }
 
+namespace {
+
+/// One launch condition of a plan, as a test over the sizes it reads.
+struct Condition {
+  std::set<std::string> Sizes;
+  std::function<bool(const SizeBindings &)> Holds;
+};
+
+/// \p F's value under \p Sizes when every variable is a size there.
+std::optional<std::int64_t> evaluateForm(const AffineForm &F,
+                                         const SizeBindings &Sizes) {
+  std::int64_t Sum = 0;
+  for (const auto &[Mono, Coef] : F.Terms) {
+    std::int64_t Term = Coef;
+    for (const AffineVar &V : Mono) {
+      auto It = Sizes.find(V.Name);
+      if (V.VarKind != AffineVar::Kind::Symbol || It == Sizes.end())
+        return std::nullopt;
+      Term *= It->second;
+    }
+    Sum += Term;
+  }
+  return Sum;
+}
+
+/// The launch conditions of \p Plans as the launchers test them: the naive
+/// domain (the smallest guard bound of each dimension, the largest over
+/// the phases) a multiple of each tile, and each precondition. Nullopt when
+/// a guard cannot be read as a polynomial in sizes.
+std::optional<std::vector<Condition>>
+launchConditions(const std::vector<const Function *> &DomainFrom,
+                 const std::vector<const LaunchPlan *> &Plans,
+                 const std::optional<std::array<std::int64_t, 2>> &Grid) {
+  // Per dimension, per phase, the guard bounds (form + offset).
+  using Bounds = std::vector<std::vector<std::pair<AffineForm, std::int64_t>>>;
+  std::array<Bounds, 2> Guards;
+  std::array<std::set<std::string>, 2> GuardSizes;
+  for (const Function *F : DomainFrom) {
+    KernelDomain KD = findDomain(*F);
+    AffineContext Ctx = kernelAffineContext(*F);
+    for (unsigned D = 0; D < 2; ++D) {
+      if (KD.Bounds[D].empty())
+        continue;
+      Guards[D].emplace_back();
+      for (const DomainBound &B : KD.Bounds[D]) {
+        auto A = toAffine(*B.Bound, Ctx);
+        if (!A)
+          return std::nullopt;
+        for (const AffineVar &V : A->variables(AffineVar::Kind::Symbol))
+          GuardSizes[D].insert(V.Name);
+        Guards[D].back().emplace_back(*A, B.Offset);
+      }
+    }
+  }
+  auto DomainAt = [Guards,
+                   Grid](unsigned D,
+                         const SizeBindings &X) -> std::optional<std::int64_t> {
+    if (Guards[D].empty())
+      return Grid ? std::optional<std::int64_t>((*Grid)[D]) : std::nullopt;
+    std::int64_t Max = 0;
+    for (const auto &Phase : Guards[D]) {
+      std::optional<std::int64_t> Min;
+      for (const auto &[Form, Offset] : Phase) {
+        auto V = evaluateForm(Form, X);
+        if (!V)
+          return std::nullopt;
+        Min = Min ? std::min(*Min, *V + Offset) : *V + Offset;
+      }
+      Max = std::max(Max, *Min);
+    }
+    return Max;
+  };
+  std::vector<Condition> Out;
+  for (const LaunchPlan *P : Plans) {
+    if (!P->SameLaunch && !P->GuardsDomain)
+      for (unsigned D = 0; D < P->Dims; ++D) {
+        unsigned Naive = P->Interchanged ? 1 - D : D;
+        std::int64_t Tile = P->tile(D);
+        Out.push_back(
+            {GuardSizes[Naive], [DomainAt, Naive, Tile](const SizeBindings &X) {
+               auto V = DomainAt(Naive, X);
+               return V && *V > 0 && *V % Tile == 0;
+             }});
+      }
+    for (const Precondition &C : P->Preconditions) {
+      Condition K;
+      walkExpr(*C.Cond, [&](const Expr &E) {
+        if (const auto *V = llvm::dyn_cast<VarRef>(&E))
+          K.Sizes.insert(V->Name);
+      });
+      const Expr *Cond = C.Cond.get();
+      K.Holds = [Cond](const SizeBindings &X) {
+        auto V = evaluateInteger(*Cond, X);
+        return V && *V;
+      };
+      Out.push_back(std::move(K));
+    }
+  }
+  return Out;
+}
+
+/// Values to try for a size in a joint search: small ones, multiples of
+/// the usual tiles and one past them.
+std::vector<std::int64_t> trialValues() {
+  std::set<std::int64_t> V;
+  for (std::int64_t I = 1; I <= 64; ++I)
+    V.insert(I);
+  for (std::int64_t M : {16, 32, 48, 64, 96, 128, 192, 256, 512})
+    for (std::int64_t K = 1; K * M <= 4096; ++K)
+      for (std::int64_t D : {-1, 0, 1})
+        if (K * M + D > 0)
+          V.insert(K * M + D);
+  return {V.begin(), V.end()};
+}
+
+} // namespace
+
+PlanSatisfiability
+planSatisfiability(const std::vector<const Function *> &DomainFrom,
+                   const std::vector<VerifyStage> &Stages,
+                   const std::optional<std::array<std::int64_t, 2>> &Grid,
+                   SizeBindings *Witness) {
+  std::vector<const LaunchPlan *> Plans = stagePlans(Stages);
+  if (Plans.empty())
+    return PlanSatisfiability::Holds;
+  const Function &Naive = *Stages.front().Naive;
+  SizeBindings Base = chooseSizes(Naive, {});
+  auto Conditions = launchConditions(DomainFrom, Plans, Grid);
+  if (!Conditions)
+    return PlanSatisfiability::Unknown;
+  // Sizes that are not integer parameters (a #define'd constant) stay put.
+  for (Condition &C : *Conditions)
+    for (auto It = C.Sizes.begin(); It != C.Sizes.end();)
+      It = Base.count(*It) ? std::next(It) : C.Sizes.erase(It);
+  // Conditions that share sizes are decided together: group them.
+  std::vector<std::vector<const Condition *>> Groups;
+  std::vector<std::set<std::string>> GroupSizes;
+  for (const Condition &C : *Conditions) {
+    std::vector<const Condition *> Merged = {&C};
+    std::set<std::string> Sizes = C.Sizes;
+    for (size_t G = Groups.size(); G-- > 0;) {
+      bool Shares = false;
+      for (const std::string &N : GroupSizes[G])
+        Shares |= Sizes.count(N) > 0;
+      if (!Shares)
+        continue;
+      Merged.insert(Merged.end(), Groups[G].begin(), Groups[G].end());
+      Sizes.insert(GroupSizes[G].begin(), GroupSizes[G].end());
+      Groups.erase(Groups.begin() + G);
+      GroupSizes.erase(GroupSizes.begin() + G);
+    }
+    Groups.push_back(std::move(Merged));
+    GroupSizes.push_back(std::move(Sizes));
+  }
+  SizeBindings Found = Base;
+  bool Undecided = false;
+  for (size_t G = 0; G < Groups.size(); ++G) {
+    std::vector<std::string> Free(GroupSizes[G].begin(), GroupSizes[G].end());
+    auto AllHold = [&](const SizeBindings &X) {
+      for (const Condition *C : Groups[G])
+        if (!C->Holds(X))
+          return false;
+      return true;
+    };
+    bool Solved = false;
+    if (Free.empty()) {
+      // Constants (`5 % 32 == 0`): decided at once.
+      if (!AllHold(Found))
+        return PlanSatisfiability::Never;
+      continue;
+    }
+    if (Free.size() == 1) {
+      // Divisibility conditions in one size repeat with the lcm of their
+      // moduli: a scan over a few periods decides them.
+      SizeBindings X = Found;
+      for (std::int64_t V = 1; V <= (1 << 16) && !Solved; ++V) {
+        X[Free[0]] = V;
+        Solved = AllHold(X);
+      }
+      if (!Solved)
+        return PlanSatisfiability::Never;
+      Found = X;
+      continue;
+    }
+    if (Free.size() == 2) {
+      std::vector<std::int64_t> Values = trialValues();
+      SizeBindings X = Found;
+      for (std::int64_t A : Values) {
+        X[Free[0]] = A;
+        for (std::int64_t B : Values) {
+          X[Free[1]] = B;
+          if ((Solved = AllHold(X)))
+            break;
+        }
+        if (Solved)
+          break;
+      }
+      if (Solved) {
+        Found = X;
+        continue;
+      }
+    }
+    Undecided = true;
+  }
+  if (!Undecided) {
+    if (Witness)
+      *Witness = Found;
+    return PlanSatisfiability::Holds;
+  }
+  if (auto S = sizesForOptimizedStages(DomainFrom, Stages, {}, Grid)) {
+    if (Witness)
+      *Witness = *S;
+    return PlanSatisfiability::Holds;
+  }
+  return PlanSatisfiability::Unknown;
+}
+
 llvm::Expected<VerifyResult>
 verifyKernel(const Module &M, const Function &Naive, const Function &Emitted,
              const LaunchShape &Shape, const VerifyOptions &Opts) {
   return verifyStages(M, {&Naive}, {{&Naive, &Emitted, Shape}}, Opts);
 }
 
-llvm::Expected<VerifyResult>
-verifyStages(const Module &M, const std::vector<const Function *> &DomainFrom,
-             const std::vector<VerifyStage> &Stages,
-             const VerifyOptions &Opts) {
-  VerifyResult Result;
-  const Function &Naive = *Stages.front().Naive;
-  for (const VerifyStage &St : Stages)
-    if (hasGlobalSync(*St.Naive)) {
-      Result.Detail = "the kernel has a global barrier that was not split";
-      return Result;
-    }
-  Result.Sizes = chooseSizes(Naive, Opts.Sizes);
-  unsigned KDims = 1;
-  for (const Function *F : DomainFrom)
-    KDims = std::max(KDims, findDomain(*F).Dims);
-  if (Opts.Grid) {
-    Result.Domain = *Opts.Grid;
-  } else {
-    auto D = sequenceDomain(DomainFrom, Result.Sizes);
-    if (!D)
-      return D.takeError();
-    Result.Domain = *D;
-  }
-  unsigned Dims = Result.Domain[1] > 1 || KDims == 2 ? 2 : 1;
-  LaunchShape NaiveShape = naiveLaunch(Dims);
-  std::map<std::string, std::int64_t> Extents;
-  auto Widen = [&](const Function &F, const LaunchShape &S) -> llvm::Error {
-    auto E = bufferExtents(F, Result.Sizes, Result.Domain, S.Block);
-    if (!E)
-      return E.takeError();
-    for (auto &[Name, N] : *E)
-      Extents[Name] = std::max(Extents[Name], N);
-    return llvm::Error::success();
-  };
-  // What the generated launchers would run at these sizes, stage by stage.
-  struct Launch {
-    std::string Naive, Candidate;
-    NDRange NaiveRange, CandidateRange;
-    /// Arrays the candidate reads as images (texture variant, OpenCL).
-    std::map<std::string, OpenCLSession::ImageChannel> Images;
-    std::map<std::string, unsigned> Channels; ///< 4: read as 4-vectors
-  };
+namespace {
+
+/// What the generated launchers would run at the verify sizes, stage by
+/// stage: the reference runs Naive over NaiveRange, the candidate
+/// Candidate over CandidateRange.
+struct Launch {
+  std::string Naive, Candidate;
+  NDRange NaiveRange, CandidateRange;
+  /// Arrays the candidate reads as images (texture variant, OpenCL).
+  std::map<std::string, OpenCLSession::ImageChannel> Images;
+  std::map<std::string, unsigned> Channels; ///< 4: read as 4-vectors
+};
+
+/// Everything a verify run does on the device, decided beforehand so the
+/// run itself (in a child process) only builds, launches and compares.
+struct DeviceRun {
+  std::string Reference, Candidate, BuildOptions, DebugFail;
   std::vector<Launch> Launches;
-  bool AnyPlan = false, AnyFallback = false;
-  for (const VerifyStage &St : Stages) {
-    if (auto E = Widen(*St.Naive, NaiveShape))
-      return E;
-    // A planned kernel touches the naive kernel's elements by construction
-    // (its shared-memory indices are not global extents anyway).
-    if (!St.Emitted->Plan)
-      if (auto E = Widen(*St.Emitted, St.Shape))
-        return E;
-    Launch L;
-    L.Naive = St.Naive->Name;
-    L.NaiveRange = rangeFor(Result.Domain, Dims, NaiveShape);
-    L.Candidate = St.Emitted->Name;
-    L.CandidateRange = rangeFor(Result.Domain, Dims, St.Shape);
-    if (St.Emitted->Plan) {
-      const LaunchPlan &P = *St.Emitted->Plan;
-      AnyPlan = true;
-      std::string Failed;
-      if (!planApplies(P, Result.Domain, Result.Sizes, Failed)) {
-        if (!AnyFallback)
-          Result.FailedPrecondition =
-              Stages.size() > 1 ? St.Naive->Name + ": " + Failed : Failed;
-        AnyFallback = true;
-        L.Candidate = fallbackName(St.Naive->Name);
-        L.CandidateRange = L.NaiveRange;
-      } else if (P.SameLaunch) {
-        L.CandidateRange = L.NaiveRange;
-      } else {
-        LaunchShape S;
-        S.Block = P.Block;
-        S.Coverage = P.Coverage;
-        std::array<std::int64_t, 2> Domain = Result.Domain;
-        if (P.Interchanged)
-          std::swap(Domain[0], Domain[1]);
-        L.CandidateRange = rangeFor(Domain, Dims, S);
-      }
-    }
-    Launches.push_back(std::move(L));
-  }
-  if (AnyPlan)
-    Result.Path = AnyFallback ? "fallback" : "optimized";
+  std::vector<Param> Params;
+  std::map<std::string, std::int64_t> Extents;
+  std::vector<std::vector<std::uint8_t>> Inputs;
+  std::vector<double> Scalars;
+};
 
-  // The input as written, unless it is CUDA or had kernels split at global
-  // barriers: then the naive kernels (phases) written as OpenCL.
-  std::string Reference = M.Lang == Language::OpenCL && M.Phased.empty()
-                              ? M.Source
-                              : emitModule(M, Language::OpenCL).Text;
-  std::map<std::string, const Function *> Replacements;
-  for (const VerifyStage &St : Stages)
-    Replacements[St.Naive->Name] = St.Emitted;
-  std::string Candidate = emitModule(M, Language::OpenCL, Replacements).Text;
+/// What the child reports: the outcome and, for the texture variant, an
+/// image that could not be made (then the fallback ran).
+llvm::json::Value resultToJson(const VerifyResult &R) {
+  return llvm::json::Object{{"outcome", int(R.Outcome)},
+                            {"max", R.MaxRelError},
+                            {"detail", R.Detail},
+                            {"path", R.Path},
+                            {"failed", R.FailedPrecondition}};
+}
 
+/// Runs \p Run on an OpenCL session; each step's end is sent to the parent
+/// (`reference-ran`, `candidate-ran`), then `result <json>` or
+/// `error <message>`.
+void executeOnDevice(const DeviceRun &Run, VerifyResult Result,
+                     llvm::function_ref<void(llvm::StringRef)> Send) {
+  auto Fail = [&](llvm::Error E) {
+    // One line: the message (a build log, say) as a JSON string.
+    std::string Line;
+    llvm::raw_string_ostream OS(Line);
+    OS << llvm::json::Value(llvm::toString(std::move(E)));
+    Send("error " + OS.str() + "\n");
+  };
   auto Session = OpenCLSession::create();
   if (!Session)
-    return Session.takeError();
-  auto RefProgram = (*Session)->buildProgram(Reference);
+    return Fail(Session.takeError());
+  auto RefProgram = (*Session)->buildProgram(Run.Reference, Run.BuildOptions);
   if (!RefProgram)
-    return llvm::createStringError(
-        llvm::inconvertibleErrorCode(),
-        "the input kernel does not build as OpenCL: " +
-            llvm::toString(RefProgram.takeError()));
-  auto CandProgram = (*Session)->buildProgram(Candidate);
+    return Fail(
+        llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                "the input kernel does not build as OpenCL: " +
+                                    llvm::toString(RefProgram.takeError())));
+  auto CandProgram = (*Session)->buildProgram(Run.Candidate, Run.BuildOptions);
   if (!CandProgram)
-    return llvm::createStringError(
+    return Fail(llvm::createStringError(
         llvm::inconvertibleErrorCode(),
         "the emitted kernel does not build as OpenCL (a gpumerge bug): " +
-            llvm::toString(CandProgram.takeError()));
+            llvm::toString(CandProgram.takeError())));
 
+  // A kernel that faults must end this process at once: the handlers that
+  // the libraries installed (LLVM's crash recovery, inherited from
+  // gpumerge; the OpenCL compiler's) would report, retry or swallow it.
+  for (int Signal : {SIGSEGV, SIGBUS, SIGILL, SIGABRT})
+    std::signal(Signal, SIG_DFL);
+
+  std::vector<Launch> Launches = Run.Launches;
   // The texture variant reads its read-only float/int arrays as images over
   // the buffers, made as the header's helper makes them (Launcher.h); where
   // one would exceed the device's image size the naive kernel runs instead.
-  for (size_t I = 0; I < Stages.size(); ++I) {
-    const Function &Emitted = *Stages[I].Emitted;
-    Launch &L = Launches[I];
-    if (!Emitted.Plan || L.Candidate != Emitted.Name)
-      continue;
-    for (const std::string &A : Emitted.Plan->TextureArrays) {
-      const Param *P = Emitted.findParam(A);
-      Type T = P ? P->Ty.element() : Type();
-      if (!P || !readAsImage(T))
+  for (Launch &L : Launches)
+    for (auto &[A, Channel] : L.Images) {
+      std::size_t Width = std::size_t(
+          std::max<std::int64_t>(1, Run.Extents.at(A) / L.Channels.at(A)));
+      if (Width <= (*Session)->imageMaxBufferSize())
         continue;
-      L.Images[A] =
-          T.Scalar == ScalarKind::Float ? OpenCLSession::ImageChannel::Float
-          : T.Scalar == ScalarKind::Int ? OpenCLSession::ImageChannel::Int
-                                        : OpenCLSession::ImageChannel::UInt;
-      unsigned Channels = Emitted.Plan->TextureVectorWidth.count(A) ? 4 : 1;
-      L.Channels[A] = Channels;
-      std::size_t Width =
-          std::size_t(std::max<std::int64_t>(1, Extents[A] / Channels));
-      if (Width > (*Session)->imageMaxBufferSize()) {
-        Result.Path = "fallback";
-        if (Result.FailedPrecondition.empty())
-          Result.FailedPrecondition = llvm::formatv(
-              "'{0}' needs an image of {1} elements, over the device's {2} "
-              "(CL_DEVICE_IMAGE_MAX_BUFFER_SIZE)",
-              A, Width, (*Session)->imageMaxBufferSize());
-        L.Candidate = fallbackName(Stages[I].Naive->Name);
-        L.CandidateRange = L.NaiveRange;
-        L.Images.clear();
-        break;
-      }
+      Result.Path = "fallback";
+      if (Result.FailedPrecondition.empty())
+        Result.FailedPrecondition = llvm::formatv(
+            "'{0}' needs an image of {1} elements, over the device's {2} "
+            "(CL_DEVICE_IMAGE_MAX_BUFFER_SIZE)",
+            A, Width, (*Session)->imageMaxBufferSize());
+      L.Candidate = fallbackName(L.Naive);
+      L.CandidateRange = L.NaiveRange;
+      L.Images.clear();
+      break;
     }
-  }
 
-  // Same inputs for both runs: generate once, upload twice.
-  Random R{Opts.Seed};
-  std::vector<std::vector<std::uint8_t>> Inputs;
-  std::vector<double> Scalars;
-  unsigned FloatParam = 0;
-  for (const Param &P : Naive.Params) {
-    if (P.Ty.IsPointer) {
-      Inputs.push_back(randomContents(P.Ty.element(), Extents[P.Name], R));
-      Scalars.push_back(0);
-    } else if (P.Ty.isInteger()) {
-      Inputs.emplace_back();
-      Scalars.push_back(
-          double(Result.Sizes.count(P.Name) ? Result.Sizes.at(P.Name) : 0));
-    } else {
-      Inputs.emplace_back();
-      // alpha, beta, ...: distinct values that are not 0 or 1.
-      Scalars.push_back(1.25 + 0.5 * FloatParam++);
-    }
-  }
-
-  auto Run = [&](unsigned Program, bool Reference)
+  auto Execute = [&](unsigned Program, bool Reference)
       -> llvm::Expected<std::vector<std::vector<std::uint8_t>>> {
     std::vector<unsigned> Buffers;
-    for (size_t I = 0; I < Naive.Params.size(); ++I) {
-      if (!Naive.Params[I].Ty.IsPointer)
+    for (size_t I = 0; I < Run.Params.size(); ++I) {
+      if (!Run.Params[I].Ty.IsPointer)
         continue;
-      auto B = (*Session)->createBuffer(Inputs[I]);
+      auto B = (*Session)->createBuffer(Run.Inputs[I]);
       if (!B)
         return B.takeError();
       Buffers.push_back(*B);
@@ -540,10 +751,10 @@ verifyStages(const Module &M, const std::vector<const Function *> &DomainFrom,
     for (const Launch &L : Launches) {
       std::vector<KernelArg> Args;
       size_t Buffer = 0;
-      for (size_t I = 0; I < Naive.Params.size(); ++I) {
-        const Param &P = Naive.Params[I];
+      for (size_t I = 0; I < Run.Params.size(); ++I) {
+        const Param &P = Run.Params[I];
         if (!P.Ty.IsPointer) {
-          Args.push_back(scalarArg(P.Ty, Scalars[I]));
+          Args.push_back(scalarArg(P.Ty, Run.Scalars[I]));
           continue;
         }
         unsigned B = Buffers[Buffer++];
@@ -557,7 +768,7 @@ verifyStages(const Module &M, const std::vector<const Function *> &DomainFrom,
           auto Image = (*Session)->createImage1DBuffer(
               B, Img->second,
               std::size_t(
-                  std::max<std::int64_t>(1, Extents[P.Name] / Channels)),
+                  std::max<std::int64_t>(1, Run.Extents.at(P.Name) / Channels)),
               Channels);
           if (!Image)
             return Image.takeError();
@@ -579,16 +790,22 @@ verifyStages(const Module &M, const std::vector<const Function *> &DomainFrom,
     }
     return Out;
   };
-  auto Expected = Run(*RefProgram, true);
+  auto Expected = Execute(*RefProgram, true);
   if (!Expected)
-    return Expected.takeError();
-  auto Actual = Run(*CandProgram, false);
+    return Fail(Expected.takeError());
+  Send("reference-ran\n");
+  if (Run.DebugFail == "crash")
+    std::raise(SIGSEGV);
+  while (Run.DebugFail == "hang")
+    ::pause();
+  auto Actual = Execute(*CandProgram, false);
   if (!Actual)
-    return Actual.takeError();
+    return Fail(Actual.takeError());
+  Send("candidate-ran\n");
 
   Result.Outcome = VerifyResult::Status::Ok;
   size_t BufferIndex = 0;
-  for (const Param &P : Naive.Params) {
+  for (const Param &P : Run.Params) {
     if (!P.Ty.IsPointer)
       continue;
     Type T = P.Ty.element();
@@ -608,6 +825,220 @@ verifyStages(const Module &M, const std::vector<const Function *> &DomainFrom,
     }
     ++BufferIndex;
   }
+  std::string Json;
+  llvm::raw_string_ostream OS(Json);
+  OS << resultToJson(Result);
+  Send("result " + OS.str() + "\n");
+}
+
+} // namespace
+
+llvm::Expected<VerifyResult>
+verifyStages(const Module &M, const std::vector<const Function *> &DomainFrom,
+             const std::vector<VerifyStage> &Stages,
+             const VerifyOptions &Opts) {
+  VerifyResult Result;
+  const Function &Naive = *Stages.front().Naive;
+  for (const VerifyStage &St : Stages)
+    if (hasGlobalSync(*St.Naive)) {
+      Result.Detail = "the kernel has a global barrier that was not split";
+      return Result;
+    }
+  Result.Sizes = chooseSizes(Naive, Opts.Sizes);
+  unsigned KDims = 1;
+  for (const Function *F : DomainFrom)
+    KDims = std::max(KDims, findDomain(*F).Dims);
+  // The domain the launchers compute (guards first, --grid where none), and
+  // the threads the naive launch has (--grid where given).
+  std::array<bool, 2> Guarded;
+  auto D = sequenceDomain(DomainFrom, Result.Sizes, Opts.Grid, &Guarded);
+  if (!D)
+    return D.takeError();
+  Result.Domain = *D;
+  std::array<std::int64_t, 2> LaunchThreads = Result.Domain;
+  if (Opts.Grid)
+    for (unsigned Dim = 0; Dim < 2; ++Dim)
+      LaunchThreads[Dim] = (*Opts.Grid)[Dim];
+  unsigned Dims =
+      Result.Domain[1] > 1 || LaunchThreads[1] > 1 || KDims == 2 ? 2 : 1;
+  std::array<bool, 2> Exact = {!Guarded[0], !Guarded[1]};
+  LaunchShape NaiveShape = naiveLaunch(Dims);
+  NDRange NaiveRange = rangeFor(LaunchThreads, Dims, NaiveShape, Exact);
+  // Buffers cover every launched thread's accesses, guarded or not: a read
+  // before the guard, or past it, must stay inside them.
+  std::array<std::int64_t, 2> Covered = {std::int64_t(NaiveRange.Global[0]),
+                                         std::int64_t(NaiveRange.Global[1])};
+  std::map<std::string, std::int64_t> Extents;
+  auto Widen = [&](const Function &F, std::array<std::int64_t, 2> Threads,
+                   const LaunchShape &S) -> llvm::Error {
+    auto E = bufferExtents(F, Result.Sizes, Threads, S.Block);
+    if (!E)
+      return E.takeError();
+    for (auto &[Name, N] : *E)
+      Extents[Name] = std::max(Extents[Name], N);
+    return llvm::Error::success();
+  };
+  std::vector<Launch> Launches;
+  bool AnyPlan = false, AnyFallback = false;
+  for (const VerifyStage &St : Stages) {
+    if (auto E = Widen(*St.Naive, Covered, NaiveShape))
+      return E;
+    // A planned kernel touches the naive kernel's elements by construction
+    // (its shared-memory indices are not global extents anyway).
+    if (!St.Emitted->Plan)
+      if (auto E = Widen(*St.Emitted, Covered, St.Shape))
+        return E;
+    Launch L;
+    L.Naive = St.Naive->Name;
+    L.NaiveRange = NaiveRange;
+    L.Candidate = St.Emitted->Name;
+    L.CandidateRange = rangeFor(LaunchThreads, Dims, St.Shape, Exact);
+    if (St.Emitted->Plan) {
+      const LaunchPlan &P = *St.Emitted->Plan;
+      AnyPlan = true;
+      std::string Failed;
+      bool Applies = planApplies(P, Result.Domain, Result.Sizes, Failed);
+      // The launchers also check that the naive launch covered the domain.
+      for (unsigned Dim = 0; Applies && Dim < Dims; ++Dim)
+        if (Guarded[Dim] && LaunchThreads[Dim] < Result.Domain[Dim]) {
+          Applies = false;
+          Failed = llvm::formatv("the launch ({0} threads in {1}) does not "
+                                 "cover the guard's domain ({2})",
+                                 LaunchThreads[Dim], Dim == 0 ? "X" : "Y",
+                                 Result.Domain[Dim]);
+        }
+      if (!Applies) {
+        if (!AnyFallback)
+          Result.FailedPrecondition =
+              Stages.size() > 1 ? St.Naive->Name + ": " + Failed : Failed;
+        AnyFallback = true;
+        L.Candidate = fallbackName(St.Naive->Name);
+        L.CandidateRange = L.NaiveRange;
+      } else if (P.SameLaunch) {
+        L.CandidateRange = L.NaiveRange;
+      } else {
+        LaunchShape S;
+        S.Block = P.Block;
+        S.Coverage = P.Coverage;
+        std::array<std::int64_t, 2> Domain = Result.Domain;
+        if (P.Interchanged)
+          std::swap(Domain[0], Domain[1]);
+        L.CandidateRange = rangeFor(Domain, Dims, S);
+      }
+      if (L.Candidate == St.Emitted->Name)
+        for (const std::string &A : P.TextureArrays) {
+          const Param *Par = St.Emitted->findParam(A);
+          Type T = Par ? Par->Ty.element() : Type();
+          if (!Par || !readAsImage(T))
+            continue;
+          L.Images[A] =
+              T.Scalar == ScalarKind::Float ? OpenCLSession::ImageChannel::Float
+              : T.Scalar == ScalarKind::Int ? OpenCLSession::ImageChannel::Int
+                                            : OpenCLSession::ImageChannel::UInt;
+          L.Channels[A] = P.TextureVectorWidth.count(A) ? 4 : 1;
+        }
+    }
+    Launches.push_back(std::move(L));
+  }
+  if (AnyPlan)
+    Result.Path = AnyFallback ? "fallback" : "optimized";
+
+  DeviceRun Run;
+  // The input as written, unless it is CUDA or had kernels split at global
+  // barriers: then the naive kernels (phases) written as OpenCL.
+  bool AsWritten = M.Lang == Language::OpenCL && M.Phased.empty();
+  Result.Reference =
+      AsWritten ? "the OpenCL input as written"
+      : M.Lang == Language::OpenCL
+          ? "the OpenCL input with its split kernels' phases printed from KIR"
+          : "the CUDA input translated to OpenCL by gpumerge";
+  Run.Reference = AsWritten ? M.Source : emitModule(M, Language::OpenCL).Text;
+  std::map<std::string, const Function *> Replacements;
+  for (const VerifyStage &St : Stages)
+    Replacements[St.Naive->Name] = St.Emitted;
+  Run.Candidate = emitModule(M, Language::OpenCL, Replacements).Text;
+  Run.BuildOptions = Opts.BuildOptions;
+  Run.DebugFail = Opts.DebugFailCandidate;
+  Run.Launches = std::move(Launches);
+  Run.Params = Naive.Params;
+  Run.Extents = Extents;
+
+  // Same inputs for both runs: generate once, upload twice.
+  Random R{Opts.Seed};
+  unsigned FloatParam = 0;
+  for (const Param &P : Naive.Params) {
+    if (P.Ty.IsPointer) {
+      Run.Inputs.push_back(randomContents(P.Ty.element(), Extents[P.Name], R));
+      Run.Scalars.push_back(0);
+    } else if (P.Ty.isInteger()) {
+      Run.Inputs.emplace_back();
+      Run.Scalars.push_back(
+          double(Result.Sizes.count(P.Name) ? Result.Sizes.at(P.Name) : 0));
+    } else {
+      Run.Inputs.emplace_back();
+      // alpha, beta, ...: distinct values that are not 0 or 1.
+      Run.Scalars.push_back(1.25 + 0.5 * FloatParam++);
+    }
+  }
+
+  // The kernels run in a child process: one that writes out of bounds or
+  // never ends costs this verify run, not gpumerge.
+  std::string Output;
+  llvm::Error Failed = runIsolated(
+      [&](llvm::function_ref<void(llvm::StringRef)> Send) {
+        executeOnDevice(Run, Result, Send);
+      },
+      Opts.TimeoutSeconds ? Opts.TimeoutSeconds : verifyTimeoutSeconds(),
+      Output);
+  llvm::StringRef Rest(Output);
+  bool ReferenceRan = false, CandidateRan = false;
+  while (!Rest.empty()) {
+    auto [Line, Next] = Rest.split('\n');
+    Rest = Next;
+    if (Line == "reference-ran")
+      ReferenceRan = true;
+    else if (Line == "candidate-ran")
+      CandidateRan = true;
+    else if (Line.consume_front("error ")) {
+      llvm::consumeError(std::move(Failed));
+      auto J = llvm::json::parse(Line);
+      std::string Message =
+          J && J->getAsString() ? J->getAsString()->str() : Line.str();
+      if (!J)
+        llvm::consumeError(J.takeError());
+      return llvm::createStringError(llvm::inconvertibleErrorCode(), Message);
+    } else if (Line.consume_front("result ")) {
+      llvm::consumeError(std::move(Failed));
+      auto J = llvm::json::parse(Line);
+      const llvm::json::Object *O = J ? J->getAsObject() : nullptr;
+      if (!O) {
+        if (!J)
+          llvm::consumeError(J.takeError());
+        return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                       "garbled result from the verify run");
+      }
+      Result.Outcome =
+          VerifyResult::Status(O->getInteger("outcome").value_or(2));
+      Result.MaxRelError = O->getNumber("max").value_or(0);
+      Result.Detail = O->getString("detail").value_or("").str();
+      Result.Path = O->getString("path").value_or("").str();
+      Result.FailedPrecondition = O->getString("failed").value_or("").str();
+      return Result;
+    }
+  }
+  std::string Why = Failed ? llvm::toString(std::move(Failed))
+                           : "the verify run ended without a result";
+  if (ReferenceRan && !CandidateRan) {
+    // The input ran; the emitted kernel crashed or hung: wrong code.
+    Result.Outcome = VerifyResult::Status::Mismatch;
+    Result.Detail = "the emitted kernel failed on the device: " + Why;
+    return Result;
+  }
+  Result.Outcome = VerifyResult::Status::Skipped;
+  Result.Detail = (ReferenceRan ? "comparing the results failed: "
+                                : "the input kernel failed on the device at "
+                                  "these sizes: ") +
+                  Why;
   return Result;
 }
 

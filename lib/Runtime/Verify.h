@@ -33,9 +33,17 @@ struct LaunchShape {
 LaunchShape naiveLaunch(unsigned Dims);
 
 struct VerifyOptions {
-  SizeBindings Sizes;                              ///< --size
-  std::optional<std::array<std::int64_t, 2>> Grid; ///< --grid (threads)
+  SizeBindings Sizes; ///< --size
+  /// --grid: the naive launch's threads; the domain in dimensions no guard
+  /// bounds (where one does, the launchers take the guard's extent).
+  std::optional<std::array<std::int64_t, 2>> Grid;
   std::uint64_t Seed = 20121;
+  /// Options for building the OpenCL programs: the -I/-D/-U of the parse.
+  std::string BuildOptions;
+  /// Seconds the kernels may run; 0: verifyTimeoutSeconds().
+  unsigned TimeoutSeconds = 0;
+  /// For tests: "crash" or "hang" in place of the emitted kernel's run.
+  std::string DebugFailCandidate;
 };
 
 struct VerifyResult {
@@ -50,6 +58,8 @@ struct VerifyResult {
   /// Empty for a kernel launched like the naive one.
   std::string Path;
   std::string FailedPrecondition; ///< why the fallback ran
+  /// What the output was compared against ("the OpenCL input as written").
+  std::string Reference;
 };
 const char *verifyStatusName(VerifyResult::Status S);
 
@@ -90,9 +100,13 @@ struct VerifyStage {
 /// (the phases of a kernel split at its global barriers, or one kernel): in
 /// each dimension the largest domain their guards give; errors as
 /// evaluateDomain when none has a guard there.
+/// \p Grid (--grid) gives the dimensions no guard bounds; \p Guarded (when
+/// given) says which dimensions a guard bounds.
 llvm::Expected<std::array<std::int64_t, 2>>
 sequenceDomain(const std::vector<const Function *> &DomainFrom,
-               const SizeBindings &Sizes);
+               const SizeBindings &Sizes,
+               const std::optional<std::array<std::int64_t, 2>> &Grid = {},
+               std::array<bool, 2> *Guarded = nullptr);
 
 /// verifyKernel for a sequence of launches on the same buffers over the
 /// domain of \p DomainFrom (Opts.Grid when given): the reference runs every
@@ -104,10 +118,23 @@ verifyStages(const Module &M, const std::vector<const Function *> &DomainFrom,
              const std::vector<VerifyStage> &Stages, const VerifyOptions &Opts);
 
 /// sizesForOptimizedPath for every planned stage at once.
-std::optional<SizeBindings>
-sizesForOptimizedStages(const std::vector<const Function *> &DomainFrom,
-                        const std::vector<VerifyStage> &Stages,
-                        const SizeBindings &Sizes);
+std::optional<SizeBindings> sizesForOptimizedStages(
+    const std::vector<const Function *> &DomainFrom,
+    const std::vector<VerifyStage> &Stages, const SizeBindings &Sizes,
+    const std::optional<std::array<std::int64_t, 2>> &Grid = {});
+
+/// Can the launch conditions of the stages' plans hold together at all?
+enum class PlanSatisfiability {
+  Holds,   ///< at the sizes put in the witness
+  Never,   ///< decided: constants (`5 % 32 == 0`), or one free size scanned
+           ///< over its periods (`n % 256 == 0` and `(n - 1) % 32 == 0`)
+  Unknown, ///< several sizes and the search found none
+};
+PlanSatisfiability
+planSatisfiability(const std::vector<const Function *> &DomainFrom,
+                   const std::vector<VerifyStage> &Stages,
+                   const std::optional<std::array<std::int64_t, 2>> &Grid = {},
+                   SizeBindings *Witness = nullptr);
 
 } // namespace gpumerge
 

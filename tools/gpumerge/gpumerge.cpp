@@ -73,6 +73,13 @@ static cl::opt<std::string>
                    "thread-y=N (blocks relative to the coalesced block)"),
           cl::cat(Category));
 
+static cl::opt<std::string>
+    DebugFail("debug-fail",
+              cl::desc("Make gpumerge fail on purpose, for its tests: "
+                       "pass-crash=NAME, pass-error=NAME, "
+                       "pass-malformed=NAME, verify-candidate=crash|hang"),
+              cl::Hidden, cl::cat(Category));
+
 int main(int argc, char **argv) {
   InitLLVM X(argc, argv);
   // Everything after `--` is for Clang.
@@ -154,5 +161,6 @@ int main(int argc, char **argv) {
   Opts.EmitSteps = EmitSteps;
   Opts.Merge = Merge;
   Opts.Texture = Texture;
+  Opts.DebugFail = DebugFail;
   return runDriver(Opts, outs(), errs());
 }

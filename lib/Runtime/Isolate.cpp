@@ -1,0 +1,129 @@
+//===- Isolate.cpp - Run device code where it cannot hurt gpumerge --------===//
+#include "Runtime/Isolate.h"
+
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace gpumerge {
+
+unsigned verifyTimeoutSeconds() {
+  if (const char *V = std::getenv("GPUMERGE_VERIFY_TIMEOUT")) {
+    char *End;
+    unsigned long S = std::strtoul(V, &End, 10);
+    if (*V && !*End && S > 0)
+      return unsigned(S);
+  }
+  return 120;
+}
+
+static llvm::Error failure(const llvm::Twine &Why) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), Why.str());
+}
+
+/// Writes all of \p Text to \p FD; false when the pipe broke.
+static bool writeAll(int FD, const std::string &Text) {
+  size_t Done = 0;
+  while (Done < Text.size()) {
+    ssize_t N = ::write(FD, Text.data() + Done, Text.size() - Done);
+    if (N < 0 && errno == EINTR)
+      continue;
+    if (N <= 0)
+      return false;
+    Done += size_t(N);
+  }
+  return true;
+}
+
+llvm::Error runIsolated(llvm::function_ref<void(SendFn)> Work,
+                        unsigned TimeoutSeconds, std::string &Output) {
+  int Pipe[2];
+  Output.clear();
+  if (::pipe(Pipe) != 0)
+    return failure(
+        llvm::formatv("cannot create a pipe: {0}", std::strerror(errno)));
+  // What is buffered now would otherwise be written twice.
+  llvm::outs().flush();
+  llvm::errs().flush();
+  std::fflush(nullptr);
+  pid_t Child = ::fork();
+  if (Child < 0) {
+    int E = errno;
+    ::close(Pipe[0]);
+    ::close(Pipe[1]);
+    return failure(
+        llvm::formatv("cannot start a process: {0}", std::strerror(E)));
+  }
+  if (Child == 0) {
+    ::close(Pipe[0]);
+    bool Broken = false;
+    Work([&](llvm::StringRef Text) {
+      Broken |= !writeAll(Pipe[1], Text.str());
+    });
+    // _exit: no destructors or atexit handlers of the parent's state.
+    ::_exit(Broken ? 1 : 0);
+  }
+  ::close(Pipe[1]);
+
+  std::string &Result = Output;
+  Result.clear();
+  bool TimedOut = false;
+  auto Deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(TimeoutSeconds);
+  char Buffer[65536];
+  for (;;) {
+    auto Left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                    Deadline - std::chrono::steady_clock::now())
+                    .count();
+    if (Left <= 0) {
+      TimedOut = true;
+      break;
+    }
+    struct pollfd P = {Pipe[0], POLLIN, 0};
+    int Ready = ::poll(&P, 1, int(std::min<long long>(Left, 1 << 30)));
+    if (Ready < 0 && errno == EINTR)
+      continue;
+    if (Ready < 0)
+      break;
+    if (Ready == 0)
+      continue; // the deadline is checked above
+    ssize_t N = ::read(Pipe[0], Buffer, sizeof(Buffer));
+    if (N < 0 && errno == EINTR)
+      continue;
+    if (N <= 0)
+      break; // end of file: the child is done (or gone)
+    Result.append(Buffer, size_t(N));
+  }
+  ::close(Pipe[0]);
+  if (TimedOut)
+    ::kill(Child, SIGKILL);
+  int Status = 0;
+  while (::waitpid(Child, &Status, 0) < 0 && errno == EINTR)
+    ;
+  if (TimedOut)
+    return failure(llvm::formatv("it did not finish within {0} s and was "
+                                 "stopped (a kernel that does not terminate?"
+                                 " GPUMERGE_VERIFY_TIMEOUT sets the limit)",
+                                 TimeoutSeconds));
+  if (WIFSIGNALED(Status))
+    return failure(llvm::formatv("it crashed with signal {0} ({1}) while "
+                                 "running the kernels on the device",
+                                 WTERMSIG(Status),
+                                 ::strsignal(WTERMSIG(Status))));
+  if (!WIFEXITED(Status) || WEXITSTATUS(Status) != 0)
+    return failure(llvm::formatv("the process running the kernels exited "
+                                 "with status {0}",
+                                 WEXITSTATUS(Status)));
+  return llvm::Error::success();
+}
+
+} // namespace gpumerge

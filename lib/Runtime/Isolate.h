@@ -1,0 +1,44 @@
+//===- Isolate.h - Run device code where it cannot hurt gpumerge -*- C++
+//-*-===//
+//
+// --verify runs the user's kernels (and ours) on PoCL, which executes them in
+// the calling process: a kernel that writes out of bounds would corrupt
+// gpumerge's heap, one that loops forever would hang it. runIsolated runs
+// such work in a forked child process with a time limit; only the child's
+// result, as text, comes back through a pipe. A child that crashes, is killed
+// or overruns its time gives an error naming what happened, and gpumerge goes
+// on with the next kernel.
+//
+// The child starts as a copy of this process and must not rely on other
+// threads (fork copies only the calling one): the work given here creates its
+// own OpenCL session and touches nothing shared.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GPUMERGE_RUNTIME_ISOLATE_H
+#define GPUMERGE_RUNTIME_ISOLATE_H
+
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/Support/Error.h"
+
+#include <string>
+
+namespace gpumerge {
+
+/// Seconds a verify run may take before it counts as a hang: the
+/// GPUMERGE_VERIFY_TIMEOUT environment variable, else 120.
+unsigned verifyTimeoutSeconds();
+
+/// What the work in the child sends: each call reaches the parent at once,
+/// so what was sent before a crash is still read.
+using SendFn = llvm::function_ref<void(llvm::StringRef)>;
+
+/// Runs \p Work in a child process; \p Output receives everything it sent.
+/// Errors: the child was killed by a signal ("it crashed with signal 11
+/// (Segmentation fault)"), ran longer than \p TimeoutSeconds (it is killed),
+/// exited with a failure, or the process could not be created.
+llvm::Error runIsolated(llvm::function_ref<void(SendFn)> Work,
+                        unsigned TimeoutSeconds, std::string &Output);
+
+} // namespace gpumerge
+
+#endif
