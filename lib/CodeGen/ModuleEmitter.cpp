@@ -48,10 +48,13 @@ static bool usesDouble(const Function &F) {
 
 /// The input's kernel \p Naive as <name>_naive in \p L: in the input's
 /// language its definition as written (comments, macros and literals kept)
-/// with the name renamed; translated, printed from KIR.
+/// with the name renamed; translated (to the other language, or from the
+/// original compiler's dialect), printed from KIR.
 static std::string fallbackText(const Module &M, const Function &Naive,
                                 Language L) {
-  if (L == M.Lang && Naive.NameSpan) {
+  // The original compiler's dialect (bare idx, ...) is another language:
+  // its kernels are translated, like CUDA to OpenCL.
+  if (L == M.Lang && Naive.NameSpan && !Naive.PaperDialect) {
     const SourceSpan &N = *Naive.NameSpan;
     std::string Text = M.text(Naive.Span);
     Text.replace(N.Begin - Naive.Span.Begin, N.End - N.Begin,
@@ -165,7 +168,7 @@ emitInPlace(const Module &M,
         outputFunction(M, F, M.Lang, Replacements, UsesPlan, Result.Warnings);
     // What no pass changed stays as the user wrote it (a phase of a split
     // kernel is new text).
-    if (&Out == &F && F.PhaseOf.empty())
+    if (&Out == &F && F.PhaseOf.empty() && !F.PaperDialect)
       continue;
     std::string Body = UsesPlan ? emitWithFallback(M, F, Out, M.Lang)
                                 : emitFunction(Out, M.Lang);

@@ -605,6 +605,13 @@ private:
     VO.Sizes = Opts.Sizes;
     VO.Grid = Opts.Grid;
     VO.BuildOptions = buildOptions();
+    if (!Opts.Reference.empty()) {
+      auto Text = llvm::MemoryBuffer::getFile(Opts.Reference);
+      if (Text) {
+        VO.ReferenceSource = (*Text)->getBuffer().str();
+        VO.ReferenceName = Opts.Reference;
+      }
+    }
     llvm::StringRef Debug(Opts.DebugFail);
     if (Debug.consume_front("verify-candidate="))
       VO.DebugFailCandidate = Debug.str();
@@ -943,6 +950,16 @@ int runDriver(const DriverOptions &Opts, llvm::raw_ostream &Out,
       Opts.Texture != "ldg") {
     Err << "error: --texture must be object or ldg\n";
     return ExitUsage;
+  }
+  if (!Opts.Reference.empty()) {
+    if (!Opts.Verify) {
+      Err << "error: --reference is a reference for --verify\n";
+      return ExitUsage;
+    }
+    if (!llvm::sys::fs::exists(Opts.Reference)) {
+      Err << "error: cannot read the reference '" << Opts.Reference << "'\n";
+      return ExitBadInput;
+    }
   }
   if (!Opts.Output.empty() &&
       (Opts.Memory == "both" || Opts.Inputs.size() > 1)) {

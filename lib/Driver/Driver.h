@@ -52,6 +52,9 @@ struct DriverOptions {
   std::string Merge;     ///< --merge=block-y=16,thread-x=4
   std::string Texture;   ///< --texture=object|ldg; "": the target's default
   std::vector<std::string> ClangArgs; ///< after --
+  /// --reference=FILE.cl: verify against this OpenCL source (kernels of the
+  /// same names and parameters) instead of the input.
+  std::string Reference;
   /// Hidden --debug-fail=WHAT, for the tests of gpumerge's own failures:
   /// pass-crash=NAME (the pass aborts), pass-error=NAME (it returns an
   /// error), pass-malformed=NAME (it leaves malformed KIR),

@@ -1,6 +1,7 @@
 //===- Verify.cpp - Run naive and emitted kernels, compare ----------------===//
 #include "Runtime/Verify.h"
 #include "Analysis/Affine.h"
+#include "Analysis/Races.h"
 #include "CodeGen/Emitter.h"
 #include "IR/Evaluate.h"
 #include "IR/Printer.h"
@@ -378,6 +379,67 @@ static int conditionsHeldAt(
   return Held;
 }
 
+/// What makes \p Sizes unusable for verify: an empty or unknown launch
+/// domain, or two threads of an input kernel writing one element (its
+/// result would not be defined). Empty when usable; \p Race says which.
+static std::string
+sizeProblem(const std::vector<const Function *> &DomainFrom,
+            const std::vector<VerifyStage> &Stages, const SizeBindings &Sizes,
+            const std::optional<std::array<std::int64_t, 2>> &Grid,
+            bool *Race = nullptr) {
+  if (Race)
+    *Race = false;
+  auto D = sequenceDomain(DomainFrom, Sizes, Grid);
+  if (!D)
+    return llvm::toString(D.takeError());
+  for (const VerifyStage &St : Stages) {
+    std::string R = findWriteRace(*St.Naive, Sizes, *D);
+    if (R.empty())
+      continue;
+    if (Race)
+      *Race = true;
+    return "at these sizes two threads of the input kernel '" + St.Naive->Name +
+           "' write one element, so its result is not defined: " + R;
+  }
+  return "";
+}
+
+/// \p Sizes, or sizes near them without a sizeProblem: the sizes the user
+/// did not give (\p Given) are raised one at a time.
+static SizeBindings
+repairSizes(const std::vector<const Function *> &DomainFrom,
+            const std::vector<VerifyStage> &Stages, SizeBindings Sizes,
+            const SizeBindings &Given,
+            const std::optional<std::array<std::int64_t, 2>> &Grid) {
+  if (sizeProblem(DomainFrom, Stages, Sizes, Grid).empty())
+    return Sizes;
+  const Function &Naive = *Stages.front().Naive;
+  for (unsigned Round = 0; Round < 3; ++Round)
+    for (const Param &P : Naive.Params) {
+      if (!Sizes.count(P.Name) || Given.count(P.Name))
+        continue;
+      std::int64_t V = Sizes[P.Name];
+      std::vector<std::int64_t> Trials;
+      for (std::int64_t Step = 1; Step <= 64; ++Step)
+        Trials.push_back(V + Step);
+      for (std::int64_t K : {2, 3, 4, 8, 16})
+        Trials.push_back(V * K);
+      for (std::int64_t T : Trials) {
+        SizeBindings X = Sizes;
+        X[P.Name] = T;
+        if (sizeProblem(DomainFrom, Stages, X, Grid).empty())
+          return X;
+      }
+    }
+  return Sizes;
+}
+
+static PlanSatisfiability
+solveConditions(const std::vector<const Function *> &DomainFrom,
+                const std::vector<VerifyStage> &Stages,
+                const std::optional<std::array<std::int64_t, 2>> &Grid,
+                const SizeBindings &Base, SizeBindings *Witness);
+
 std::optional<SizeBindings> sizesForOptimizedStages(
     const std::vector<const Function *> &DomainFrom,
     const std::vector<VerifyStage> &Stages, const SizeBindings &Sizes,
@@ -411,8 +473,21 @@ std::optional<SizeBindings> sizesForOptimizedStages(
         }
       }
     }
+  // Coupled conditions ((w - fw + 1) % 16 == 0 and fw % 16 == 0) defeat
+  // raising one size at a time: solve them group by group.
+  SizeBindings Solved;
+  if (!Holds(S) && solveConditions(DomainFrom, Stages, Grid, S, &Solved) ==
+                       PlanSatisfiability::Holds)
+    S = Solved;
   if (!Holds(S))
     return std::nullopt;
+  // Sizes where the input kernel races are no use: repair them, keeping
+  // the conditions.
+  if (!sizeProblem(DomainFrom, Stages, S, Grid).empty()) {
+    S = repairSizes(DomainFrom, Stages, S, Sizes, Grid);
+    if (!Holds(S) || !sizeProblem(DomainFrom, Stages, S, Grid).empty())
+      return std::nullopt;
+  }
   return S;
 }
 
@@ -539,16 +614,19 @@ std::vector<std::int64_t> trialValues() {
 
 } // namespace
 
-PlanSatisfiability
-planSatisfiability(const std::vector<const Function *> &DomainFrom,
-                   const std::vector<VerifyStage> &Stages,
-                   const std::optional<std::array<std::int64_t, 2>> &Grid,
-                   SizeBindings *Witness) {
+/// Decides the launch conditions of \p Stages' plans group by group
+/// (conditions sharing sizes together): constants at once, one size by a
+/// scan over its periods, two by a joint search; the sizes in no condition
+/// keep their values in \p Base. Unknown where a group has more sizes or
+/// the joint search finds nothing.
+static PlanSatisfiability
+solveConditions(const std::vector<const Function *> &DomainFrom,
+                const std::vector<VerifyStage> &Stages,
+                const std::optional<std::array<std::int64_t, 2>> &Grid,
+                const SizeBindings &Base, SizeBindings *Witness) {
   std::vector<const LaunchPlan *> Plans = stagePlans(Stages);
   if (Plans.empty())
     return PlanSatisfiability::Holds;
-  const Function &Naive = *Stages.front().Naive;
-  SizeBindings Base = chooseSizes(Naive, {});
   auto Conditions = launchConditions(DomainFrom, Plans, Grid);
   if (!Conditions)
     return PlanSatisfiability::Unknown;
@@ -626,11 +704,23 @@ planSatisfiability(const std::vector<const Function *> &DomainFrom,
     }
     Undecided = true;
   }
-  if (!Undecided) {
-    if (Witness)
-      *Witness = Found;
-    return PlanSatisfiability::Holds;
-  }
+  if (Undecided)
+    return PlanSatisfiability::Unknown;
+  if (Witness)
+    *Witness = Found;
+  return PlanSatisfiability::Holds;
+}
+
+PlanSatisfiability
+planSatisfiability(const std::vector<const Function *> &DomainFrom,
+                   const std::vector<VerifyStage> &Stages,
+                   const std::optional<std::array<std::int64_t, 2>> &Grid,
+                   SizeBindings *Witness) {
+  SizeBindings Base = chooseSizes(*Stages.front().Naive, {});
+  PlanSatisfiability R =
+      solveConditions(DomainFrom, Stages, Grid, Base, Witness);
+  if (R != PlanSatisfiability::Unknown)
+    return R;
   if (auto S = sizesForOptimizedStages(DomainFrom, Stages, {}, Grid)) {
     if (Witness)
       *Witness = *S;
@@ -844,7 +934,15 @@ verifyStages(const Module &M, const std::vector<const Function *> &DomainFrom,
       Result.Detail = "the kernel has a global barrier that was not split";
       return Result;
     }
-  Result.Sizes = chooseSizes(Naive, Opts.Sizes);
+  Result.Sizes = repairSizes(DomainFrom, Stages, chooseSizes(Naive, Opts.Sizes),
+                             Opts.Sizes, Opts.Grid);
+  bool Race;
+  std::string Problem =
+      sizeProblem(DomainFrom, Stages, Result.Sizes, Opts.Grid, &Race);
+  if (Race) {
+    Result.Detail = Problem + "; give sizes where it does not (--size)";
+    return Result;
+  }
   unsigned KDims = 1;
   for (const Function *F : DomainFrom)
     KDims = std::max(KDims, findDomain(*F).Dims);
@@ -953,6 +1051,17 @@ verifyStages(const Module &M, const std::vector<const Function *> &DomainFrom,
           ? "the OpenCL input with its split kernels' phases printed from KIR"
           : "the CUDA input translated to OpenCL by gpumerge";
   Run.Reference = AsWritten ? M.Source : emitModule(M, Language::OpenCL).Text;
+  if (!Opts.ReferenceSource.empty()) {
+    // The reference runs kernel by kernel: a kernel split at its global
+    // barriers has no counterpart there to run phase by phase.
+    if (!M.Phased.empty()) {
+      Result.Detail = "--reference cannot stand for kernels split at global "
+                      "barriers (they run as their phases)";
+      return Result;
+    }
+    Result.Reference = Opts.ReferenceName + " (--reference)";
+    Run.Reference = Opts.ReferenceSource;
+  }
   std::map<std::string, const Function *> Replacements;
   for (const VerifyStage &St : Stages)
     Replacements[St.Naive->Name] = St.Emitted;

@@ -42,6 +42,9 @@ struct VerifyOptions {
   std::string BuildOptions;
   /// Seconds the kernels may run; 0: verifyTimeoutSeconds().
   unsigned TimeoutSeconds = 0;
+  /// An OpenCL source to run as the reference instead of the input (its
+  /// kernels named and declared as the input's), and how to name it.
+  std::string ReferenceSource, ReferenceName;
   /// For tests: "crash" or "hang" in place of the emitted kernel's run.
   std::string DebugFailCandidate;
 };

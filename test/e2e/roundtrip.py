@@ -5,6 +5,9 @@
    (--passes=none), the result runs against the input on PoCL (--verify,
    default sizes and sizes that are not multiples of 16), and every emitted
    CUDA file compiles with nvcc for sm_80 and sm_90 when nvcc is present.
+   A CUDA kernel with a hand-written OpenCL twin (X.cu, X.cl) is optimized
+   in both variants and verified against the twin (--reference), an oracle
+   independent of gpumerge's CUDA-to-OpenCL translation.
 2. Optimized: for each target in TARGETS, every kernel goes through the
    default global pipeline, and on TEXTURE_TARGETS the texture one too
    (--memory=both), with --verify at the
@@ -97,6 +100,31 @@ def check_kernel(gpumerge, path, nvcc, outdir):
                         if v.get("verify") not in allowed:
                             ok, why = False, [f"{k['name']}: verify {v.get('verify')}"]
             results.append((ok, label, why))
+        # Against an independent reference: a CUDA kernel's hand-written
+        # OpenCL twin in kernels/ (same kernels, same parameters), so
+        # gpumerge's own CUDA-to-OpenCL translation is not on both sides.
+        # (Not for kernels split at global barriers: their twins cannot
+        # run phase by phase.)
+        twin = os.path.splitext(path)[0] + ".cl"
+        if (lang == "opencl" and src_lang == "cuda" and os.path.exists(twin)
+                and "gpumerge_global_sync" not in open(path).read()):
+            c = [gpumerge, "--target=h100", "--memory=both", "--verify",
+                 "--report=json", "--reference=" + twin,
+                 "--out-dir=" + os.path.join(outdir, "twin"), path]
+            if name in GRIDS:
+                c.insert(1, "--grid=" + GRIDS[name])
+            p = run(c)
+            ok = p.returncode == 0
+            why = p.stderr.strip().splitlines()[-1:] if not ok else []
+            if ok:
+                for k in json.loads(p.stdout)["kernels"]:
+                    for v in k["variants"]:
+                        if v.get("verify") != "ok":
+                            ok, why = False, [f"{k['name']} ({v['memory']}): "
+                                              f"verify {v.get('verify')} "
+                                              f"{v.get('verify_detail', '')}"]
+            results.append((ok, f"{name} -> both variants against the "
+                                f"hand-written {os.path.basename(twin)}", why))
         if lang == "cuda" and nvcc and os.path.exists(out):
             for arch in ("sm_80", "sm_90"):
                 # Kernels with global barriers (rd, crd) are split into

@@ -73,6 +73,11 @@ static cl::opt<std::string>
                    "thread-y=N (blocks relative to the coalesced block)"),
           cl::cat(Category));
 
+static cl::opt<std::string> Reference(
+    "reference",
+    cl::desc("With --verify: compare against this OpenCL file (kernels of "
+             "the input's names and parameters) instead of the input"),
+    cl::value_desc("FILE.cl"), cl::cat(Category));
 static cl::opt<std::string>
     DebugFail("debug-fail",
               cl::desc("Make gpumerge fail on purpose, for its tests: "
@@ -162,5 +167,6 @@ int main(int argc, char **argv) {
   Opts.Merge = Merge;
   Opts.Texture = Texture;
   Opts.DebugFail = DebugFail;
+  Opts.Reference = Reference;
   return runDriver(Opts, outs(), errs());
 }

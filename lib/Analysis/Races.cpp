@@ -1,0 +1,172 @@
+//===- Races.cpp - Do threads of a naive kernel write the same element? ---===//
+#include "Analysis/Races.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cstdlib>
+#include <functional>
+#include <set>
+
+namespace gpumerge {
+
+namespace {
+
+/// A write index c + a·idx + b·idy + s·k for k in [0, Trips): the form of
+/// the usual naive writes at fixed sizes.
+struct LinearWrite {
+  std::int64_t A = 0, B = 0, S = 0, Trips = 1;
+};
+
+/// \p Access's index at \p Sizes as a LinearWrite, or nullopt when it has
+/// another shape (then no race is claimed).
+std::optional<LinearWrite> linearWrite(const Function &F, const Access &A,
+                                       const SizeBindings &Sizes) {
+  if (!A.Index)
+    return std::nullopt;
+  LinearWrite W;
+  std::string Loop;
+  for (const auto &[Mono, Coef] : A.Index->Terms) {
+    std::int64_t C = Coef;
+    std::string Var;
+    for (const AffineVar &V : Mono) {
+      if (V.VarKind == AffineVar::Kind::Symbol) {
+        auto It = Sizes.find(V.Name);
+        if (It == Sizes.end())
+          return std::nullopt;
+        C *= It->second;
+        continue;
+      }
+      if (!Var.empty())
+        return std::nullopt; // two positions multiplied
+      Var = V.VarKind == AffineVar::Kind::Loop ? "loop:" + V.Name : V.Name;
+    }
+    if (Var.empty())
+      continue; // the constant term
+    if (Var == "idx")
+      W.A += C;
+    else if (Var == "idy")
+      W.B += C;
+    else if (llvm::StringRef(Var).startswith("loop:") &&
+             (Loop.empty() || Loop == Var)) {
+      Loop = Var;
+      W.S += C;
+    } else {
+      return std::nullopt; // tidx, bidx, a second loop
+    }
+  }
+  if (Loop.empty())
+    return W;
+  // The loop's iterations: a constant start and step, a bound over sizes.
+  std::string Iter = Loop.substr(5);
+  for (const LoopInfo &L : A.Loops) {
+    if (L.Iter != Iter)
+      continue;
+    if (!L.Start || L.ThreadStart || !L.ConstantStep || L.Step == 0)
+      return std::nullopt;
+    auto Bound = evaluateScalar(*L.Loop->Bound, F, Sizes);
+    if (!Bound)
+      return std::nullopt;
+    std::int64_t Start = *L.Start, Step = L.Step, Span;
+    switch (L.Loop->CondOp) {
+    case BinaryOp::LT:
+      Span = *Bound - Start;
+      break;
+    case BinaryOp::LE:
+      Span = *Bound - Start + 1;
+      break;
+    case BinaryOp::GT:
+      Span = Start - *Bound;
+      break;
+    case BinaryOp::GE:
+      Span = Start - *Bound + 1;
+      break;
+    default:
+      return std::nullopt;
+    }
+    std::int64_t AbsStep = std::abs(Step);
+    W.Trips = Span <= 0 ? 0 : (Span + AbsStep - 1) / AbsStep;
+    W.S *= Step; // k counts iterations
+    return W;
+  }
+  return std::nullopt;
+}
+
+/// Is \p C a bound on thread positions (`x < w && y >= 1`): comparisons,
+/// each of a side with positions against a side without? Writes under any
+/// other condition (`i == 0`, `a[i] > 0`) happen for threads the check
+/// cannot tell, and are left out.
+bool isPositionBound(const Expr &C, const AffineContext &Ctx) {
+  if (const auto *B = llvm::dyn_cast<BinaryExpr>(&C)) {
+    if (B->Op == BinaryOp::LAnd)
+      return isPositionBound(*B->LHS, Ctx) && isPositionBound(*B->RHS, Ctx);
+    if (B->Op != BinaryOp::LT && B->Op != BinaryOp::LE &&
+        B->Op != BinaryOp::GT && B->Op != BinaryOp::GE)
+      return false;
+    auto L = toAffine(*B->LHS, Ctx), R = toAffine(*B->RHS, Ctx);
+    return L && R &&
+           L->mentions(AffineVar::Kind::Thread) !=
+               R->mentions(AffineVar::Kind::Thread);
+  }
+  return false;
+}
+
+/// The array writes of \p F under a condition other than a position bound.
+std::set<const Expr *> conditionalWrites(const Function &F) {
+  std::set<const Expr *> Out;
+  AffineContext Ctx = kernelAffineContext(F);
+  std::function<void(Stmt &, bool)> Walk = [&](Stmt &S, bool Uncertain) {
+    if (auto *I = llvm::dyn_cast<IfStmt>(&S))
+      Uncertain |= !isPositionBound(*I->Cond, Ctx);
+    if (Uncertain)
+      S.forEachExpr([&](ExprPtr &E) {
+        walkExpr(*E, [&](const Expr &X) {
+          if (llvm::isa<ArrayRef>(X))
+            Out.insert(&X);
+        });
+      });
+    S.forEachStmt([&](StmtPtr &C) {
+      if (C)
+        Walk(*C, Uncertain);
+    });
+  };
+  Walk(*F.Body, false);
+  return Out;
+}
+
+} // namespace
+
+std::string findWriteRace(const Function &F, const SizeBindings &Sizes,
+                          const std::array<std::int64_t, 2> &Domain) {
+  const std::int64_t X = Domain[0], Y = Domain[1];
+  // Beyond this many thread pairs the check is skipped (it runs at verify's
+  // sizes, which are small).
+  if (X <= 0 || Y <= 0 || X * 2 * Y > (std::int64_t(1) << 23))
+    return "";
+  std::set<const Expr *> Conditional = conditionalWrites(F);
+  for (const Access &A : collectAccesses(F)) {
+    if (!A.IsWrite || Conditional.count(A.Ref))
+      continue;
+    auto W = linearWrite(F, A, Sizes);
+    if (!W || W->Trips <= 0)
+      continue;
+    // Two threads (x, y) and (x + dx, y + dy) write one element when
+    // a·dx + b·dy + s·dk = 0 for some |dk| < Trips. By symmetry dx >= 0,
+    // and dy > 0 when dx = 0.
+    for (std::int64_t Dx = 0; Dx < X; ++Dx)
+      for (std::int64_t Dy = Dx == 0 ? 1 : 1 - Y; Dy < Y; ++Dy) {
+        std::int64_t R = W->A * Dx + W->B * Dy;
+        bool Same =
+            W->S == 0 ? R == 0 : R % W->S == 0 && std::abs(R / W->S) < W->Trips;
+        if (!Same)
+          continue;
+        std::int64_t Y0 = Dy < 0 ? -Dy : 0;
+        return llvm::formatv("'{0}' (line {1}): threads ({2}, {3}) and ({4}, "
+                             "{5}) write the same element",
+                             A.Array, A.Line, 0, Y0, Dx, Y0 + Dy)
+            .str();
+      }
+  }
+  return "";
+}
+
+} // namespace gpumerge

@@ -1,0 +1,33 @@
+//===- Races.h - Do threads of a naive kernel write the same element? -*- C++
+//-*-//
+//
+// A naive kernel is one thread per output element, but at some sizes two
+// threads may write one element: `c[i * n + j]` over a domain of m > n
+// columns, or `c[y]` written from every x. The result is then not defined,
+// and --verify would compare two arbitrary orders. Verify chooses its sizes
+// so that no such race exists, using this check.
+//
+// The check is exact for the usual shapes and silent where it cannot decide:
+// writes whose flattened index is affine in idx, idy and at most one loop
+// iterator with a constant range; anything else is assumed race free.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GPUMERGE_ANALYSIS_RACES_H
+#define GPUMERGE_ANALYSIS_RACES_H
+
+#include "Analysis/Domain.h"
+
+#include <array>
+#include <string>
+
+namespace gpumerge {
+
+/// A description of a write of \p F that two threads of the domain
+/// \p Domain make to one element at \p Sizes ("'c' (line 7): threads (0, 1)
+/// and (53, 0) write element 53"), or empty when none is found.
+std::string findWriteRace(const Function &F, const SizeBindings &Sizes,
+                          const std::array<std::int64_t, 2> &Domain);
+
+} // namespace gpumerge
+
+#endif

@@ -1,0 +1,74 @@
+//===- RacesTest.cpp - Threads of a naive kernel writing one element ------===//
+#include "Analysis/Races.h"
+#include "TestKernels.h"
+
+using namespace gpumerge;
+
+namespace {
+
+const char *Rows = R"(
+__global__ void rows(const float *a, float *c, int m, int n, int h) {
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  int i = blockIdx.y * blockDim.y + threadIdx.y;
+  if (j < m && i < h)
+    c[i * n + j] = a[i * n + j];
+}
+)";
+
+TEST(Races, LeadingDimensionSmallerThanTheRow) {
+  auto M = parseText(Rows);
+  ASSERT_TRUE(M);
+  const Function &F = *M->kernels()[0];
+  // 67 columns in rows of 67: every thread has its element.
+  EXPECT_EQ(findWriteRace(F, {{"m", 67}, {"n", 67}, {"h", 5}}, {67, 5}), "");
+  // Rows of 45: thread (45, 0) writes what (0, 1) writes.
+  std::string R = findWriteRace(F, {{"m", 67}, {"n", 45}, {"h", 5}}, {67, 5});
+  EXPECT_NE(R.find("threads (0, 1) and (45, 0)"), std::string::npos) << R;
+  // One row only: no second row to collide with.
+  EXPECT_EQ(findWriteRace(F, {{"m", 67}, {"n", 45}, {"h", 1}}, {67, 1}), "");
+}
+
+TEST(Races, EveryXWritesOneElement) {
+  auto M = parseText(R"(
+__global__ void colsum(const float *a, float *s, int w, int h) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < w && y < h)
+    s[y] = a[y * w + x];
+}
+)");
+  ASSERT_TRUE(M);
+  EXPECT_NE(findWriteRace(*M->kernels()[0], {{"w", 3}, {"h", 4}}, {3, 4}), "");
+  EXPECT_EQ(findWriteRace(*M->kernels()[0], {{"w", 1}, {"h", 4}}, {1, 4}), "");
+}
+
+TEST(Races, LoopWritesOverlapWhenTheirRangeIsWider) {
+  // Thread i writes c[i*n + j] for j < k: rows overlap when k > n.
+  auto M = parseText(R"(
+__global__ void fill(float *c, int n, int k, int h) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < h)
+    for (int j = 0; j < k; j++)
+      c[i * n + j] = j;
+}
+)");
+  ASSERT_TRUE(M);
+  const Function &F = *M->kernels()[0];
+  EXPECT_EQ(findWriteRace(F, {{"n", 8}, {"k", 8}, {"h", 9}}, {9, 1}), "");
+  EXPECT_NE(findWriteRace(F, {{"n", 8}, {"k", 9}, {"h", 9}}, {9, 1}), "");
+}
+
+TEST(Races, ConditionalWritesAreNotClaimed) {
+  // Only thread 0 writes: the check cannot see it and claims nothing.
+  auto M = parseText(R"(
+__global__ void first(const float *a, float *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n && i == 0)
+    out[0] = a[0];
+}
+)");
+  ASSERT_TRUE(M);
+  EXPECT_EQ(findWriteRace(*M->kernels()[0], {{"n", 100}}, {100, 1}), "");
+}
+
+} // namespace
