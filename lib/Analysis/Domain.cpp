@@ -115,8 +115,22 @@ public:
         Extra = 0;
       else if (Negated && Op == BinaryOp::GT)
         Extra = 1;
-      if (Extra)
+      if (Extra) {
         D.Bounds[Dim].push_back({Bound, *Extra - *Off, Line});
+        continue;
+      }
+      // pos + off > b  ⇔  pos >= b + 1 - off: a lower bound.
+      std::optional<std::int64_t> Low;
+      if (!Negated && Op == BinaryOp::GT)
+        Low = 1;
+      else if (!Negated && Op == BinaryOp::GE)
+        Low = 0;
+      else if (Negated && Op == BinaryOp::LE)
+        Low = 1;
+      else if (Negated && Op == BinaryOp::LT)
+        Low = 0;
+      if (Low)
+        D.Lower[Dim].push_back({Bound, *Low - *Off, Line});
     }
   }
 
@@ -215,7 +229,8 @@ evaluateDomain(const Function &F, const KernelDomain &D,
 llvm::Expected<std::map<std::string, std::int64_t>>
 bufferExtents(const Function &F, const SizeBindings &Sizes,
               std::array<std::int64_t, 2> Domain,
-              std::array<std::int64_t, 2> Block) {
+              std::array<std::int64_t, 2> Block,
+              std::map<std::string, std::int64_t> *Lowest) {
   std::map<std::string, Interval> Base;
   for (const auto &[N, V] : Sizes)
     Base[N] = {V, V};
@@ -243,6 +258,7 @@ bufferExtents(const Function &F, const SizeBindings &Sizes,
       Extents[P.Name] = Inner;
     }
   AffineContext Ctx = kernelAffineContext(F);
+  KernelDomain KD = Lowest ? findDomain(F) : KernelDomain();
   for (const Access &A : collectAccesses(F)) {
     if (!Extents.count(A.Array))
       continue;
@@ -293,6 +309,22 @@ bufferExtents(const Function &F, const SizeBindings &Sizes,
                                  "give every size it uses with --size",
                                  A.Array, A.Line));
     Extents[A.Array] = std::max(Extents[A.Array], I->Hi + 1);
+    if (Lowest) {
+      // The guards' lower bounds narrow the positions (a stencil's a[i - 1]
+      // under i > 0 starts at 0).
+      std::map<std::string, Interval> Low = Ranges;
+      for (unsigned D = 0; D < 2; ++D)
+        for (const DomainBound &B : KD.Lower[D])
+          if (auto V = evaluateScalar(*B.Bound, F, Sizes)) {
+            Interval &P = Low[D == 0 ? "idx" : "idy"];
+            P.Lo = std::max(P.Lo, *V + B.Offset);
+          }
+      auto L = intervalOf(*A.Index, Low);
+      std::int64_t Lo = L && L->Lo <= L->Hi ? L->Lo : 0;
+      auto It = Lowest->find(A.Array);
+      if (It == Lowest->end() || Lo < It->second)
+        (*Lowest)[A.Array] = Lo;
+    }
   }
   return Extents;
 }

@@ -32,6 +32,9 @@ struct KernelDomain {
   unsigned Dims = 1; ///< 1 when the kernel never uses a Y position
   /// Per dimension, the guards found (the domain is their minimum).
   std::vector<DomainBound> Bounds[2];
+  /// Per dimension, lower bounds (`x > 0`, `if (x < 1) return;`): threads
+  /// with position >= Bound + Offset run. A stencil's interior.
+  std::vector<DomainBound> Lower[2];
 };
 
 /// The guards of \p F. Dims is 2 when any Y built-in appears.
@@ -45,11 +48,14 @@ evaluateDomain(const Function &F, const KernelDomain &D,
 
 /// Elements each array parameter needs when the kernel runs over \p Domain
 /// threads with blocks of \p Block. Errors name the array and line when an
-/// index cannot be bounded.
+/// index cannot be bounded. \p Lowest, when given, receives each array's
+/// lowest index (negative: the kernel reaches before the array at these
+/// sizes), with the guards' lower bounds applied.
 llvm::Expected<std::map<std::string, std::int64_t>>
 bufferExtents(const Function &F, const SizeBindings &Sizes,
               std::array<std::int64_t, 2> Domain,
-              std::array<std::int64_t, 2> Block);
+              std::array<std::int64_t, 2> Block,
+              std::map<std::string, std::int64_t> *Lowest = nullptr);
 
 /// Evaluates an integer expression over scalar parameters.
 std::optional<std::int64_t> evaluateScalar(const Expr &E, const Function &F,

@@ -160,6 +160,8 @@ public:
     M = std::move(**Parsed);
     // Kernels with global barriers become phase kernels (or are refused).
     splitGlobalBarriers(*M);
+    for (const std::string &W : M->Warnings)
+      Err << "warning: " << W << "\n";
     for (const Unsupported &U : M->PassedThrough)
       Err << llvm::formatv("{0}:{1}: warning: kernel '{2}' passed through "
                            "unchanged: {3}\n",

@@ -13,6 +13,7 @@
 #include "clang/Tooling/Tooling.h"
 
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
@@ -57,10 +58,63 @@ static std::string findCudaPath() {
 }
 
 /// Host code needs the CUDA headers: launches, runtime calls, includes.
+/// (A kernel-only file that does not parse with the prelude is parsed again
+/// with them: the prelude is the fast path, not a limit.)
 static bool needsCudaSdk(llvm::StringRef Source) {
-  return Source.contains("<<<") || Source.contains("cuda_runtime") ||
-         Source.contains("cudaMalloc") || Source.contains("#include <cuda");
+  for (llvm::StringRef Mark :
+       {"<<<", "cuda_runtime", "cudaMalloc", "#include <cuda",
+        "#include \"cuda", "cuda.h", "cuda_fp16", "cooperative_groups"})
+    if (Source.contains(Mark))
+      return true;
+  return false;
 }
+
+namespace {
+/// Prints the diagnostics and remembers where the errors are, so errors in
+/// host code alone (an API the installed toolkit removed) need not stop
+/// the kernels.
+class ErrorRecorder : public DiagnosticConsumer {
+public:
+  ErrorRecorder(llvm::raw_ostream &OS, DiagnosticOptions *Opts)
+      : Printer(OS, Opts) {}
+  void BeginSourceFile(const LangOptions &LO, const Preprocessor *PP) override {
+    Printer.BeginSourceFile(LO, PP);
+  }
+  void EndSourceFile() override { Printer.EndSourceFile(); }
+  void HandleDiagnostic(DiagnosticsEngine::Level Level,
+                        const Diagnostic &Info) override {
+    DiagnosticConsumer::HandleDiagnostic(Level, Info);
+    Printer.HandleDiagnostic(Level, Info);
+    if (Level < DiagnosticsEngine::Error)
+      return;
+    Fatal |= Level == DiagnosticsEngine::Fatal;
+    llvm::SmallString<128> Text;
+    Info.FormatDiagnostic(Text);
+    SourceLocation L = Info.getLocation();
+    std::optional<unsigned> Offset;
+    unsigned Line = 0;
+    if (L.isValid() && Info.hasSourceManager()) {
+      const SourceManager &SM = Info.getSourceManager();
+      SourceLocation E = SM.getExpansionLoc(L);
+      if (SM.isInMainFile(E)) {
+        Offset = SM.getFileOffset(E);
+        Line = SM.getExpansionLineNumber(E);
+      }
+    }
+    Errors.push_back({Offset, Line, Text.str().str()});
+  }
+  struct Error {
+    std::optional<unsigned> Offset; ///< in the main file
+    unsigned Line;
+    std::string Message;
+  };
+  std::vector<Error> Errors;
+  bool Fatal = false;
+
+private:
+  TextDiagnosticPrinter Printer;
+};
+} // namespace
 
 namespace {
 /// Collects function definitions of the main file: kernels and helpers.
@@ -145,59 +199,79 @@ parseSource(const std::string &Source, const std::string &FileName,
   if (!ResourceDir)
     return ResourceDir.takeError();
 
-  std::vector<std::string> Args;
-  tooling::FileContentMappings Virtual;
-  if (M->Lang == Language::OpenCL) {
-    Args = {"-x",
-            "cl",
-            "-cl-std=CL1.2",
-            "-Xclang",
-            "-finclude-default-header",
-            "-include",
-            PreludePath};
-    Virtual.emplace_back(PreludePath, OpenCLPrelude);
-  } else {
-    Args = {"-x", "cuda", "--cuda-device-only", "--cuda-gpu-arch=sm_80",
-            "-std=c++17"};
-    if (needsCudaSdk(Source)) {
-      std::string Cuda = findCudaPath();
-      if (Cuda.empty())
-        return llvm::createStringError(
-            llvm::inconvertibleErrorCode(),
-            "%s: the file has host code, which needs the CUDA toolkit's "
-            "headers, and none was found (nvcc on PATH or /usr/local/cuda)",
-            FileName.c_str());
-      M->HasHostCode = true;
-      Args.insert(Args.end(),
-                  {"--cuda-path=" + Cuda, "-I" + std::string(CudaCompatDir),
-                   "-Wno-unknown-cuda-version", "-include", PreludePath});
-      Virtual.emplace_back(PreludePath, CudaWithSdkPrelude);
-      Virtual.emplace_back(
-          std::string(CudaCompatDir) + "/texture_fetch_functions.h", "");
-    } else {
-      Args.insert(Args.end(),
-                  {"-nocudainc", "-nocudalib", "-include", PreludePath});
-      Virtual.emplace_back(PreludePath, CudaKernelOnlyPrelude);
-    }
-  }
-  Args.insert(Args.end(), {"-resource-dir", *ResourceDir, "-w"});
-  Args.insert(Args.end(), Opts.ExtraArgs.begin(), Opts.ExtraArgs.end());
-
+  // Parses with the kernel-only prelude or, for host code (or when that
+  // fails), with the CUDA toolkit's headers.
   std::string DiagText;
-  llvm::raw_string_ostream DiagOS(DiagText);
-  DiagnosticOptions *DiagOpts = new DiagnosticOptions();
-  TextDiagnosticPrinter Printer(DiagOS, DiagOpts);
-  std::unique_ptr<ASTUnit> AST = tooling::buildASTFromCodeWithArgs(
-      Source, Args, FileName, "gpumerge",
-      std::make_shared<PCHContainerOperations>(),
-      tooling::getClangStripDependencyFileAdjuster(), Virtual, &Printer);
-  if (!AST || AST->getDiagnostics().hasErrorOccurred()) {
+  std::unique_ptr<ErrorRecorder> Recorder;
+  auto Parse = [&](bool WithSdk) -> llvm::Expected<std::unique_ptr<ASTUnit>> {
+    std::vector<std::string> Args;
+    tooling::FileContentMappings Virtual;
+    if (M->Lang == Language::OpenCL) {
+      Args = {"-x",
+              "cl",
+              "-cl-std=CL1.2",
+              "-Xclang",
+              "-finclude-default-header",
+              "-include",
+              PreludePath};
+      Virtual.emplace_back(PreludePath, OpenCLPrelude);
+    } else {
+      Args = {"-x", "cuda", "--cuda-device-only", "--cuda-gpu-arch=sm_80",
+              "-std=c++17"};
+      if (WithSdk) {
+        std::string Cuda = findCudaPath();
+        if (Cuda.empty())
+          return llvm::createStringError(
+              llvm::inconvertibleErrorCode(),
+              "%s: the file has host code (or device code beyond the "
+              "built-in prelude), which needs the CUDA toolkit's headers, and "
+              "none was found (nvcc on PATH or /usr/local/cuda)",
+              FileName.c_str());
+        M->HasHostCode = true;
+        Args.insert(Args.end(),
+                    {"--cuda-path=" + Cuda, "-I" + std::string(CudaCompatDir),
+                     "-Wno-unknown-cuda-version", "-include", PreludePath});
+        Virtual.emplace_back(PreludePath, CudaWithSdkPrelude);
+        Virtual.emplace_back(
+            std::string(CudaCompatDir) + "/texture_fetch_functions.h", "");
+      } else {
+        Args.insert(Args.end(),
+                    {"-nocudainc", "-nocudalib", "-include", PreludePath});
+        Virtual.emplace_back(PreludePath, CudaKernelOnlyPrelude);
+      }
+    }
+    Args.insert(Args.end(), {"-resource-dir", *ResourceDir, "-w"});
+    Args.insert(Args.end(), Opts.ExtraArgs.begin(), Opts.ExtraArgs.end());
+
+    DiagText.clear();
+    llvm::raw_string_ostream DiagOS(DiagText);
+    Recorder = std::make_unique<ErrorRecorder>(DiagOS, new DiagnosticOptions());
+    std::unique_ptr<ASTUnit> AST = tooling::buildASTFromCodeWithArgs(
+        Source, Args, FileName, "gpumerge",
+        std::make_shared<PCHContainerOperations>(),
+        tooling::getClangStripDependencyFileAdjuster(), Virtual,
+        Recorder.get());
     DiagOS.flush();
-    return llvm::createStringError(llvm::inconvertibleErrorCode(), "%s",
-                                   DiagText.empty()
-                                       ? ("cannot parse " + FileName).c_str()
-                                       : DiagText.c_str());
+    if (!AST)
+      return llvm::createStringError(llvm::inconvertibleErrorCode(), "%s",
+                                     DiagText.empty()
+                                         ? ("cannot parse " + FileName).c_str()
+                                         : DiagText.c_str());
+    return std::move(AST);
+  };
+  bool Cuda = M->Lang == Language::Cuda;
+  bool WithSdk = Cuda && needsCudaSdk(Source);
+  auto Parsed = Parse(WithSdk);
+  if (Parsed && (*Parsed)->getDiagnostics().hasErrorOccurred() && Cuda &&
+      !WithSdk && !findCudaPath().empty()) {
+    // Beyond the prelude (float4, __fdividef, a header of the toolkit):
+    // what nvcc accepts in device code parses with the toolkit's headers.
+    WithSdk = true;
+    Parsed = Parse(true);
   }
+  if (!Parsed)
+    return Parsed.takeError();
+  std::unique_ptr<ASTUnit> AST = std::move(*Parsed);
 
   auto Pragmas = scanPragmas(Source, FileName);
   if (!Pragmas)
@@ -209,11 +283,68 @@ parseSource(const std::string &Source, const std::string &FileName,
   Finder.matchAST(AST->getASTContext());
   if (!Collector.Host.empty())
     M->HasHostCode = true;
-  if (M->Lang == Language::Cuda)
-    collectKernelCallSites(AST->getASTContext(), *M);
 
   ASTContext &Ctx = AST->getASTContext();
   const SourceManager &SM = Ctx.getSourceManager();
+  // Errors stop the file unless each is inside a host function of a CUDA
+  // file (a call of an API the installed toolkit removed, say): the kernels
+  // are then still the user's, and the functions with errors are kept as
+  // written. Their launches cannot be trusted to be seen, so a kernel they
+  // name is not given a launch plan (CallSites with a reason).
+  std::vector<std::pair<const FunctionDecl *, std::string>> BrokenHost;
+  if (AST->getDiagnostics().hasErrorOccurred()) {
+    bool HostOnly = Cuda && !Recorder->Fatal && !Recorder->Errors.empty();
+    for (const ErrorRecorder::Error &E : Recorder->Errors) {
+      const FunctionDecl *In = nullptr;
+      if (E.Offset)
+        for (const FunctionDecl *FD : Collector.Host) {
+          SourceSpan S = spanOf(*FD, SM);
+          if (S.Begin <= *E.Offset && *E.Offset < S.End)
+            In = FD;
+        }
+      if (!In) {
+        HostOnly = false;
+        break;
+      }
+      if (std::none_of(BrokenHost.begin(), BrokenHost.end(),
+                       [&](auto &B) { return B.first == In; }))
+        BrokenHost.push_back(
+            {In, llvm::formatv("line {0}: {1}", E.Line, E.Message).str()});
+    }
+    if (!HostOnly)
+      return llvm::createStringError(llvm::inconvertibleErrorCode(), "%s",
+                                     DiagText.empty()
+                                         ? ("cannot parse " + FileName).c_str()
+                                         : DiagText.c_str());
+    for (const auto &[FD, Why] : BrokenHost)
+      M->Warnings.push_back(llvm::formatv(
+          "{0}:{1}: host function '{2}' does not compile with the CUDA "
+          "toolkit found here ({3}); it is kept as written",
+          FileName, SM.getExpansionLineNumber(FD->getBeginLoc()),
+          FD->getNameAsString(), Why));
+  }
+  if (M->Lang == Language::Cuda)
+    collectKernelCallSites(Ctx, *M);
+  // A kernel named in a host function with errors may be launched there
+  // unseen: never with a plan.
+  for (const auto &[FD, Why] : BrokenHost) {
+    SourceSpan S = spanOf(*FD, SM);
+    llvm::StringRef Body = llvm::StringRef(Source).slice(S.Begin, S.End);
+    for (const FunctionDecl *K : Collector.Kernels) {
+      std::string Name = K->getNameAsString();
+      if (!Body.contains(Name))
+        continue;
+      KernelCallSite C;
+      C.Kernel = Name;
+      C.Call = S;
+      C.Call.End = S.Begin;
+      C.NotRewritable = "host function '" + FD->getNameAsString() +
+                        "' names kernel '" + Name +
+                        "' and does not compile here (" + Why +
+                        "), so its launches cannot all be seen";
+      M->CallSites.push_back(std::move(C));
+    }
+  }
   std::vector<const FunctionDecl *> All = Collector.Helpers;
   All.insert(All.end(), Collector.Kernels.begin(), Collector.Kernels.end());
   std::sort(All.begin(), All.end(),

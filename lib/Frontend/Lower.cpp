@@ -599,11 +599,55 @@ private:
       return std::make_unique<gpumerge::CallExpr>(Name, std::move(Args),
                                                   lowerType(C->getType(), Loc));
     }
-    if (llvm::isa<CXXTemporaryObjectExpr>(E) ||
-        llvm::isa<CXXConstructExpr>(E) || llvm::isa<InitListExpr>(E))
-      return failExpr("constructor or initializer list", Loc);
-    return failExpr(std::string("expression '") + E->getStmtClassName() + "'",
-                    Loc);
+    return failExpr(describeExpr(*E), Loc);
+  }
+
+  /// What \p E is, in the words of the language, with its text: the reason
+  /// a kernel is passed through (never a Clang class name).
+  std::string describeExpr(const clang::Expr &E) const {
+    std::string Text = sourceText(E.getSourceRange());
+    std::string Quoted = Text.empty() ? "" : " '" + Text + "'";
+    std::string Type = E.getType().getAsString();
+    if (Type.find("texture<") != std::string::npos)
+      return "texture reference" + Quoted +
+             " (texture references are read "
+             "as written; gpumerge's texture variant uses texture objects)";
+    if (llvm::isa<CXXConstructExpr>(E) || llvm::isa<CXXTemporaryObjectExpr>(E))
+      return "construction of a '" + Type + "' value" + Quoted;
+    if (llvm::isa<InitListExpr>(E))
+      return "initializer list" + Quoted;
+    if (llvm::isa<clang::MemberExpr>(E))
+      return "member access" + Quoted;
+    if (llvm::isa<ExtVectorElementExpr>(E))
+      return "vector component" + Quoted;
+    if (llvm::isa<AsTypeExpr>(E))
+      return "as_type reinterpretation" + Quoted;
+    if (llvm::isa<CXXOperatorCallExpr>(E))
+      return "overloaded operator" + Quoted;
+    if (llvm::isa<CXXMemberCallExpr>(E))
+      return "member function call" + Quoted;
+    if (llvm::isa<LambdaExpr>(E))
+      return "lambda";
+    if (llvm::isa<CompoundLiteralExpr>(E))
+      return "compound literal" + Quoted;
+    if (llvm::isa<UnaryExprOrTypeTraitExpr>(E))
+      return "sizeof or alignof" + Quoted;
+    return "expression" + (Quoted.empty() ? " of a kind gpumerge does not "
+                                            "handle"
+                                          : Quoted);
+  }
+
+  /// The user's text of \p R (one line, at most 60 characters), or empty.
+  std::string sourceText(SourceRange R) const {
+    CharSourceRange C = Lexer::makeFileCharRange(
+        CharSourceRange::getTokenRange(R), SM, Ctx.getLangOpts());
+    if (C.isInvalid())
+      return "";
+    std::string T = Lexer::getSourceText(C, SM, Ctx.getLangOpts()).str();
+    std::replace(T.begin(), T.end(), '\n', ' ');
+    if (T.size() > 60)
+      T = T.substr(0, 57) + "...";
+    return T;
   }
 
   // --- statements --------------------------------------------------------
@@ -717,8 +761,7 @@ private:
       return failStmt("continue statement", Loc);
     if (llvm::isa<GotoStmt>(S))
       return failStmt("goto statement", Loc);
-    return failStmt(std::string("statement '") + S->getStmtClassName() + "'",
-                    Loc);
+    return failStmt("statement '" + sourceText(S->getSourceRange()) + "'", Loc);
   }
 
   StmtPtr lowerExprStmt(const clang::Expr *E) {

@@ -43,6 +43,41 @@ static __device__ const int idx = 0, idy = 0, tidx = 0, tidy = 0, bidx = 0, bidy
 
 const char CudaWithSdkPrelude[] = R"(
 __device__ void gpumerge_global_sync(void);
+// What CUDA 12 and 13 removed and code written for older toolkits (which the
+// user's build may still use) calls: declared here so that it parses. Never
+// compiled: gpumerge keeps host code as written.
+#if defined(CUDART_VERSION) && CUDART_VERSION >= 12000
+cudaError_t cudaThreadSynchronize(void);
+cudaError_t cudaThreadExit(void);
+cudaError_t cudaThreadSetLimit(enum cudaLimit, size_t);
+cudaError_t cudaThreadGetLimit(size_t *, enum cudaLimit);
+cudaError_t cudaThreadSetCacheConfig(enum cudaFuncCache);
+cudaError_t cudaThreadGetCacheConfig(enum cudaFuncCache *);
+// Texture references (texture<T>, tex1Dfetch on them): a device-side type,
+// as the old headers declared it, and the host calls that bind them.
+struct gpumerge_textureReference {
+  int normalized;
+  enum cudaTextureFilterMode filterMode;
+  enum cudaTextureAddressMode addressMode[3];
+  struct cudaChannelFormatDesc channelDesc;
+};
+template <class T, int dim = 1,
+          enum cudaTextureReadMode mode = cudaReadModeElementType>
+struct __attribute__((device_builtin_texture_type)) texture
+    : public gpumerge_textureReference {};
+template <class T, int dim, enum cudaTextureReadMode mode>
+__device__ T tex1Dfetch(texture<T, dim, mode>, int);
+template <class T, int dim, enum cudaTextureReadMode mode>
+__device__ T tex1D(texture<T, dim, mode>, float);
+template <class T, int dim, enum cudaTextureReadMode mode>
+__device__ T tex2D(texture<T, dim, mode>, float, float);
+template <class T, int dim, enum cudaTextureReadMode mode>
+__device__ T tex3D(texture<T, dim, mode>, float, float, float);
+template <class... A> cudaError_t cudaBindTexture(A &&...);
+template <class... A> cudaError_t cudaBindTexture2D(A &&...);
+template <class... A> cudaError_t cudaBindTextureToArray(A &&...);
+template <class... A> cudaError_t cudaUnbindTexture(A &&...);
+#endif
 )";
 
 const char OpenCLPrelude[] = R"(

@@ -148,6 +148,9 @@ struct Module {
   std::vector<KernelCallSite> CallSites;
   /// Kernels split at their global barriers, in source order.
   std::vector<PhasedKernel> Phased;
+  /// What the frontend noticed and went on with (host code that does not
+  /// compile with the installed toolkit), with file and line.
+  std::vector<std::string> Warnings;
   /// kernel name → the name in each of its prototypes in the main file
   /// (declarations without a body), written plainly. A kernel whose
   /// parameters change keeps its input signature only as NAME_naive, so its

@@ -393,6 +393,19 @@ sizeProblem(const std::vector<const Function *> &DomainFrom,
   if (!D)
     return llvm::toString(D.takeError());
   for (const VerifyStage &St : Stages) {
+    // Every access inside the array: an index below 0 at these sizes
+    // ((n - 3 - i1) * n + i2 with i1 > n) reads before the buffer.
+    std::map<std::string, std::int64_t> Lowest;
+    auto E =
+        bufferExtents(*St.Naive, Sizes, *D,
+                      naiveLaunch(findDomain(*St.Naive).Dims).Block, &Lowest);
+    if (!E)
+      return llvm::toString(E.takeError());
+    for (const auto &[Array, Lo] : Lowest)
+      if (Lo < 0)
+        return "at these sizes the input kernel '" + St.Naive->Name +
+               "' reaches '" + Array + "' at index " + std::to_string(Lo) +
+               ", before the array";
     std::string R = findWriteRace(*St.Naive, Sizes, *D);
     if (R.empty())
       continue;
@@ -575,6 +588,10 @@ launchConditions(const std::vector<const Function *> &DomainFrom,
       for (unsigned D = 0; D < P->Dims; ++D) {
         unsigned Naive = P->Interchanged ? 1 - D : D;
         std::int64_t Tile = P->tile(D);
+        // No guard and no --grid: the launch alone sets the domain there,
+        // and a launch of whole tiles makes the condition hold.
+        if (Guards[Naive].empty() && !Grid)
+          continue;
         Out.push_back(
             {GuardSizes[Naive], [DomainAt, Naive, Tile](const SizeBindings &X) {
                auto V = DomainAt(Naive, X);
