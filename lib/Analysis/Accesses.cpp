@@ -34,7 +34,15 @@ private:
   const Function &F;
   AffineContext Ctx;
   std::vector<LoopInfo> Loops;
+  std::vector<AccessGuard> Guards;
   std::vector<Access> Result;
+
+  static bool isReturn(const Stmt &S) {
+    if (llvm::isa<ReturnStmt>(S))
+      return true;
+    const auto *B = llvm::dyn_cast<BlockStmt>(&S);
+    return B && B->Body.size() == 1 && llvm::isa<ReturnStmt>(*B->Body[0]);
+  }
 
   void visit(Stmt &S) {
     if (auto *L = llvm::dyn_cast<ForStmt>(&S)) {
@@ -57,6 +65,28 @@ private:
       Loops.pop_back();
       return;
     }
+    if (auto *I = llvm::dyn_cast<IfStmt>(&S)) {
+      visitExpr(*I->Cond, false);
+      Guards.push_back({I->Cond.get(), false});
+      visit(*I->Then);
+      Guards.back().Negated = true;
+      if (I->Else)
+        visit(*I->Else);
+      Guards.pop_back();
+      return;
+    }
+    if (auto *B = llvm::dyn_cast<BlockStmt>(&S)) {
+      // After `if (c) return;` the rest of the block runs where !c holds.
+      size_t Depth = Guards.size();
+      for (StmtPtr &C : B->Body) {
+        visit(*C);
+        const auto *I = llvm::dyn_cast<IfStmt>(C.get());
+        if (I && !I->Else && isReturn(*I->Then))
+          Guards.push_back({I->Cond.get(), true});
+      }
+      Guards.resize(Depth);
+      return;
+    }
     if (auto *A = llvm::dyn_cast<AssignStmt>(&S)) {
       // c[i] += x reads and writes c[i].
       visitExpr(*A->LHS, true);
@@ -70,16 +100,36 @@ private:
   }
 
   void visitExpr(const Expr &Root, bool RootIsWrite) {
-    walkExpr(Root, [&](const Expr &E) {
-      const auto *R = llvm::dyn_cast<ArrayRef>(&E);
-      if (!R || (R->Space != AddressSpace::Global &&
-                 R->Space != AddressSpace::Constant))
-        return;
-      if (RootIsWrite && &E == &Root)
-        record(*R, true);
-      else
-        record(*R, false);
-    });
+    visitExprUnder(Root, RootIsWrite ? &Root : nullptr);
+  }
+
+  /// The accesses of \p E in evaluation order; \p Written is the written
+  /// element. The right of `c && a[i]` runs where c holds, so its accesses
+  /// carry c as a guard (and the branches of `c ? a[i] : b[j]` theirs).
+  void visitExprUnder(const Expr &E, const Expr *Written) {
+    if (const auto *B = llvm::dyn_cast<BinaryExpr>(&E);
+        B && (B->Op == BinaryOp::LAnd || B->Op == BinaryOp::LOr)) {
+      visitExprUnder(*B->LHS, Written);
+      Guards.push_back({B->LHS.get(), B->Op == BinaryOp::LOr});
+      visitExprUnder(*B->RHS, Written);
+      Guards.pop_back();
+      return;
+    }
+    if (const auto *S = llvm::dyn_cast<SelectExpr>(&E)) {
+      visitExprUnder(*S->Cond, Written);
+      Guards.push_back({S->Cond.get(), false});
+      visitExprUnder(*S->TrueVal, Written);
+      Guards.back().Negated = true;
+      visitExprUnder(*S->FalseVal, Written);
+      Guards.pop_back();
+      return;
+    }
+    if (const auto *R = llvm::dyn_cast<ArrayRef>(&E);
+        R && (R->Space == AddressSpace::Global ||
+              R->Space == AddressSpace::Constant))
+      record(*R, &E == Written);
+    const_cast<Expr &>(E).forEachChild(
+        [&](ExprPtr &C) { visitExprUnder(*C, Written); });
   }
 
   void record(const ArrayRef &R, bool IsWrite) {
@@ -90,6 +140,7 @@ private:
     A.Line = R.getLine();
     A.ElementBytes = R.getType().elementBytes();
     A.Loops = Loops;
+    A.Guards = Guards;
     for (size_t I = 0; I < R.Indices.size(); ++I)
       A.IndexText += (I ? "][" : "") + printExprDebug(*R.Indices[I]);
     // Flatten a[y][x] with the array's inner extents: y*N + x.

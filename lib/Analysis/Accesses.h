@@ -31,6 +31,14 @@ struct LoopInfo {
   const ForStmt *Loop = nullptr;
 };
 
+/// A condition known to hold where an access runs: an enclosing if's
+/// condition (Negated in its else branch), or the negation of an earlier
+/// `if (c) return;` in an enclosing block.
+struct AccessGuard {
+  const Expr *Cond = nullptr;
+  bool Negated = false;
+};
+
 struct Access {
   const ArrayRef *Ref = nullptr;
   std::string Array;
@@ -40,7 +48,8 @@ struct Access {
   bool IsWrite = false;
   unsigned Line = 0;
   unsigned ElementBytes = 4;
-  std::vector<LoopInfo> Loops; ///< outermost first
+  std::vector<LoopInfo> Loops;     ///< outermost first
+  std::vector<AccessGuard> Guards; ///< outermost first
 };
 
 /// The global accesses of \p F in source order.

@@ -3,6 +3,8 @@
 
 #include "llvm/Support/FormatVariadic.h"
 
+#include <algorithm>
+
 namespace gpumerge {
 
 static llvm::Error error(const llvm::Twine &Msg) {
@@ -19,7 +21,9 @@ struct Interval {
   }
 };
 
-/// The interval of \p A when each variable ranges over \p Ranges.
+/// The interval of \p A when each variable ranges over \p Ranges, term by
+/// term: an over-approximation (y * w - y * fw reaches -y * fw at the
+/// largest y), the one symbolicElements matches for buffer sizes.
 std::optional<Interval>
 intervalOf(const AffineForm &A, const std::map<std::string, Interval> &Ranges) {
   Interval Sum{0, 0};
@@ -31,6 +35,39 @@ intervalOf(const AffineForm &A, const std::map<std::string, Interval> &Ranges) {
         return std::nullopt;
       T = T * It->second;
     }
+    Sum.Lo += T.Lo;
+    Sum.Hi += T.Hi;
+  }
+  return Sum;
+}
+
+/// intervalOf, tighter: the variables fixed to one value (the sizes) are
+/// folded into the coefficients first, so y * w - y * fw + y is bounded as
+/// y * (w - fw + 1), which never goes below zero.
+std::optional<Interval>
+foldedIntervalOf(const AffineForm &A,
+                 const std::map<std::string, Interval> &Ranges) {
+  std::map<std::vector<std::string>, std::int64_t> Folded;
+  for (const auto &[M, C] : A.Terms) {
+    std::int64_t Coeff = C;
+    std::vector<std::string> Free;
+    for (const AffineVar &V : M) {
+      auto It = Ranges.find(V.Name);
+      if (It == Ranges.end())
+        return std::nullopt;
+      if (It->second.Lo == It->second.Hi)
+        Coeff *= It->second.Lo;
+      else
+        Free.push_back(V.Name);
+    }
+    std::sort(Free.begin(), Free.end());
+    Folded[Free] += Coeff;
+  }
+  Interval Sum{0, 0};
+  for (const auto &[Free, C] : Folded) {
+    Interval T{C, C};
+    for (const std::string &Name : Free)
+      T = T * Ranges.find(Name)->second;
     Sum.Lo += T.Lo;
     Sum.Hi += T.Hi;
   }
@@ -311,15 +348,20 @@ bufferExtents(const Function &F, const SizeBindings &Sizes,
     Extents[A.Array] = std::max(Extents[A.Array], I->Hi + 1);
     if (Lowest) {
       // The guards' lower bounds narrow the positions (a stencil's a[i - 1]
-      // under i > 0 starts at 0).
+      // under i > 0 starts at 0): the kernel's, and the access's own.
+      KernelDomain Around;
+      GuardFinder Finder(F, Around);
+      for (const AccessGuard &G : A.Guards)
+        Finder.addAtoms(*G.Cond, G.Negated, A.Line);
       std::map<std::string, Interval> Low = Ranges;
       for (unsigned D = 0; D < 2; ++D)
-        for (const DomainBound &B : KD.Lower[D])
-          if (auto V = evaluateScalar(*B.Bound, F, Sizes)) {
-            Interval &P = Low[D == 0 ? "idx" : "idy"];
-            P.Lo = std::max(P.Lo, *V + B.Offset);
-          }
-      auto L = intervalOf(*A.Index, Low);
+        for (const auto *Bounds : {&KD.Lower[D], &Around.Lower[D]})
+          for (const DomainBound &B : *Bounds)
+            if (auto V = evaluateScalar(*B.Bound, F, Sizes)) {
+              Interval &P = Low[D == 0 ? "idx" : "idy"];
+              P.Lo = std::max(P.Lo, *V + B.Offset);
+            }
+      auto L = foldedIntervalOf(*A.Index, Low);
       std::int64_t Lo = L && L->Lo <= L->Hi ? L->Lo : 0;
       auto It = Lowest->find(A.Array);
       if (It == Lowest->end() || Lo < It->second)

@@ -121,13 +121,21 @@ namespace {
 class FunctionCollector : public MatchFinder::MatchCallback {
 public:
   std::vector<const FunctionDecl *> Kernels, Helpers, Host;
+  /// Kernels defined in a header or source file of the user's that the main
+  /// file includes (main.cu including kernel.cu).
+  std::vector<const FunctionDecl *> IncludedKernels;
   void run(const MatchFinder::MatchResult &R) override {
     const auto *FD = R.Nodes.getNodeAs<FunctionDecl>("fn");
     if (!FD || !FD->doesThisDeclarationHaveABody())
       return;
     const SourceManager &SM = *R.SourceManager;
-    if (!SM.isInMainFile(SM.getExpansionLoc(FD->getLocation())))
+    SourceLocation L = SM.getExpansionLoc(FD->getLocation());
+    if (!SM.isInMainFile(L)) {
+      if (isKernelDecl(*FD) && !SM.isInSystemHeader(L) &&
+          SM.getFilename(L) != PreludePath)
+        IncludedKernels.push_back(FD);
       return;
+    }
     // Lambdas and member functions are host code to us, even where Clang
     // makes them implicitly __host__ __device__ (a lambda in main()).
     const auto *Device = FD->getAttr<CUDADeviceAttr>();
@@ -257,7 +265,7 @@ parseSource(const std::string &Source, const std::string &FileName,
                                      DiagText.empty()
                                          ? ("cannot parse " + FileName).c_str()
                                          : DiagText.c_str());
-    return std::move(AST);
+    return AST;
   };
   bool Cuda = M->Lang == Language::Cuda;
   bool WithSdk = Cuda && needsCudaSdk(Source);
@@ -322,6 +330,18 @@ parseSource(const std::string &Source, const std::string &FileName,
           "toolkit found here ({3}); it is kept as written",
           FileName, SM.getExpansionLineNumber(FD->getBeginLoc()),
           FD->getNameAsString(), Why));
+  }
+  // Kernels of an included file are that file's: gpumerge rewrites the file
+  // it is given. Never a silent zero: say where they are and what to do.
+  for (const FunctionDecl *K : Collector.IncludedKernels) {
+    SourceLocation L = SM.getExpansionLoc(K->getLocation());
+    M->Warnings.push_back(llvm::formatv(
+        "{0}:{1}: kernel '{2}' is defined in '{3}' (line {4}), which this "
+        "file includes: it is left as it is; run gpumerge on that file, and "
+        "launch the kernel through the gpumerge_launch_{2} it writes",
+        FileName, SM.getExpansionLineNumber(SM.getIncludeLoc(SM.getFileID(L))),
+        K->getNameAsString(), SM.getFilename(L).str(),
+        SM.getExpansionLineNumber(L)));
   }
   if (M->Lang == Language::Cuda)
     collectKernelCallSites(Ctx, *M);

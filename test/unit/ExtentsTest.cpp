@@ -184,3 +184,84 @@ __global__ void unused(float *a, float *b, int n) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(Domain, LowerBoundsOfStencilGuards) {
+  auto M = gpumerge::parseText(R"(
+__global__ void jacobi(const float *a, float *b, int n, int m) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int j = blockIdx.y * blockDim.y + threadIdx.y;
+  if (i > 0 && i < n - 1 && j >= 1 && j < m - 1)
+    b[j * n + i] = a[j * n + i - 1] + a[j * n + i + 1] + a[(j - 1) * n + i];
+}
+)");
+  ASSERT_TRUE(M);
+  const gpumerge::Function &F = *M->kernels()[0];
+  gpumerge::KernelDomain D = gpumerge::findDomain(F);
+  ASSERT_EQ(D.Lower[0].size(), 1u);
+  ASSERT_EQ(D.Lower[1].size(), 1u);
+  EXPECT_EQ(D.Lower[0][0].Offset, 1); // i > 0: i >= 0 + 1
+  EXPECT_EQ(D.Lower[1][0].Offset, 0); // j >= 1
+  std::map<std::string, std::int64_t> Lowest;
+  auto E = gpumerge::bufferExtents(F, {{"n", 10}, {"m", 8}}, {9, 7}, {16, 16},
+                                   &Lowest);
+  ASSERT_TRUE(bool(E)) << llvm::toString(E.takeError());
+  // Under the guard (i >= 1, j >= 1) the lowest read is a[(j - 1) * n + i]
+  // at j = i = 1: never before the array, as without the lower bounds.
+  EXPECT_EQ(Lowest["a"], 1);
+  EXPECT_EQ(Lowest["b"], 10 + 1);
+}
+
+// The guards of the access itself count: an if around it, the left of
+// `x > 0 && in[x - 1]`, an earlier `if (y == 0) return;`.
+TEST(Domain, LowestUnderTheAccessGuards) {
+  auto M = gpumerge::parseText(R"(
+__global__ void edges(const float *in, float *out, int w, int h) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < w && y < h) {
+    float m = in[y * w + x];
+    if (x > 0 && in[y * w + x - 1] > m)
+      m = 0.0f;
+    if (y > 0) {
+      m += in[(y - 1) * w + x];
+    }
+    out[y * w + x] = x > 1 ? in[y * w + x - 2] : m;
+  }
+}
+)");
+  ASSERT_TRUE(M);
+  const gpumerge::Function &F = *M->kernels()[0];
+  std::map<std::string, std::int64_t> Lowest;
+  auto E = gpumerge::bufferExtents(F, {{"w", 10}, {"h", 8}}, {10, 8}, {16, 16},
+                                   &Lowest);
+  ASSERT_TRUE(bool(E)) << llvm::toString(E.takeError());
+  EXPECT_EQ(Lowest["in"], 0);
+  EXPECT_EQ(Lowest["out"], 0);
+}
+
+// Sizes fold into the coefficients before the bounds are taken:
+// y * (w - fw + 1) + x never goes below zero, though -y * fw alone does.
+TEST(Domain, LowestFoldsTheSizes) {
+  auto M = gpumerge::parseText(R"(
+__global__ void valid(const float *in, float *out, int w, int h, int fw) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < w - fw + 1 && y < h)
+    out[y * (w - fw + 1) + x] = in[y * w + x];
+}
+)");
+  ASSERT_TRUE(M);
+  const gpumerge::Function &F = *M->kernels()[0];
+  std::map<std::string, std::int64_t> Lowest;
+  auto E = gpumerge::bufferExtents(F, {{"w", 40}, {"h", 20}, {"fw", 9}},
+                                   {32, 20}, {16, 16}, &Lowest);
+  ASSERT_TRUE(bool(E)) << llvm::toString(E.takeError());
+  EXPECT_EQ(Lowest["out"], 0);
+  // The extent stays the term-by-term bound symbolicElements matches: at
+  // least the last element written, never short of it.
+  EXPECT_GE((*E)["out"], 19 * 32 + 31 + 1);
+}
+
+} // namespace
