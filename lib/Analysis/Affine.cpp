@@ -248,6 +248,21 @@ AffineContext kernelAffineContext(const Function &F) {
   return Ctx;
 }
 
+ExprPtr inlineSingleAssignmentLocals(const Expr &E, const Function &F) {
+  std::map<std::string, const Expr *> Defs = singleAssignmentLocals(F);
+  std::function<ExprPtr(const Expr &, unsigned)> Inline =
+      [&](const Expr &X, unsigned Depth) -> ExprPtr {
+    return rewriteExpr(X.clone(), [&](Expr &Y) -> ExprPtr {
+      const auto *V = llvm::dyn_cast<VarRef>(&Y);
+      auto It = V ? Defs.find(V->Name) : Defs.end();
+      if (It == Defs.end() || Depth > 16)
+        return nullptr;
+      return Inline(*It->second, Depth + 1);
+    });
+  };
+  return Inline(E, 0);
+}
+
 std::map<std::string, const Expr *> singleAssignmentLocals(const Function &F) {
   std::map<std::string, const Expr *> Defs;
   std::map<std::string, unsigned> Writes;

@@ -82,6 +82,11 @@ AffineContext kernelAffineContext(const Function &F);
 /// initializer), for AffineContext::Definitions.
 std::map<std::string, const Expr *> singleAssignmentLocals(const Function &F);
 
+/// \p E with the locals of singleAssignmentLocals replaced by their
+/// definitions, transitively (`int ow = w - f + 1; if (x < ow)`: the
+/// launcher sees w - f + 1).
+ExprPtr inlineSingleAssignmentLocals(const Expr &E, const Function &F);
+
 } // namespace gpumerge
 
 #endif

@@ -111,6 +111,7 @@ std::string launchPlanProblem(const Module &M, const Function &Optimized,
        {fallbackName(Optimized.Name), launcherName(Optimized.Name)})
     if (M.mentions(N))
       return "the input already uses the name '" + N + "'";
+
   // Host code is kept only in a CUDA file written as CUDA, and there every
   // launch must go through the launcher: the kernel's name now stands for
   // the optimized kernel, which a naive launch would run wrongly.
@@ -223,6 +224,17 @@ public:
                                 : "int " + N.Ok + " = 1;");
     if (!P.SameLaunch)
       emitTiles(Out);
+    for (unsigned D = 0; D < 2; ++D)
+      if (F.FixedBlock[D]) {
+        comment(Out, llvm::formatv("{0}'s thread positions assume blocks of "
+                                   "{1} threads in {2} (blockIdx.{3} * {1} + "
+                                   "threadIdx.{3}): the naive launch must "
+                                   "have them.",
+                                   F.Name, F.FixedBlock[D], D == 0 ? "X" : "Y",
+                                   dimName(D)));
+        check(Out, llvm::formatv("{0}.{1} == {2}", N.Block, dimName(D),
+                                 F.FixedBlock[D]));
+      }
     for (const Precondition &C : P.Preconditions) {
       comment(Out, C.Why.empty() ? "A precondition of the optimized kernel."
                                  : C.Why);

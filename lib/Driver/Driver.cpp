@@ -313,7 +313,7 @@ private:
   /// The launch configuration, preconditions and resources of \p K.
   llvm::json::Object launchReport(const Function &K, LaunchShape &Shape) {
     KernelDomain D = findDomain(tilingOrigin(K));
-    Shape = naiveLaunch(D.Dims);
+    Shape = naiveLaunch(D.Dims, K.FixedBlock);
     const LaunchPlan *P = K.Plan && !K.Plan->SameLaunch ? &*K.Plan : nullptr;
     if (P) {
       Shape.Block = P->Block;
@@ -486,6 +486,11 @@ private:
         Skipped.push_back(Name + ": " + Why);
       R.Reason = "no pass applied (" + llvm::join(Skipped, "; ") + ")";
     }
+    // A changed kernel whose thread positions assume a block size runs
+    // only through the launcher, which checks that size.
+    if (!R.Passes.empty() && !R.Kernel->Plan &&
+        (R.Kernel->FixedBlock[0] || R.Kernel->FixedBlock[1]))
+      sameLaunchPlan(*R.Kernel);
     // An optimized kernel whose launch conditions can never hold together
     // would never run: the output keeps the input's kernel, and says so.
     if (R.Kernel->Plan && !R.Passes.empty()) {
@@ -513,6 +518,15 @@ private:
     // is what the output holds, and the report says so.
     if (R.Kernel->Plan) {
       std::string Problem = launchPlanProblem(*M, *R.Kernel, outputLang());
+      // The NDRange helper sees the naive global size, not the work-group
+      // size the thread positions assume.
+      for (unsigned D = 0; D < 2 && Problem.empty(); ++D)
+        if (outputLang() == Language::OpenCL && R.Kernel->FixedBlock[D])
+          Problem = llvm::formatv(
+              "the thread position assumes blocks of {0} threads in {1} "
+              "(blockIdx.{2} * {0} + threadIdx.{2}), which the OpenCL "
+              "launch helper cannot check",
+              R.Kernel->FixedBlock[D], D == 0 ? "X" : "Y", D == 0 ? "x" : "y");
       if (!Problem.empty()) {
         R.Kernel = Naive.clone();
         R.Status = "passed-through";

@@ -41,8 +41,12 @@ std::optional<Builtin> dialectBuiltin(llvm::StringRef Name) {
 
 /// `bidx*bdimx + tidx` (either product order, either sum order) → idx; the
 /// same in Y. The frontend's one piece of pattern matching, so analyses see
-/// thread positions as single nodes.
-ExprPtr foldThreadPosition(Expr &E) {
+/// thread positions as single nodes. A constant in place of bdimx
+/// (`blockIdx.x * 256 + threadIdx.x`, a #define'd block size) folds too, and
+/// goes to \p Fixed: the block size the launcher must then check; a second,
+/// different constant sets \p Conflict.
+ExprPtr foldThreadPosition(Expr &E, std::array<std::int64_t, 2> &Fixed,
+                           bool &Conflict) {
   auto *Add = llvm::dyn_cast<BinaryExpr>(&E);
   if (!Add || Add->Op != BinaryOp::Add)
     return nullptr;
@@ -50,26 +54,45 @@ ExprPtr foldThreadPosition(Expr &E) {
     auto *R = llvm::dyn_cast<BuiltinRef>(X);
     return R && R->Which == B;
   };
-  auto IsBlockOffset = [&](const Expr *X, Builtin Bid, Builtin Bdim) {
+  // The block size in `bid * size`: 0 for bdim, the constant, or -1.
+  auto BlockOffset = [&](const Expr *X, Builtin Bid,
+                         Builtin Bdim) -> std::int64_t {
     auto *M = llvm::dyn_cast<BinaryExpr>(X);
-    return M && M->Op == BinaryOp::Mul &&
-           ((IsBuiltin(M->LHS.get(), Bid) && IsBuiltin(M->RHS.get(), Bdim)) ||
-            (IsBuiltin(M->LHS.get(), Bdim) && IsBuiltin(M->RHS.get(), Bid)));
+    if (!M || M->Op != BinaryOp::Mul)
+      return -1;
+    const Expr *Size = IsBuiltin(M->LHS.get(), Bid)   ? M->RHS.get()
+                       : IsBuiltin(M->RHS.get(), Bid) ? M->LHS.get()
+                                                      : nullptr;
+    if (!Size)
+      return -1;
+    if (IsBuiltin(Size, Bdim))
+      return 0;
+    if (auto *L = llvm::dyn_cast<IntLit>(Size); L && L->Value > 0)
+      return L->Value;
+    return -1;
   };
   struct Dim {
     Builtin Bid, Bdim, Tid, Id;
   };
-  for (Dim D :
+  unsigned D = 0;
+  for (Dim X :
        {Dim{Builtin::Bidx, Builtin::Bdimx, Builtin::Tidx, Builtin::Idx},
         Dim{Builtin::Bidy, Builtin::Bdimy, Builtin::Tidy, Builtin::Idy}}) {
-    if ((IsBlockOffset(Add->LHS.get(), D.Bid, D.Bdim) &&
-         IsBuiltin(Add->RHS.get(), D.Tid)) ||
-        (IsBlockOffset(Add->RHS.get(), D.Bid, D.Bdim) &&
-         IsBuiltin(Add->LHS.get(), D.Tid))) {
-      auto R = builtin(D.Id);
+    std::int64_t Size = -1;
+    if (IsBuiltin(Add->RHS.get(), X.Tid))
+      Size = BlockOffset(Add->LHS.get(), X.Bid, X.Bdim);
+    else if (IsBuiltin(Add->LHS.get(), X.Tid))
+      Size = BlockOffset(Add->RHS.get(), X.Bid, X.Bdim);
+    if (Size >= 0) {
+      if (Size > 0) {
+        Conflict |= Fixed[D] && Fixed[D] != Size;
+        Fixed[D] = Size;
+      }
+      auto R = builtin(X.Id);
       R->setLine(E.getLine());
       return R;
     }
+    ++D;
   }
   return nullptr;
 }
@@ -96,8 +119,13 @@ public:
       F->Params.push_back(std::move(KP));
     }
     StmtPtr Body = lowerStmt(FD.getBody());
+    if (FixedBlockConflict)
+      fail("its thread positions assume two different block sizes "
+           "(blockIdx.x * N + threadIdx.x with two values of N)",
+           FD.getBeginLoc());
     if (Failure)
       return *Failure;
+    F->FixedBlock = FixedBlock;
     F->Body.reset(llvm::cast<BlockStmt>(Body.release()));
     F->PaperDialect = UsesDialect;
     if (UsesDialect) {
@@ -123,6 +151,8 @@ private:
   Module &M;
   std::optional<LoweringFailure> Failure;
   bool UsesDialect = false;
+  std::array<std::int64_t, 2> FixedBlock = {0, 0};
+  bool FixedBlockConflict = false;
 
   unsigned lineOf(SourceLocation L) const {
     return SM.getExpansionLineNumber(L);
@@ -445,7 +475,9 @@ private:
   ExprPtr lowerExpr(const clang::Expr *E) {
     ExprPtr R = lowerExprImpl(strip(E));
     R->setLine(lineOf(E->getBeginLoc()));
-    return rewriteExpr(std::move(R), foldThreadPosition);
+    return rewriteExpr(std::move(R), [&](Expr &X) {
+      return foldThreadPosition(X, FixedBlock, FixedBlockConflict);
+    });
   }
 
   ExprPtr lowerExprImpl(const clang::Expr *E) {

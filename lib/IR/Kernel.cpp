@@ -118,6 +118,7 @@ Function::withBody(std::unique_ptr<BlockStmt> NewBody) const {
   F->SizeHints = SizeHints;
   F->OutputHints = OutputHints;
   F->PaperDialect = PaperDialect;
+  F->FixedBlock = FixedBlock;
   F->PhaseOf = PhaseOf;
   F->PhaseIndex = PhaseIndex;
   return F;

@@ -50,6 +50,10 @@ struct Function {
   std::vector<std::string> OutputHints;
   /// The kernel used the original GPGPU compiler's dialect (bare idx, ...).
   bool PaperDialect = false;
+  /// Threads per block that the input's thread positions assume, per
+  /// dimension: `blockIdx.x * 256 + threadIdx.x` reads as idx only where
+  /// blockDim.x is 256, which the launcher then checks. 0: none assumed.
+  std::array<std::int64_t, 2> FixedBlock = {0, 0};
   /// A phase of a kernel split at its global barriers (SplitPhases.h): the
   /// input kernel's name, and which phase this is; PhaseOf empty otherwise.
   std::string PhaseOf;

@@ -32,10 +32,18 @@ const char *verifyStatusName(VerifyResult::Status S) {
   return "?";
 }
 
-LaunchShape naiveLaunch(unsigned Dims) {
+LaunchShape naiveLaunch(unsigned Dims, std::array<std::int64_t, 2> Fixed) {
   LaunchShape S;
   S.Block = Dims == 2 ? std::array<std::int64_t, 2>{16, 16}
                       : std::array<std::int64_t, 2>{256, 1};
+  for (unsigned D = 0; D < 2; ++D)
+    if (Fixed[D])
+      S.Block[D] = Fixed[D];
+  // A fixed size in one dimension leaves the other what fits in 1024.
+  for (unsigned D = 0; D < 2; ++D)
+    if (!Fixed[D])
+      S.Block[D] = std::max<std::int64_t>(
+          1, std::min(S.Block[D], 1024 / S.Block[1 - D]));
   return S;
 }
 
@@ -396,9 +404,10 @@ sizeProblem(const std::vector<const Function *> &DomainFrom,
     // Every access inside the array: an index below 0 at these sizes
     // ((n - 3 - i1) * n + i2 with i1 > n) reads before the buffer.
     std::map<std::string, std::int64_t> Lowest;
-    auto E =
-        bufferExtents(*St.Naive, Sizes, *D,
-                      naiveLaunch(findDomain(*St.Naive).Dims).Block, &Lowest);
+    auto E = bufferExtents(
+        *St.Naive, Sizes, *D,
+        naiveLaunch(findDomain(*St.Naive).Dims, St.Naive->FixedBlock).Block,
+        &Lowest);
     if (!E)
       return llvm::toString(E.takeError());
     for (const auto &[Array, Lo] : Lowest)
@@ -977,7 +986,11 @@ verifyStages(const Module &M, const std::vector<const Function *> &DomainFrom,
   unsigned Dims =
       Result.Domain[1] > 1 || LaunchThreads[1] > 1 || KDims == 2 ? 2 : 1;
   std::array<bool, 2> Exact = {!Guarded[0], !Guarded[1]};
-  LaunchShape NaiveShape = naiveLaunch(Dims);
+  std::array<std::int64_t, 2> Fixed = {0, 0};
+  for (const Function *F : DomainFrom)
+    for (unsigned D = 0; D < 2; ++D)
+      Fixed[D] = std::max(Fixed[D], F->FixedBlock[D]);
+  LaunchShape NaiveShape = naiveLaunch(Dims, Fixed);
   NDRange NaiveRange = rangeFor(LaunchThreads, Dims, NaiveShape, Exact);
   // Buffers cover every launched thread's accesses, guarded or not: a read
   // before the guard, or past it, must stay inside them.

@@ -29,8 +29,11 @@ struct LaunchShape {
   std::array<std::int64_t, 2> Coverage = {1, 1};
 };
 
-/// The naive launch: 16x16 blocks for 2-D kernels, 256 threads for 1-D.
-LaunchShape naiveLaunch(unsigned Dims);
+/// The naive launch: 16x16 blocks for 2-D kernels, 256 threads for 1-D;
+/// the block size the kernel's thread positions assume where they assume
+/// one (Function::FixedBlock, 0 where none).
+LaunchShape naiveLaunch(unsigned Dims,
+                        std::array<std::int64_t, 2> Fixed = {0, 0});
 
 struct VerifyOptions {
   SizeBindings Sizes; ///< --size

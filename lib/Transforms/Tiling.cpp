@@ -166,7 +166,7 @@ llvm::Expected<NaiveShape> analyzeShape(const Function &F) {
       continue;
     ++Bounds;
     const DomainBound &B = D.Bounds[Dim].front();
-    ExprPtr E = B.Bound->clone();
+    ExprPtr E = inlineSingleAssignmentLocals(*B.Bound, F);
     if (B.Offset)
       E = add(std::move(E), intLit(B.Offset));
     S.Extent[Dim] = std::shared_ptr<const Expr>(simplifyExpr(std::move(E)));
