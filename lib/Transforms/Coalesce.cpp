@@ -47,11 +47,19 @@ static std::string uncoalescedSummary(const Function &F,
           llvm::formatv("{0} {1}[{2}] (line {3})", A.IsWrite ? "write" : "read",
                         A.Array, A.IndexText, A.Line);
       // Tiles of T iterations need a constant unit step.
-      for (const LoopInfo &L : A.Loops)
+      for (const LoopInfo &L : A.Loops) {
+        bool Constant = false;
         if (!L.ConstantStep)
           Item += " in the loop over '" + L.Iter + "', whose step '" +
                   printExprDebug(*L.Loop->StepExpr) +
                   "' is not the constant 1 that tiling needs";
+        else if (L.Step == 1 &&
+                 loopTile(*L.Loop, MD.CoalescedThread, Constant) == 0)
+          Item += llvm::formatv(" in the loop over '{0}', whose constant trip "
+                                "count no tile of 2 to {1} iterations divides",
+                                L.Iter, MD.CoalescedThread)
+                      .str();
+      }
       Items.push_back(std::move(Item));
     }
   if (Items.empty())
@@ -63,83 +71,88 @@ static std::string uncoalescedSummary(const Function &F,
 }
 
 PassInfo coalescePass() {
-  return {"coalesce",
-          "non-coalesced loop accesses through shared memory tiles (§3.3)",
-          [](Function &F, const PassContext &Ctx,
-             std::string &Why) -> llvm::Expected<std::optional<AppliedPass>> {
-            if (F.Plan && F.Plan->Origin) {
-              Why = "the kernel is already tiled";
-              return std::nullopt;
-            }
-            const MachineDescription &MD = Ctx.Target;
-            std::int64_t T = MD.CoalescedThread;
-            // §3.3: A[idx][idy] becomes A[idy][idx] when exchanging the
-            // positions leaves fewer accesses uncoalesced.
-            auto Uncoalesced = [&](const Function &G) {
-              unsigned N = 0;
-              for (const Access &A : collectAccesses(G))
-                N += checkCoalescing(A, MD).Coalesced == Tristate::False;
-              return N;
-            };
-            KernelDomain D = findDomain(F);
-            bool Interchange = D.Dims == 2 && D.Bounds[0].size() == 1 &&
-                               D.Bounds[1].size() == 1 &&
-                               Uncoalesced(*interchanged(F)) < Uncoalesced(F);
-            // A write staged through shared memory needs a tile T
-            // positions tall, so consecutive threads store T consecutive
-            // elements; try that shape first and keep it if a write goes
-            // through the tile.
-            std::int64_t By =
-                std::min<std::int64_t>(T, std::max<std::int64_t>(1, 256 / T));
-            TileShape S{{T, By}, {1, T / By}, T, Interchange};
-            auto K = generateTiled(F, S, MD);
-            bool Writes = false;
-            if (K)
-              for (const StagedAccess &SA : K->Staged)
-                Writes |= SA.IsWrite;
-            else
-              llvm::consumeError(K.takeError());
-            if (Writes) {
-              K->Kernel->Plan->ShapeFixedBy =
-                  "the write tile of coalesce sets the block shape";
-            } else {
-              S = TileShape{{T, 1}, {1, 1}, T, Interchange};
-              K = generateTiled(F, S, MD);
-            }
-            if (!K) {
-              Why = llvm::toString(K.takeError());
-              return std::nullopt;
-            }
-            if (K->Staged.empty() && !Interchange) {
-              Why = uncoalescedSummary(F, MD);
-              return std::nullopt;
-            }
-            AppliedPass P{"coalesce", {}};
-            std::vector<std::string> Converted;
-            for (const StagedAccess &SA : K->Staged) {
-              std::string Dims;
-              for (std::int64_t E : SA.Extents)
-                Dims += "[" + std::to_string(E) + "]";
-              Converted.push_back(
-                  llvm::formatv("{0}[{1}] -> {2}{3} ({4})", SA.Array, SA.Index,
-                                SA.Shared, Dims,
-                                SA.IsWrite       ? "write, not coalesced"
-                                : SA.Uncoalesced ? "not coalesced"
-                                                 : "shared by the block"));
-            }
-            P.Parameters["converted"] = llvm::join(Converted, "; ");
-            P.Parameters["loop"] = K->TiledLoop;
-            P.Parameters["tile"] = std::to_string(T);
-            if (Interchange)
-              P.Parameters["interchange"] =
-                  "idx and idy exchanged: fewer accesses left uncoalesced";
-            P.Parameters["block"] =
-                llvm::formatv("{0}x{1}", S.Block[0], S.Block[1]).str();
-            if (S.Merge[1] > 1)
-              P.Parameters["merge"] = llvm::formatv("1x{0}", S.Merge[1]).str();
-            F = std::move(*K->Kernel);
-            return P;
-          }};
+  return {
+      "coalesce",
+      "non-coalesced loop accesses through shared memory tiles (§3.3)",
+      [](Function &F, const PassContext &Ctx,
+         std::string &Why) -> llvm::Expected<std::optional<AppliedPass>> {
+        if (F.Plan && F.Plan->Origin) {
+          Why = "the kernel is already tiled";
+          return std::nullopt;
+        }
+        const MachineDescription &MD = Ctx.Target;
+        std::int64_t T = MD.CoalescedThread;
+        // §3.3: A[idx][idy] becomes A[idy][idx] when exchanging the
+        // positions leaves fewer accesses uncoalesced.
+        auto Uncoalesced = [&](const Function &G) {
+          unsigned N = 0;
+          for (const Access &A : collectAccesses(G))
+            N += checkCoalescing(A, MD).Coalesced == Tristate::False;
+          return N;
+        };
+        KernelDomain D = findDomain(F);
+        bool Interchange = D.Dims == 2 && D.Bounds[0].size() == 1 &&
+                           D.Bounds[1].size() == 1 &&
+                           Uncoalesced(*interchanged(F)) < Uncoalesced(F);
+        // A write staged through shared memory needs a tile T
+        // positions tall, so consecutive threads store T consecutive
+        // elements; try that shape first and keep it if a write goes
+        // through the tile.
+        std::int64_t By =
+            std::min<std::int64_t>(T, std::max<std::int64_t>(1, 256 / T));
+        TileShape S{{T, By}, {1, T / By}, T, Interchange};
+        auto K = generateTiled(F, S, MD);
+        bool Writes = false;
+        if (K)
+          for (const StagedAccess &SA : K->Staged)
+            Writes |= SA.IsWrite;
+        else
+          llvm::consumeError(K.takeError());
+        if (Writes) {
+          K->Kernel->Plan->ShapeFixedBy =
+              "the write tile of coalesce sets the block shape";
+        } else {
+          S = TileShape{{T, 1}, {1, 1}, T, Interchange};
+          K = generateTiled(F, S, MD);
+        }
+        if (!K) {
+          Why = llvm::toString(K.takeError());
+          return std::nullopt;
+        }
+        if (K->Staged.empty() && !Interchange) {
+          Why = uncoalescedSummary(F, MD);
+          return std::nullopt;
+        }
+        AppliedPass P{"coalesce", {}};
+        std::vector<std::string> Converted;
+        for (const StagedAccess &SA : K->Staged) {
+          std::string Dims;
+          for (std::int64_t E : SA.Extents)
+            Dims += "[" + std::to_string(E) + "]";
+          Converted.push_back(llvm::formatv(
+              "{0}[{1}] -> {2}{3} ({4})", SA.Array, SA.Index, SA.Shared, Dims,
+              SA.IsWrite       ? "write, not coalesced"
+              : SA.Uncoalesced ? "not coalesced"
+                               : "shared by the block"));
+        }
+        P.Parameters["converted"] = llvm::join(Converted, "; ");
+        P.Parameters["loop"] = K->TiledLoop;
+        P.Parameters["tile"] = std::to_string(T);
+        if (K->TiledBy > 0 && K->TiledBy != T)
+          P.Parameters["tile"] = llvm::formatv(
+              "{0} (the {1} loop's constant trip count: {0} divides it, {2} "
+              "does not)",
+              K->TiledBy, K->TiledLoop, T);
+        if (Interchange)
+          P.Parameters["interchange"] =
+              "idx and idy exchanged: fewer accesses left uncoalesced";
+        P.Parameters["block"] =
+            llvm::formatv("{0}x{1}", S.Block[0], S.Block[1]).str();
+        if (S.Merge[1] > 1)
+          P.Parameters["merge"] = llvm::formatv("1x{0}", S.Merge[1]).str();
+        F = std::move(*K->Kernel);
+        return P;
+      }};
 }
 
 } // namespace gpumerge

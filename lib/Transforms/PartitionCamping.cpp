@@ -159,23 +159,36 @@ rotateTiledLoop(Function &F, const PassContext &Ctx, std::string &Why) {
           "needs one";
     return std::nullopt;
   }
-  std::int64_t T = F.Plan->LoopTile;
   auto Found = campingAccesses(F, Ctx.Target, F.Plan->tile(0), Why);
   if (Found.empty())
     return std::nullopt;
+  // The loop over tiles: its step is the plan's tile, or less when a
+  // constant trip count was tiled by a divisor of it (loopTile); it holds
+  // the barriers (the naive kernel has none of its own).
   ForStmt *L = nullptr;
-  for (StmtPtr &S : F.Body->Body)
-    if (auto *X = llvm::dyn_cast<ForStmt>(S.get());
-        X && X->hasConstantStep() && X->Step == T && !L)
+  for (StmtPtr &S : F.Body->Body) {
+    auto *X = llvm::dyn_cast<ForStmt>(S.get());
+    if (!X || L || !X->hasConstantStep() || X->Step < 2 ||
+        X->Step > F.Plan->LoopTile)
+      continue;
+    bool Barrier = false;
+    walkStmts(*X->Body, [&](Stmt &Y) { Barrier |= llvm::isa<SyncStmt>(&Y); });
+    if (Barrier)
       L = X;
+  }
   if (!L || L->CondOp != BinaryOp::LT) {
     Why = "no tiled loop at the top of the kernel to rotate";
     return std::nullopt;
   }
   if (!orderFree(*L, Why))
     return std::nullopt;
+  const std::int64_t T = L->Step;
   std::string Tile = L->Iter, Rotated = L->Iter + "_r";
   ExprPtr Trip = binary(BinaryOp::Sub, L->Bound->clone(), L->Init->clone());
+  if (auto N = evaluateInteger(*Trip, {}); N && *N <= T) {
+    Why = "the loop over " + Tile + " is a single tile: nothing to rotate";
+    return std::nullopt;
+  }
   ExprPtr Start =
       add(L->Init->clone(),
           binary(BinaryOp::Rem,

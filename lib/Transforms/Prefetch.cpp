@@ -32,6 +32,7 @@
 //===----------------------------------------------------------------------===//
 #include "Analysis/Affine.h"
 #include "CodeGen/Emitter.h"
+#include "IR/Evaluate.h"
 #include "IR/Substitute.h"
 #include "Target/MachineDescription.h"
 #include "Target/Occupancy.h"
@@ -165,6 +166,16 @@ private:
     auto *Body = llvm::dyn_cast<BlockStmt>(Tile.Body.get());
     if (!Body || !Tile.hasConstantStep() || Tile.Step <= 0)
       return false;
+    // A constant trip count of one tile (a short loop tiled whole) has no
+    // next tile to overlap with.
+    if (auto Trip = evaluateInteger(
+            *binary(BinaryOp::Sub, Tile.Bound->clone(), Tile.Init->clone()),
+            {});
+        Trip && Tile.CondOp == BinaryOp::LT && *Trip <= Tile.Step) {
+      Why = "the loop over " + Tile.Iter +
+            " is a single tile: there is no next tile to load";
+      return false;
+    }
     // Cooperative loads, then the barrier after them.
     std::vector<CoopLoad> Loads;
     size_t I = 0;

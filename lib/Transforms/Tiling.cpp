@@ -6,6 +6,7 @@
 #include "Analysis/Coalescing.h"
 #include "Analysis/Domain.h"
 #include "Analysis/Extents.h"
+#include "IR/Evaluate.h"
 #include "IR/Printer.h"
 #include "IR/Substitute.h"
 
@@ -26,6 +27,39 @@ std::int64_t staticSharedLimit(const MachineDescription &MD) {
 
 const Function &tilingOrigin(const Function &F) {
   return F.Plan && F.Plan->Origin ? *F.Plan->Origin : F;
+}
+
+/// The trip count of \p L (unit step, `<`, `<=` or `!=`) when its bounds
+/// are constants; \p Literal says they are plain literals (no macro a
+/// rebuild with -D could change).
+static std::optional<std::int64_t> constantTrip(const ForStmt &L,
+                                                bool &Literal) {
+  ExprPtr Trip = binary(BinaryOp::Sub, L.Bound->clone(), L.Init->clone());
+  if (L.CondOp == BinaryOp::LE)
+    Trip = add(std::move(Trip), intLit(1));
+  auto N = evaluateInteger(*Trip, {});
+  if (!N)
+    return std::nullopt;
+  Literal = true;
+  walkExpr(*Trip, [&](const Expr &X) {
+    if (auto *I = llvm::dyn_cast<IntLit>(&X))
+      Literal &= I->MacroName.empty();
+  });
+  return N;
+}
+
+std::int64_t loopTile(const ForStmt &L, std::int64_t T, bool &Constant) {
+  bool Literal = false;
+  auto N = constantTrip(L, Literal);
+  Constant = N && Literal;
+  if (!N)
+    return T;
+  if (*N < 2)
+    return 0;
+  for (std::int64_t D = std::min(T, *N); D >= 2; --D)
+    if (*N % D == 0)
+      return D;
+  return 0;
 }
 
 //===----------------------------------------------------------------------===//
@@ -228,6 +262,8 @@ struct Candidate {
 
 struct LoopChoice {
   ForStmt *Loop = nullptr;       ///< in NaiveShape::Guarded
+  std::int64_t Tile = 0;         ///< iterations per tile step
+  bool ConstantTrip = false;     ///< the tile divides a literal trip count
   std::set<std::string> Uniform; ///< iterators of the loops around it
   std::vector<Candidate> Staged;
 };
@@ -502,6 +538,14 @@ private:
   }
   bool varies(Stmt &St) { return maskOf(St) != 0; }
   std::vector<StmtPtr> merge(std::vector<StmtPtr> Stmts);
+  /// A condition or loop bound kept once because it does not vary: a
+  /// placeholder left in it (a staged read in an `if` in the tiled loop)
+  /// belongs to a dimension that is not merged, whose one copy is 0.
+  static ExprPtr once(ExprPtr E) {
+    E = substituteVar(std::move(E), KxName, *intLit(0));
+    E = substituteVar(std::move(E), KyName, *intLit(0));
+    return simplifyExpr(std::move(E));
+  }
   StmtPtr copyFor(const Stmt &St, std::int64_t Kx, std::int64_t Ky);
   std::string suffix(unsigned Mask, std::int64_t Kx, std::int64_t Ky) const {
     if (Mask == 1)
@@ -555,11 +599,17 @@ Generator::chooseLoop(NaiveShape &NS) {
          L->CondOp != BinaryOp::NE) ||
         hasBarrierOrReturn(*L->Body))
       continue;
+    bool Constant = false;
+    std::int64_t Tile = loopTile(*L, S.LoopTile, Constant);
+    if (Tile == 0)
+      continue;
     size_t Pos =
         std::find(CloneLoops.begin(), CloneLoops.end(), L) - CloneLoops.begin();
     const ForStmt *OL = OriginLoops[Pos];
     LoopChoice C;
     C.Loop = L;
+    C.Tile = Tile;
+    C.ConstantTrip = Constant;
     C.Uniform = Uniform;
     for (const Access &A : Accesses) {
       if (A.IsWrite || Written.count(A.Array) || !A.Index ||
@@ -626,7 +676,7 @@ ExprPtr inlineLocals(ExprPtr E, const std::map<std::string, const Expr *> &Defs,
 
 llvm::Error Generator::stage(NaiveShape &NS, LoopChoice &C, LaunchPlan &Plan) {
   ForStmt &L = *C.Loop;
-  const std::int64_t T = S.LoopTile;
+  const std::int64_t T = C.Tile;
   std::set<std::string> LoopLocals;
   collectNames(*L.Body, LoopLocals);
 
@@ -800,6 +850,10 @@ llvm::Error Generator::stage(NaiveShape &NS, LoopChoice &C, LaunchPlan &Plan) {
   auto Inner = std::make_unique<ForStmt>();
   Inner->Iter = L.Iter;
   Inner->IterType = L.IterType;
+  // A C89 counter (`int j; for (j = 0; ...)`) stays the variable declared
+  // before the loop: the inner loop assigns it, so a read after the loop
+  // still sees it. The tile's counter is a new name and declared here.
+  Inner->DeclaresIter = L.DeclaresIter;
   Inner->Init = var(Tile);
   Inner->Bound = add(var(Tile), intLit(T));
   Inner->Body = std::move(L.Body);
@@ -807,16 +861,19 @@ llvm::Error Generator::stage(NaiveShape &NS, LoopChoice &C, LaunchPlan &Plan) {
   OuterBody.push_back(std::make_unique<SyncStmt>());
   OuterBody.push_back(std::move(Inner));
   OuterBody.push_back(std::make_unique<SyncStmt>());
-  Plan.Preconditions.push_back(
-      {std::shared_ptr<const Expr>(simplifyExpr(
-           binary(BinaryOp::EQ,
-                  binary(BinaryOp::Rem,
-                         simplifyExpr(binary(BinaryOp::Sub, Bound->clone(),
-                                             L.Init->clone())),
-                         intLit(T)),
-                  intLit(0)))),
-       llvm::formatv("the {0} loop is tiled by {1}", L.Iter, T).str()});
+  // A literal trip count is divided by its tile (loopTile): nothing to check.
+  if (!C.ConstantTrip)
+    Plan.Preconditions.push_back(
+        {std::shared_ptr<const Expr>(simplifyExpr(
+             binary(BinaryOp::EQ,
+                    binary(BinaryOp::Rem,
+                           simplifyExpr(binary(BinaryOp::Sub, Bound->clone(),
+                                               L.Init->clone())),
+                           intLit(T)),
+                    intLit(0)))),
+         llvm::formatv("the {0} loop is tiled by {1}", L.Iter, T).str()});
   Result.TiledLoop = L.Iter;
+  Result.TiledBy = T;
   if (L.CondOp == BinaryOp::NE) // `i != n` counts up to n only from below
     Plan.Preconditions.push_back(
         {std::shared_ptr<const Expr>(
@@ -824,6 +881,7 @@ llvm::Error Generator::stage(NaiveShape &NS, LoopChoice &C, LaunchPlan &Plan) {
          llvm::formatv("the {0} loop (`!=`) counts up to its bound", L.Iter)
              .str()});
   L.Iter = Tile;
+  L.DeclaresIter = true;
   L.CondOp = BinaryOp::LT;
   L.Bound = std::move(Bound);
   L.Step = T;
@@ -1135,11 +1193,16 @@ std::vector<StmtPtr> Generator::merge(std::vector<StmtPtr> Stmts) {
     if (auto *L = llvm::dyn_cast<ForStmt>(St.get());
         L && !varies(*L->Init) && !varies(*L->Bound) &&
         !(L->StepExpr && varies(*L->StepExpr)) && !Varying.count(L->Iter)) {
+      L->Init = once(std::move(L->Init));
+      L->Bound = once(std::move(L->Bound));
+      if (L->StepExpr)
+        L->StepExpr = once(std::move(L->StepExpr));
       L->Body = block(merge(unwrap(std::move(L->Body))));
       Out.push_back(std::move(St));
       continue;
     }
     if (auto *If = llvm::dyn_cast<IfStmt>(St.get()); If && !varies(*If->Cond)) {
+      If->Cond = once(std::move(If->Cond));
       If->Then = block(merge(unwrap(std::move(If->Then))));
       if (If->Else)
         If->Else = block(merge(unwrap(std::move(If->Else))));
@@ -1300,7 +1363,8 @@ llvm::Expected<TiledKernel> Generator::run() {
           Note(*D->Init);
       }
     });
-    double PerStep = Tiled ? double(S.LoopTile) : 1.0;
+    double PerStep =
+        Tiled ? double(Result.TiledBy > 0 ? Result.TiledBy : S.LoopTile) : 1.0;
     Loads += double(Reads.size()) * double(NT) * PerStep;
     Result.LoadsPerOutput = Loads / (Outputs * PerStep);
   }

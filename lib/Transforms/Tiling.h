@@ -82,6 +82,9 @@ struct TiledKernel {
   std::unique_ptr<Function> Kernel; ///< with Plan set
   std::vector<StagedAccess> Staged;
   std::string TiledLoop; ///< the iterator of the loop tiled, if any
+  /// Iterations per tile step of that loop: the shape's LoopTile, or a
+  /// divisor of a constant trip count (loopTile).
+  std::int64_t TiledBy = 0;
   /// Global elements loaded per naive output per tile step: the static
   /// model's traffic estimate (reference/models.md, footprints).
   double LoadsPerOutput = 0;
@@ -96,6 +99,15 @@ std::int64_t staticSharedLimit(const MachineDescription &MD);
 /// The naive kernel of \p F: its Plan's Origin when it has been tiled, else
 /// F itself.
 const Function &tilingOrigin(const Function &F);
+
+/// The tile of loop \p L (unit step) tiled by \p T: T, but for a
+/// constant trip count N the largest divisor of N not above T, so that "the
+/// tile divides the trip count" holds (`for (j = 0; j < 5; j++)` is one
+/// tile of 5, never tiled by 32 under the condition 5 % 32 == 0, which no
+/// launch can meet); 0 when no tile of two or more iterations divides N.
+/// \p Constant says the trip count is a literal (no macro a rebuild with
+/// -D could change), so the launcher need not check it.
+std::int64_t loopTile(const ForStmt &L, std::int64_t T, bool &Constant);
 
 /// Generates \p Origin (a naive kernel) tiled and merged as \p S says for
 /// \p MD. Errors say why the kernel cannot take this shape (a construct the
