@@ -1,5 +1,6 @@
 //===- CudaEmitter.cpp - KIR as CUDA C++ ----------------------------------===//
 #include "CodeGen/Emitter.h"
+#include "CodeGen/MathSpellings.h"
 
 namespace gpumerge {
 namespace {
@@ -101,14 +102,7 @@ protected:
   }
   std::string calleeName(const std::string &Callee,
                          const Type &Result) const override {
-    // OpenCL spellings that CUDA spells otherwise.
-    if (Callee == "mad")
-      return Result.Scalar == ScalarKind::Float ? "fmaf" : "fma";
-    if (Callee == "native_exp")
-      return "__expf";
-    if (Callee == "native_log")
-      return "__logf";
-    return Callee;
+    return cudaSpelling(Callee, Result);
   }
 };
 

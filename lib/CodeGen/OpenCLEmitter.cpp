@@ -1,5 +1,6 @@
 //===- OpenCLEmitter.cpp - KIR as OpenCL C 1.2 ----------------------------===//
 #include "CodeGen/Emitter.h"
+#include "CodeGen/MathSpellings.h"
 
 #include "llvm/ADT/StringRef.h"
 
@@ -108,23 +109,11 @@ protected:
   }
   std::string calleeName(const std::string &Callee,
                          const Type &Result) const override {
-    // CUDA's float-suffixed math (sqrtf) is overloaded sqrt in OpenCL C.
-    static const char *Suffixed[] = {
-        "sqrtf",  "rsqrtf", "expf",  "logf",  "fabsf",  "sinf",  "cosf",
-        "tanf",   "floorf", "ceilf", "tanhf", "exp2f",  "log2f", "roundf",
-        "truncf", "powf",   "fminf", "fmaxf", "atan2f", "fmodf"};
-    for (const char *S : Suffixed)
-      if (Callee == S)
-        return Callee.substr(0, Callee.size() - 1);
-    if (Callee == "fmaf")
-      return "fma";
-    if (Callee == "__expf")
-      return "native_exp";
-    if (Callee == "__logf")
-      return "native_log";
-    if ((Callee == "min" || Callee == "max") && Result.isFloating())
-      return "f" + Callee;
-    return Callee;
+    return openclSpelling(Callee, Result).Name;
+  }
+  std::string trailingArgs(const std::string &Callee,
+                           const Type &Result) const override {
+    return openclSpelling(Callee, Result).TrailingArgs;
   }
 };
 

@@ -626,7 +626,17 @@ private:
       for (const clang::Expr *A : C->arguments()) {
         if (A->getType()->isPointerType())
           return failExpr("pointer argument to '" + Name + "'", Loc);
-        Args.push_back(lowerExpr(A));
+        ExprPtr Arg = lowerExpr(A);
+        // An integer converted for the call (an int i to __umul24's
+        // unsigned) keeps its conversion: OpenCL's overloads (mul24) need
+        // arguments of one type.
+        QualType From = strip(A)->getType(), To = A->getType();
+        if (To->isIntegerType() && From->isIntegerType() &&
+            Ctx.getCanonicalType(From) != Ctx.getCanonicalType(To) &&
+            !llvm::isa<IntLit>(*Arg))
+          Arg = std::make_unique<gpumerge::CastExpr>(
+              lowerType(To, A->getBeginLoc()), std::move(Arg));
+        Args.push_back(std::move(Arg));
       }
       return std::make_unique<gpumerge::CallExpr>(Name, std::move(Args),
                                                   lowerType(C->getType(), Loc));

@@ -27,6 +27,12 @@ GPUMERGE_MATH2(pow) GPUMERGE_MATH2(fmin) GPUMERGE_MATH2(fmax) GPUMERGE_MATH2(ata
 GPUMERGE_MATH2(fmod)
 __device__ float fmaf(float, float, float); __device__ double fma(double, double, double);
 __device__ float __expf(float); __device__ float __logf(float);
+__device__ float __powf(float, float); __device__ float __log2f(float);
+__device__ float __log10f(float); __device__ float __exp10f(float);
+__device__ float __sinf(float); __device__ float __cosf(float);
+__device__ float __tanf(float); __device__ float __fdividef(float, float);
+__device__ float __saturatef(float); __device__ float log10f(float);
+__device__ unsigned __umul24(unsigned, unsigned); __device__ int __mul24(int, int);
 __device__ int min(int, int); __device__ int max(int, int);
 __device__ unsigned min(unsigned, unsigned); __device__ unsigned max(unsigned, unsigned);
 __device__ float min(float, float); __device__ float max(float, float);

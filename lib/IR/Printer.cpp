@@ -364,7 +364,7 @@ void Printer::printExpr(const Expr &E, int Parent) {
         OS << ", ";
       printExpr(*C.Args[I], 2);
     }
-    OS << ")";
+    OS << trailingArgs(C.Callee, C.getType()) << ")";
     return;
   }
   case Expr::Kind::Cast: {

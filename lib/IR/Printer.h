@@ -46,6 +46,12 @@ protected:
                                  const Type &ResultType) const {
     return Callee;
   }
+  /// Arguments the target language adds after a call's own (", 0.0f, 1.0f"
+  /// where CUDA's __saturatef(x) becomes clamp(x, 0.0f, 1.0f)).
+  virtual std::string trailingArgs(const std::string &Callee,
+                                   const Type &ResultType) const {
+    return "";
+  }
   virtual std::string sharedQualifier() const { return "__shared__ "; }
   /// A vector from its components: `make_float2(a, b)` (CUDA) or
   /// `(float2)(a, b)` (OpenCL); the debug form is CUDA's.
