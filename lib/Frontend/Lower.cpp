@@ -706,6 +706,11 @@ private:
     }
     if (llvm::isa<NullStmt>(S))
       return;
+    if (const auto *W = llvm::dyn_cast<WhileStmt>(S))
+      if (StmtPtr L = lowerWhileAsFor(*W, Into)) {
+        Into.Body.push_back(std::move(L));
+        return;
+      }
     Into.Body.push_back(lowerStmt(S));
   }
 
@@ -849,10 +854,76 @@ private:
   /// Canonical loops only (§3.2): for (i = S; i < B; i += c) with
   /// i++, ++i, i--, i += c, i -= c, i = i + c; <, <=, !=, >, >= (either side).
   StmtPtr lowerFor(const clang::ForStmt &F) {
-    SourceLocation Loc = F.getBeginLoc();
+    return lowerLoop(
+        {F.getInit(), F.getCond(), F.getInc(), F.getBody(), F.getBeginLoc()});
+  }
+
+  /// A loop's parts: a for loop's, or a while loop's read as one
+  /// (WhileAsFor).
+  struct LoopParts {
+    const clang::Stmt *Init;
+    const clang::Expr *Cond, *Inc;
+    const clang::Stmt *Body;
+    SourceLocation Loc;
+    /// For a while loop: its iterator and start, taken from the statement
+    /// before it; the body's last statement is the increment (Inc), left
+    /// out of the body.
+    const VarDecl *Iter = nullptr;
+    ExprPtr Start = nullptr;
+  };
+
+  /// `int j = 0; while (j < n) { ...; j++; }` as `for (j = 0; j < n; j++)`
+  /// when the statement before the loop (last in \p Into) starts the
+  /// iterator and the body ends by stepping it; null otherwise (the loop is
+  /// then refused as before).
+  StmtPtr lowerWhileAsFor(const WhileStmt &W, BlockStmt &Into) {
+    const auto *Body = llvm::dyn_cast<CompoundStmt>(W.getBody());
+    if (!Body || Body->size() < 2 || Into.Body.empty() ||
+        W.getConditionVariable())
+      return nullptr;
+    const auto *Inc = llvm::dyn_cast<clang::Expr>(Body->body_back());
+    if (!Inc)
+      return nullptr;
+    Inc = strip(Inc);
+    const VarDecl *Iter = nullptr;
+    if (const auto *U = llvm::dyn_cast<clang::UnaryOperator>(Inc))
+      Iter = U->isIncrementDecrementOp() ? iterOf(U->getSubExpr()) : nullptr;
+    else if (const auto *B = llvm::dyn_cast<clang::BinaryOperator>(Inc))
+      Iter = B->isAssignmentOp() ? iterOf(B->getLHS()) : nullptr;
+    if (!Iter)
+      return nullptr;
+    StmtPtr &Prev = Into.Body.back();
+    ExprPtr Start;
+    if (auto *D = llvm::dyn_cast<gpumerge::DeclStmt>(Prev.get());
+        D && D->Name == Iter->getNameAsString() && D->Init &&
+        D->Extents.empty()) {
+      Start = std::move(D->Init); // `int j;` stays before the loop
+    } else if (auto *A = llvm::dyn_cast<AssignStmt>(Prev.get());
+               A && A->Op == AssignOp::Set) {
+      auto *V = llvm::dyn_cast<VarRef>(A->LHS.get());
+      if (!V || V->Name != Iter->getNameAsString())
+        return nullptr;
+      Start = std::move(A->RHS);
+      Into.Body.pop_back();
+    } else {
+      return nullptr;
+    }
+    LoopParts Parts{nullptr, W.getCond(), Inc, Body, W.getBeginLoc()};
+    Parts.Iter = Iter;
+    Parts.Start = std::move(Start);
+    return lowerLoop(std::move(Parts));
+  }
+
+  StmtPtr lowerLoop(LoopParts F) {
+    SourceLocation Loc = F.Loc;
     auto L = std::make_unique<gpumerge::ForStmt>();
     const VarDecl *Iter = nullptr;
-    if (const auto *DS = llvm::dyn_cast_or_null<clang::DeclStmt>(F.getInit())) {
+    if (F.Iter) {
+      Iter = F.Iter;
+      L->Init = std::move(F.Start);
+      L->DeclaresIter = false;
+    } else if (const auto *DS =
+                   llvm::dyn_cast_or_null<clang::DeclStmt>(F.Init)) {
       if (!DS->isSingleDecl())
         return failStmt("loop declaring several variables", Loc);
       Iter = llvm::dyn_cast<VarDecl>(DS->getSingleDecl());
@@ -861,7 +932,7 @@ private:
       L->Init = lowerExpr(Iter->getInit());
       L->DeclaresIter = true;
     } else if (const auto *B =
-                   llvm::dyn_cast_or_null<clang::BinaryOperator>(F.getInit());
+                   llvm::dyn_cast_or_null<clang::BinaryOperator>(F.Init);
                B && B->getOpcode() == BO_Assign) {
       Iter = iterOf(B->getLHS());
       if (!Iter)
@@ -877,7 +948,7 @@ private:
       return failStmt("loop over a non-integer iterator", Loc);
 
     const auto *Cond = llvm::dyn_cast_or_null<clang::BinaryOperator>(
-        F.getCond() ? strip(F.getCond()) : nullptr);
+        F.Cond ? strip(F.Cond) : nullptr);
     auto Op = Cond ? binaryOp(Cond->getOpcode()) : std::nullopt;
     if (!Op || !(isComparison(*Op) && *Op != BinaryOp::EQ))
       return failStmt("loop without a canonical condition", Loc);
@@ -892,7 +963,7 @@ private:
       return failStmt("loop condition not on the iterator", Loc);
     }
 
-    const clang::Expr *Inc = F.getInc() ? strip(F.getInc()) : nullptr;
+    const clang::Expr *Inc = F.Inc ? strip(F.Inc) : nullptr;
     std::optional<std::int64_t> Step;
     auto ConstantOf = [&](const clang::Expr *E) -> std::optional<std::int64_t> {
       clang::Expr::EvalResult R;
@@ -982,7 +1053,17 @@ private:
                             "' that depends on " + Bad,
                         Loc);
     }
-    L->Body = lowerStmt(F.getBody());
+    if (F.Iter) {
+      // The while loop's body without its last statement, the increment.
+      auto B = std::make_unique<BlockStmt>();
+      B->setLine(lineOf(F.Body->getBeginLoc()));
+      const auto *C = llvm::cast<CompoundStmt>(F.Body);
+      for (auto It = C->body_begin(); It + 1 != C->body_end(); ++It)
+        lowerInto(*It, *B);
+      L->Body = std::move(B);
+    } else {
+      L->Body = lowerStmt(F.Body);
+    }
     if (!llvm::isa<BlockStmt>(*L->Body)) {
       auto B = std::make_unique<BlockStmt>();
       B->setLine(L->Body->getLine());
