@@ -7,10 +7,10 @@
 // RUN: FileCheck --check-prefix=OUT %s < %t/out.cu
 
 // WARN: passthrough.cu:[[@LINE+4]]: warning: kernel 'spin' passed through unchanged: while loop
-// OUT: while (i < n) { a[i] += 1.0f; i += 4; }
+// OUT: while (i < n) { i += 4; a[i - 4] += 1.0f; }
 __global__ void spin(float *a, int n) {
   int i = threadIdx.x;
-  while (i < n) { a[i] += 1.0f; i += 4; }
+  while (i < n) { i += 4; a[i - 4] += 1.0f; }
 }
 
 // WARN: passthrough.cu:[[@LINE+3]]: warning: kernel 'hist' passed through unchanged: atomic operation 'atomicAdd'

@@ -370,9 +370,9 @@ TEST(Frontend, WhileLoopPassesKernelThrough) {
 }
 __global__ void spin(float *a, int n) {
   int i = 0;
-  while (i < n) {
-    a[i] = 1.0f;
+  while (i < n) { // stepped before its last statement: not a for loop
     i++;
+    a[i - 1] = 1.0f;
   }
 }
 )";
@@ -513,9 +513,9 @@ TEST(Frontend, PragmaHintsOfAPassedThroughKernelDoNotLeak) {
 #pragma gpumerge output(a)
 __global__ void spin(float *a, int n) {
   int i = 0;
-  while (i < n) {
-    a[i] = 0.0f;
+  while (i < n) { // stepped before its last statement: not a for loop
     i++;
+    a[i - 1] = 0.0f;
   }
 }
 __global__ void good(float *b) {
