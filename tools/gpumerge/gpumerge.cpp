@@ -85,6 +85,20 @@ static cl::opt<std::string>
                        "pass-malformed=NAME, verify-candidate=crash|hang"),
               cl::Hidden, cl::cat(Category));
 
+static cl::extrahelp CompilerFlagsHelp(R"(
+COMPILER FLAGS:
+  gpumerge [options] <input files> -- <flags>
+  What follows `--` is for the parse, as a compiler would take it: -I DIR,
+  -D NAME[=VALUE], -U NAME, -include FILE, -std=... (CUDA and OpenCL). The
+  -I, -D and -U flags are passed on to the OpenCL build of --verify. The
+  input's own directory is always searched for its quoted includes.
+
+EXIT CODES:
+  0 done; 1 bad input (file and line given); 2 usage; 3 --verify mismatch;
+  4 some kernel was written unchanged because of a gpumerge bug (the warning
+  names it)
+)");
+
 int main(int argc, char **argv) {
   InitLLVM X(argc, argv);
   // Everything after `--` is for Clang.
