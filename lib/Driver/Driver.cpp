@@ -163,9 +163,11 @@ public:
     for (const std::string &W : M->Warnings)
       Err << "warning: " << W << "\n";
     for (const Unsupported &U : M->PassedThrough)
-      Err << llvm::formatv("{0}:{1}: warning: kernel '{2}' passed through "
-                           "unchanged: {3}\n",
-                           Input, U.Line, U.Kernel, U.Construct);
+      Err << llvm::formatv("{0}:{1}: warning: {2} '{3}' passed through "
+                           "unchanged: {4}\n",
+                           Input, U.Line,
+                           U.IsKernel ? "kernel" : "helper function", U.Kernel,
+                           U.Construct);
     for (Function *F : M->kernels())
       if (auto E = verifyFunction(*F)) {
         Err << Input << ": error: " << llvm::toString(std::move(E)) << "\n";
@@ -255,11 +257,12 @@ private:
                                            {"accesses", std::move(Accesses)}});
     }
     for (const Unsupported &U : M->PassedThrough)
-      Kernels.push_back(llvm::json::Object{
-          {"name", U.Kernel},
-          {"line", U.Line},
-          {"status", "passed-through"},
-          {"reason", llvm::formatv("{0} at line {1}", U.Construct, U.Line)}});
+      if (U.IsKernel)
+        Kernels.push_back(llvm::json::Object{
+            {"name", U.Kernel},
+            {"line", U.Line},
+            {"status", "passed-through"},
+            {"reason", llvm::formatv("{0} at line {1}", U.Construct, U.Line)}});
     ReportFiles.push_back(llvm::json::Object{
         {"file", Input}, {"target", MD.Name}, {"kernels", std::move(Kernels)}});
     return ExitOk;
@@ -926,10 +929,20 @@ private:
     }
     for (const PhasedKernel &PK : M->Phased)
       Kernels.push_back(splitReport(PK, Vs));
+    // Helpers the frontend could not lower are listed apart: the kernels
+    // calling them say so in their own reasons.
+    llvm::json::Array Helpers;
     for (const Unsupported &U : M->PassedThrough) {
-      llvm::json::Array Variants;
       std::string Reason =
           llvm::formatv("{0} at line {1}", U.Construct, U.Line);
+      if (!U.IsKernel) {
+        Helpers.push_back(llvm::json::Object{{"name", U.Kernel},
+                                             {"line", U.Line},
+                                             {"status", "passed-through"},
+                                             {"reason", Reason}});
+        continue;
+      }
+      llvm::json::Array Variants;
       for (MemoryVariant V : Vs)
         Variants.push_back(llvm::json::Object{{"memory", memoryVariantName(V)},
                                               {"status", "passed-through"},
@@ -944,7 +957,8 @@ private:
                            {"target", MD.Name},
                            {"language", languageName(outputLang())},
                            {"outputs", std::move(Outputs)},
-                           {"kernels", std::move(Kernels)}});
+                           {"kernels", std::move(Kernels)},
+                           {"helpers", std::move(Helpers)}});
     return Mismatch ? ExitMismatch : Internal ? ExitInternal : ExitOk;
   }
 };

@@ -379,7 +379,7 @@ parseSource(const std::string &Source, const std::string &FileName,
     bool IsKernel = isKernelDecl(*FD);
     if (auto *Failure = std::get_if<LoweringFailure>(&Lowered)) {
       Unsupported U{FD->getNameAsString(), Failure->Construct, Failure->Line,
-                    Span};
+                    Span, IsKernel};
       if (!IsKernel)
         FailedHelpers.insert(U.Kernel);
       M->PassedThrough.push_back(std::move(U));
@@ -405,7 +405,7 @@ parseSource(const std::string &Source, const std::string &FileName,
       M->PassedThrough.push_back(
           {F->Name,
            "call of helper '" + BadCall + "' that could not be lowered",
-           Span.Line, Span});
+           Span.Line, Span, F->IsKernel});
       continue;
     }
     M->Functions.push_back(std::move(F));

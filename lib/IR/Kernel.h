@@ -101,6 +101,8 @@ struct Unsupported {
   std::string Construct; ///< "atomicAdd call", "while loop", ...
   unsigned Line = 0;
   SourceSpan Span;
+  /// False for a __device__ helper: it is reported as one, not as a kernel.
+  bool IsKernel = true;
 };
 
 /// A launch `k<<<grid, block[, smem[, stream]]>>>(args)` in host code of the

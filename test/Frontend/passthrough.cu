@@ -26,3 +26,20 @@ __global__ void fine(float *a, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) a[i] = 0.5f;
 }
+
+// A __device__ helper that cannot be lowered is named as a helper, listed
+// apart from the kernels in the report, and its callers say why they pass.
+// WARN: passthrough.cu:[[@LINE+3]]: warning: helper function 'halve' passed through unchanged: while loop
+// WARN: passthrough.cu:[[@LINE+5]]: warning: kernel 'caller' passed through unchanged: call of helper 'halve' that could not be lowered
+__device__ float halve(float x) {
+  while (x > 1.0f) x *= 0.5f;
+  return x;
+}
+__global__ void caller(float *a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) a[i] = halve(a[i]);
+}
+// JSON: "helpers": [
+// JSON-NEXT: {
+// JSON-NEXT: "line":
+// JSON-NEXT: "name": "halve",
