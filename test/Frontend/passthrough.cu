@@ -4,6 +4,7 @@
 // RUN: %gpumerge --target=h100 --passes=none --memory=global --report=json -o %t/out.cu %s 2>%t/err > %t/report.json
 // RUN: FileCheck --check-prefix=WARN %s < %t/err
 // RUN: FileCheck --check-prefix=JSON %s < %t/report.json
+// RUN: FileCheck --check-prefix=HELPERS %s < %t/report.json
 // RUN: FileCheck --check-prefix=OUT %s < %t/out.cu
 
 // WARN: passthrough.cu:[[@LINE+4]]: warning: kernel 'spin' passed through unchanged: while loop
@@ -39,7 +40,9 @@ __global__ void caller(float *a, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) a[i] = halve(a[i]);
 }
-// JSON: "helpers": [
-// JSON-NEXT: {
-// JSON-NEXT: "line":
-// JSON-NEXT: "name": "halve",
+// HELPERS: "helpers": [
+// HELPERS-NEXT: {
+// HELPERS-NEXT: "line":
+// HELPERS-NEXT: "name": "halve",
+// HELPERS: "kernels": [
+// HELPERS-NOT: "name": "halve"
