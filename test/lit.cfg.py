@@ -30,3 +30,20 @@ config.environment["GPUMERGE_TARGETS_DIR"] = os.path.join(config.gpumerge_src_di
 for var in ["HOME", "PATH", "OCL_ICD_VENDORS", "POCL_CACHE_DIR", "POCL_DEVICES"]:
     if var in os.environ:
         config.environment[var] = os.environ[var]
+# cuobjdump (scripts/bench-static reads SASS with it): the toolkit's, or the
+# nvidia-cuda-cuobjdump wheel's that scripts/setup installs.
+def find_cuobjdump():
+    found = shutil.which("cuobjdump")
+    if found or not config.nvcc:
+        return found
+    candidates = [os.path.join(os.path.dirname(config.nvcc), "cuobjdump")]
+    try:
+        import nvidia
+        for base in nvidia.__path__:
+            for sub in sorted(os.listdir(base)):
+                candidates.append(os.path.join(base, sub, "bin", "cuobjdump"))
+    except ImportError:
+        pass
+    return next((c for c in candidates if os.access(c, os.X_OK)), None)
+if find_cuobjdump():
+    config.available_features.add("cuobjdump")

@@ -1,0 +1,69 @@
+"""Checks bench-static's JSON for mm and tp on h100 (bench-static.test)."""
+import json
+import sys
+
+rows = json.load(open(sys.argv[1]))["rows"]
+by = {(r["kernel"], r["version"]): r for r in rows}
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+
+
+for r in rows:
+    check("error" not in r, "%s %s: %s" % (r["kernel"], r["version"],
+                                          r.get("error")))
+    check(r.get("registers", 0) > 0, "%s %s: registers" % (r["kernel"],
+                                                           r["version"]))
+
+naive = by[("mm", "naive")]["counts"]
+# The naive loop reads a and b from global memory, nothing from shared.
+check(naive["ops"].get("LDG.32", 0) > 0, "naive mm: LDG in its loop")
+check(naive["bytes"]["shared_load"] == 0, "naive mm: no LDS")
+check(naive["ffma"] > 0, "naive mm: FFMA in its loop")
+# One step of the naive kernel is one FMA and two 4-byte loads per output.
+check(by[("mm", "naive")]["fp_instructions"] == 1, "naive mm: 1 FFMA/step")
+check(by[("mm", "naive")]["global_bytes"] == 8, "naive mm: 8 B/step")
+
+opt = by[("mm", "global")]
+c = opt["counts"]
+check(opt.get("status") == "optimized", "mm global is optimized")
+check(c["ffma"] > 0 and c["bytes"]["shared_load"] > 0,
+      "global mm: FFMA and LDS in its hot loop")
+check(c["bytes"]["global_load"] == 0, "global mm: no LDG in the hot loop")
+check(opt["spill_bytes"] == 0, "global mm: no spills")
+# Staged tiles cut the global bytes per output step below the naive 8.
+check(opt["global_bytes"] < 1, "global mm: < 1 global byte per step")
+# Every lane reading its own words: 128 B/clock against 128 FFMA lanes.
+smem = opt["bounds"]["smem"]
+want = min(1.0, 1.0 / (opt["shared_bytes"] / opt["fp_instructions"]))
+check(abs(smem - want) < 1e-3, "global mm: smem bound %s != %s" % (smem,
+                                                                    want))
+check(0 < smem < 1, "global mm: shared memory bounds it below peak")
+check(opt["bounds"]["smem"] <= opt["bounds"]["smem_broadcast"],
+      "broadcast bound not below the distinct-word bound")
+check(0 < opt["bounds"]["issue"] <= 1, "global mm: issue bound in (0, 1]")
+check(opt["limit"] in ("smem", "issue", "dram"), "global mm: a limit")
+check(opt["occupancy"] > 0 and opt["sm_fill"] == 1,
+      "global mm: occupancy and a full grid at 4096")
+
+tp = by[("tp", "naive")]
+# A transpose reads and writes each element once: 8 bytes per output.
+check(tp["per"] == "output" and tp["global_bytes"] == 8,
+      "naive tp: 8 B/output, got %s" % tp["global_bytes"])
+check(tp["counts"]["bytes"]["shared_load"] == 0, "naive tp: no LDS")
+tpg = by[("tp", "global")]
+check(tpg["counts"]["bar"] >= 1, "global tp: a barrier")
+check(tpg["counts"]["bytes"]["shared_load"] > 0 and
+      tpg["counts"]["bytes"]["shared_store"] > 0,
+      "global tp: goes through a shared tile")
+# The same 8 bytes per output (within the tile's padding).
+check(8 <= tpg["global_bytes"] < 8.5, "global tp: %s B/output" %
+      tpg["global_bytes"])
+
+for f in failures:
+    print("FAIL: " + f)
+print("%d checks failed" % len(failures) if failures else "all checks passed")
+sys.exit(1 if failures else 0)
