@@ -29,6 +29,37 @@
 
 namespace gpumerge {
 
+/// On GPUs that read through __ldg (sm_35 and later) one-warp blocks
+/// cannot fill an SM (h100: 32 resident blocks of 32 threads are half its
+/// 2048), and measured on an H100 they ran at a quarter of the naive
+/// kernel's speed (bench/results, 2026-11-23): the warp-shaped block is
+/// stacked to StackedThreads along its short side, so the side that covers
+/// a cache line stays as it is.
+constexpr std::int64_t StackedThreads = 256;
+
+static TextureBlock stacked(TextureBlock R, const MachineDescription &MD,
+                            unsigned Dims) {
+  std::int64_t Threads = R.Block[0] * R.Block[1];
+  if (defaultTextureForm(MD) != TextureForm::Ldg || Threads >= StackedThreads)
+    return R;
+  std::int64_t K = StackedThreads / Threads;
+  if (Dims < 2) {
+    R.Block[0] *= K;
+    R.Why = llvm::formatv("{0} threads ({1} warps) for a 1-D output: "
+                          "one-warp blocks cannot fill an sm_35+ SM",
+                          R.Block[0], R.Block[0] / MD.ThreadInWarp)
+                .str();
+    return R;
+  }
+  bool High = R.Block[1] <= R.Block[0];
+  R.Block[High ? 1 : 0] *= K;
+  R.Why += llvm::formatv(", stacked {0} {1} to {2} threads (one-warp "
+                         "blocks cannot fill an sm_35+ SM)",
+                         K, High ? "high" : "wide", StackedThreads)
+               .str();
+  return R;
+}
+
 TextureBlock textureBlockShape(const Function &Origin,
                                const MachineDescription &MD) {
   const std::int64_t Warp = MD.ThreadInWarp;
@@ -38,7 +69,7 @@ TextureBlock textureBlockShape(const Function &Origin,
     R.Why =
         llvm::formatv("one {0} of {1} threads for a 1-D output",
                       MD.GpuVendor == Vendor::Amd ? "wavefront" : "warp", Warp);
-    return R;
+    return stacked(std::move(R), MD, 1);
   }
   // Spatial locality: a read-only array whose index moves by one element
   // with idx (along X) or idy (along Y). The line holds Line / datum of them.
@@ -90,7 +121,7 @@ TextureBlock textureBlockShape(const Function &Origin,
   }
   R.Block = {X, Y};
   R.Why = Why;
-  return R;
+  return stacked(std::move(R), MD, 2);
 }
 
 PassInfo textureBlockShapePass() {

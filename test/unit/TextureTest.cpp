@@ -1,8 +1,9 @@
 //===- TextureTest.cpp - The texture variant's block and form -------------===//
 //
 // §3.5.1's block shapes (one warp; 8 wide for 2-D outputs; a cache line of
-// elements along the dimension a read-only array is read contiguously in)
-// and the default CUDA texture form per target.
+// elements along the dimension a read-only array is read contiguously in),
+// stacked to 256 threads on the __ldg targets, and the default CUDA texture
+// form per target.
 //
 //===----------------------------------------------------------------------===//
 #include "Target/MachineDescription.h"
@@ -28,8 +29,9 @@ TEST(TextureBlockShape, OneWarpForOneDimensionalOutputs) {
   auto M = parseKernelFile("mv.cu");
   ASSERT_TRUE(M);
   EXPECT_EQ(blockOf(*M, "gtx285"), (Block{32, 1}));
-  EXPECT_EQ(blockOf(*M, "h100"), (Block{32, 1}));
   EXPECT_EQ(blockOf(*M, "hd5870"), (Block{64, 1})); // a wavefront
+  // sm_35+: eight warps, as one-warp blocks cannot fill the SM.
+  EXPECT_EQ(blockOf(*M, "h100"), (Block{256, 1}));
 }
 
 TEST(TextureBlockShape, ReadAlongXTakesACacheLineOfElements) {
@@ -38,19 +40,20 @@ TEST(TextureBlockShape, ReadAlongXTakesACacheLineOfElements) {
   ASSERT_TRUE(M);
   EXPECT_EQ(blockOf(*M, "gtx285"), (Block{16, 2}));
   EXPECT_EQ(blockOf(*M, "hd5870"), (Block{16, 4}));
-  EXPECT_EQ(blockOf(*M, "h100"), (Block{32, 1}));
+  EXPECT_EQ(blockOf(*M, "h100"), (Block{32, 8})); // 32x1, stacked
   // Doubles: 8 per 64-byte line, no wider than the 8x4 default.
   auto D = parseKernelFile("mm_double.cu");
   ASSERT_TRUE(D);
   EXPECT_EQ(blockOf(*D, "gtx285"), (Block{8, 4}));
-  EXPECT_EQ(blockOf(*D, "h100"), (Block{16, 2}));
+  EXPECT_EQ(blockOf(*D, "h100"), (Block{16, 16})); // 16x2, stacked
 }
 
 TEST(TextureBlockShape, ReadAlongYStretchesY) {
   auto M = parseKernelFile("madd_rowx.cu"); // a[row*w + col], col = idy
   ASSERT_TRUE(M);
   EXPECT_EQ(blockOf(*M, "gtx285"), (Block{2, 16}));
-  EXPECT_EQ(blockOf(*M, "h100"), (Block{1, 32}));
+  // Stacked along X, the short side: the column still covers a line.
+  EXPECT_EQ(blockOf(*M, "h100"), (Block{8, 32}));
 }
 
 TEST(TextureBlockShape, NoLocalityKeepsEightByFour) {
@@ -64,8 +67,8 @@ __global__ void k(const float *in, float *out, int w, int h) {
 )");
   ASSERT_TRUE(M);
   EXPECT_EQ(blockOf(*M, "gtx285"), (Block{8, 4}));
-  EXPECT_EQ(blockOf(*M, "h100"), (Block{8, 4}));
   EXPECT_EQ(blockOf(*M, "hd5870"), (Block{8, 8}));
+  EXPECT_EQ(blockOf(*M, "v100"), (Block{8, 32})); // 8x4, stacked
 }
 
 TEST(TextureMemory, DefaultFormFollowsTheArchitecture) {
