@@ -117,6 +117,15 @@ std::string launchPlanProblem(const Module &M, const Function &Optimized,
   // the optimized kernel, which a naive launch would run wrongly.
   if (L != Language::Cuda || M.Lang != Language::Cuda)
     return "";
+  // A kernel declared in a header can be launched from other files, which
+  // gpumerge never sees (another .cu of the build, through the header): a
+  // launch there keeps the naive grid and would run the optimized kernel.
+  if (auto It = M.DeclaredInHeader.find(Optimized.Name);
+      It != M.DeclaredInHeader.end())
+    return llvm::formatv("the kernel is declared in {0}, so other files can "
+                         "launch it as written, which would run the optimized "
+                         "kernel on the naive grid",
+                         It->second);
   for (const KernelCallSite &C : M.CallSites) {
     if (C.Kernel != Optimized.Name)
       continue;

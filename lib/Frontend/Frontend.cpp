@@ -195,6 +195,24 @@ static std::vector<SourceSpan> prototypeNames(const FunctionDecl &K,
   return Out;
 }
 
+/// "kernels.cuh:2" for a declaration of \p K outside the main file (a header
+/// other translation units include); "" when there is none.
+static std::string headerDeclaration(const FunctionDecl &K,
+                                     const SourceManager &SM) {
+  for (const FunctionDecl *D : K.redecls()) {
+    SourceLocation L = SM.getExpansionLoc(D->getLocation());
+    if (L.isValid() && !SM.isInMainFile(L) &&
+        !SM.isWrittenInBuiltinFile(L) && !SM.isInSystemHeader(L)) {
+      PresumedLoc P = SM.getPresumedLoc(L);
+      if (P.isValid())
+        return (llvm::sys::path::filename(P.getFilename()) + ":" +
+                llvm::Twine(P.getLine()))
+            .str();
+    }
+  }
+  return "";
+}
+
 llvm::Expected<std::unique_ptr<Module>>
 parseSource(const std::string &Source, const std::string &FileName,
             const FrontendOptions &Opts) {
@@ -394,6 +412,9 @@ parseSource(const std::string &Source, const std::string &FileName,
     if (IsKernel)
       if (std::vector<SourceSpan> P = prototypeNames(*FD, SM); !P.empty())
         M->PrototypeNames[F->Name] = std::move(P);
+    if (IsKernel && FD->isExternallyVisible())
+      if (std::string H = headerDeclaration(*FD, SM); !H.empty())
+        M->DeclaredInHeader[F->Name] = H;
     // A kernel calling a helper we could not lower is passed through too.
     std::string BadCall;
     walkExprs(*F->Body, [&](const Expr &E) {

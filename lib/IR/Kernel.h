@@ -162,6 +162,10 @@ struct Module {
   /// parameters change keeps its input signature only as NAME_naive, so its
   /// prototypes are renamed with it.
   std::map<std::string, std::vector<SourceSpan>> PrototypeNames;
+  /// kernel name → "file:line" of a declaration in a header, for kernels
+  /// other files can see: they may launch it as written, so its name must
+  /// keep meaning the input's kernel.
+  std::map<std::string, std::string> DeclaredInHeader;
 
   /// The text of \p S in the input.
   std::string text(const SourceSpan &S) const {

@@ -335,6 +335,20 @@ llvm::Expected<MachineDescription> loadFile(llvm::StringRef Path) {
 std::string gpumerge::defaultTargetsDir() {
   if (const char *Dir = std::getenv("GPUMERGE_TARGETS_DIR"); Dir && *Dir)
     return Dir;
+  // An installed gpumerge (bin/gpumerge) finds the descriptions the install
+  // put beside it, wherever the prefix is; the build tree has none there and
+  // reads the source tree's. /proc/self/exe names the running program, so
+  // this holds for gpumerge, gpumerge-nvcc and the tests alike.
+  std::string Exe = llvm::sys::fs::getMainExecutable(nullptr, nullptr);
+  if (!Exe.empty()) {
+    llvm::SmallString<256> Dir(llvm::sys::path::parent_path(Exe));
+    llvm::sys::path::append(Dir, "..", "share", "gpumerge",
+                            "machine-descriptions");
+    if (llvm::sys::fs::is_directory(Dir)) {
+      llvm::sys::path::remove_dots(Dir, /*remove_dot_dot=*/true);
+      return std::string(Dir);
+    }
+  }
   return GPUMERGE_SOURCE_DIR "/machine-descriptions";
 }
 

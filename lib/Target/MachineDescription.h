@@ -60,7 +60,9 @@ struct MachineDescription {
 };
 
 /// Directory holding the shipped *.yaml descriptions: $GPUMERGE_TARGETS_DIR
-/// when set, else the source tree's machine-descriptions/.
+/// when set, else ../share/gpumerge/machine-descriptions beside the running
+/// program when it exists (an installed gpumerge), else the source tree's
+/// machine-descriptions/.
 std::string defaultTargetsDir();
 
 /// Parses and validates one description from YAML text. \p FileName is used in

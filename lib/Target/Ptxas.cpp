@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Target/Ptxas.h"
+#include "Target/PtxasCache.h"
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallString.h"
@@ -87,6 +88,15 @@ void mergeMax(KernelResources &Into, const KernelResources &From) {
 } // namespace
 
 llvm::Expected<std::string> gpumerge::findNvcc() {
+  // gpumerge-nvcc names the real nvcc here: the one on PATH may be the
+  // drop-in itself.
+  if (auto Named = llvm::sys::Process::GetEnv("GPUMERGE_NVCC");
+      Named && !Named->empty()) {
+    if (llvm::sys::fs::can_execute(*Named))
+      return *Named;
+    return makeError("GPUMERGE_NVCC names '" + *Named +
+                     "', which is not an executable program");
+  }
   if (auto OnPath = llvm::sys::findProgramByName("nvcc"))
     return *OnPath;
   llvm::SmallVector<std::string, 2> Dirs;
@@ -227,6 +237,13 @@ gpumerge::ptxasResources(const std::string &CudaSource,
   if (!Nvcc)
     return Nvcc.takeError();
 
+  // The same text, architecture and nvcc give the same report: read it back
+  // when an earlier run (or another -j worker) already compiled it.
+  std::string CacheDir = gpumergeCacheDir();
+  std::string Key = ptxasCacheKey(CudaSource, SmArch, *Nvcc);
+  if (std::optional<std::string> Cached = readCachedReport(CacheDir, Key))
+    return parsePtxasReport(*Cached);
+
   llvm::SmallString<128> Dir;
   if (std::error_code EC =
           llvm::sys::fs::createUniqueDirectory("gpumerge-ptxas", Dir))
@@ -288,5 +305,7 @@ gpumerge::ptxasResources(const std::string &CudaSource,
                : "exit " + std::to_string(RC);
     return makeError("nvcc " + ArchFlag + " failed (" + Why + "):\n" + Trimmed);
   }
+  // Only successes are kept: a failure may be a timeout or a full disk.
+  writeCachedReport(CacheDir, Key, Report);
   return parsePtxasReport(Report);
 }

@@ -31,7 +31,8 @@ struct KernelResources {
   std::string Source; ///< "ptxas sm_90" or "estimate"
 };
 
-/// Where nvcc is, or an error saying it was not found. Looked for on PATH,
+/// Where nvcc is, or an error saying it was not found: $GPUMERGE_NVCC when
+/// set (gpumerge-nvcc sets it to the real nvcc), else looked for on PATH,
 /// then in $CUDA_HOME/bin, then in /usr/local/cuda/bin.
 llvm::Expected<std::string> findNvcc();
 
@@ -52,6 +53,7 @@ std::map<std::string, KernelResources> parsePtxasReport(llvm::StringRef Report);
 /// the usage ptxas reports for every __global__ kernel, keyed by the kernel's
 /// source name (see kernelSourceName). A compile error is returned as an
 /// llvm::Error holding nvcc's diagnostics, which name the file "kernel.cu".
+/// Reports of successful compiles are cached by content (PtxasCache.h).
 llvm::Expected<std::map<std::string, KernelResources>>
 ptxasResources(const std::string &CudaSource, const std::string &SmArch);
 
