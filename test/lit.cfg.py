@@ -10,6 +10,8 @@ config.excludes = ["unit", "e2e", "Inputs", "CMakeLists.txt"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(os.path.dirname(config.gpumerge_bin_dir), "..", "test")
 
+# %gpumerge-nvcc before %gpumerge, which is its prefix.
+config.substitutions.append(("%gpumerge-nvcc", os.path.join(config.gpumerge_bin_dir, "..", "gpumerge-nvcc", "gpumerge-nvcc")))
 config.substitutions.append(("%gpumerge", os.path.join(config.gpumerge_bin_dir, "gpumerge")))
 config.substitutions.append(("%FileCheck", config.filecheck))
 config.substitutions.append(("%kernels", os.path.join(config.gpumerge_src_dir, "kernels")))

@@ -107,9 +107,14 @@ int run(const std::string &Program, const std::vector<std::string> &Args,
   std::vector<llvm::StringRef> EnvRefs;
   if (Env)
     EnvRefs.assign(Env->begin(), Env->end());
-  std::optional<llvm::StringRef> Redirects[] = {
-      std::nullopt, Out.empty() ? std::nullopt : std::optional(Out),
-      Err.empty() ? std::nullopt : std::optional(Err)};
+  // StringRefs to Out and Err themselves: std::optional(Out) would be an
+  // optional<std::string>, a temporary whose text dies before the run.
+  std::optional<llvm::StringRef> Redirects[] = {std::nullopt, std::nullopt,
+                                                std::nullopt};
+  if (!Out.empty())
+    Redirects[1] = llvm::StringRef(Out);
+  if (!Err.empty())
+    Redirects[2] = llvm::StringRef(Err);
   if (envSet("GPUMERGE_VERBOSE")) {
     message("note") << "running";
     for (llvm::StringRef A : Argv)
