@@ -14,6 +14,7 @@ config.test_exec_root = os.path.join(os.path.dirname(config.gpumerge_bin_dir), "
 config.substitutions.append(("%gpumerge-nvcc", os.path.join(config.gpumerge_bin_dir, "..", "gpumerge-nvcc", "gpumerge-nvcc")))
 config.substitutions.append(("%gpumerge", os.path.join(config.gpumerge_bin_dir, "gpumerge")))
 config.substitutions.append(("%FileCheck", config.filecheck))
+config.substitutions.append(("%build", config.gpumerge_build_dir))
 config.substitutions.append(("%kernels", os.path.join(config.gpumerge_src_dir, "kernels")))
 config.substitutions.append(("%examples", os.path.join(config.gpumerge_src_dir, "examples")))
 config.substitutions.append(("%python", config.python))
