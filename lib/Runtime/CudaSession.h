@@ -1,4 +1,4 @@
-//===- CudaSession.h - CUDA kernels through NVRTC and the driver -*- C++ -*-===//
+//===- CudaSession.h - CUDA kernels via NVRTC and the driver ---*- C++ -*-===//
 //
 // The CUDA counterpart of OpenCLSession, for --verify --device=cuda and
 // --tune on a GPU: programs are CUDA C++ compiled by NVRTC for the device's
