@@ -198,8 +198,7 @@ llvm::Error TuneCache::append(const TuneRecord &R) {
     if (auto EC = llvm::sys::fs::create_directories(Dir))
       return llvm::createStringError(EC, "cannot create '%s': %s",
                                      Dir.str().c_str(), EC.message().c_str());
-  int FD =
-      ::open(Path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  int FD = ::open(Path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (FD < 0)
     return Fail("open");
   std::string Line;
