@@ -205,40 +205,10 @@ void preloadDriversWithDeepBinding() {
 #endif
 }
 
-template <typename T> KernelArg scalarArg(T V) {
-  KernelArg A;
-  A.ArgKind = KernelArg::Kind::Scalar;
-  A.Bytes.resize(sizeof(T));
-  std::memcpy(A.Bytes.data(), &V, sizeof(T));
-  return A;
-}
-
 /// OpenCL rejects 0-byte buffers; give them this many bytes instead.
 constexpr std::size_t MinBufferBytes = 4;
 
 } // namespace
-
-//===----------------------------------------------------------------------===//
-// KernelArg
-//===----------------------------------------------------------------------===//
-
-KernelArg KernelArg::buffer(unsigned Id) {
-  KernelArg A;
-  A.ArgKind = Kind::Buffer;
-  A.BufferId = Id;
-  return A;
-}
-KernelArg KernelArg::i32(std::int32_t V) { return scalarArg(V); }
-KernelArg KernelArg::u32(std::uint32_t V) { return scalarArg(V); }
-KernelArg KernelArg::i64(std::int64_t V) { return scalarArg(V); }
-KernelArg KernelArg::f32(float V) { return scalarArg(V); }
-KernelArg KernelArg::f64(double V) { return scalarArg(V); }
-KernelArg KernelArg::local(std::size_t Bytes) {
-  KernelArg A;
-  A.ArgKind = Kind::LocalMemory;
-  A.LocalBytes = Bytes;
-  return A;
-}
 
 //===----------------------------------------------------------------------===//
 // OpenCLSession
@@ -257,7 +227,7 @@ struct OpenCLSession::Impl {
   std::vector<std::size_t> BufferSizes;
   std::map<std::pair<unsigned, std::string>, cl_kernel> Kernels;
 
-  std::string DeviceName;
+  std::string DeviceName, DriverVersion;
   bool Double = false;
   bool Images = false;
   std::size_t ImageMaxBuffer = 0;
@@ -280,6 +250,11 @@ struct OpenCLSession::Impl {
   }
 
   llvm::Expected<cl_kernel> kernel(unsigned Program, const std::string &Name);
+  /// Checks the range and arguments, enqueues the kernel and waits for it;
+  /// \p Event (when given) receives the launch's event.
+  llvm::Error enqueue(unsigned Program, const std::string &KernelName,
+                      const std::vector<KernelArg> &Args, const NDRange &Range,
+                      cl_event *Event);
 };
 
 OpenCLSession::OpenCLSession() : P(std::make_unique<Impl>()) {}
@@ -330,11 +305,27 @@ llvm::Expected<std::unique_ptr<OpenCLSession>> OpenCLSession::create() {
   I.Context = clCreateContext(Props, 1, &I.Device, nullptr, nullptr, &Err);
   if (Err != CL_SUCCESS)
     return clError("clCreateContext", Err);
-  I.Queue = clCreateCommandQueue(I.Context, I.Device, 0, &Err);
+  // Profiling on: --tune times launches by their events; it costs nothing
+  // measurable on an in-order queue.
+  I.Queue = clCreateCommandQueue(I.Context, I.Device, CL_QUEUE_PROFILING_ENABLE,
+                                 &Err);
   if (Err != CL_SUCCESS)
     return clError("clCreateCommandQueue", Err);
 
   I.DeviceName = deviceString(I.Device, CL_DEVICE_NAME);
+  std::size_t Size = 0;
+  std::string PlatformVersion;
+  if (clGetPlatformInfo(I.Platform, CL_PLATFORM_VERSION, 0, nullptr, &Size) ==
+          CL_SUCCESS &&
+      Size > 0) {
+    PlatformVersion.resize(Size);
+    if (clGetPlatformInfo(I.Platform, CL_PLATFORM_VERSION, Size,
+                          PlatformVersion.data(), nullptr) != CL_SUCCESS)
+      PlatformVersion.clear();
+    PlatformVersion.resize(std::strlen(PlatformVersion.c_str()));
+  }
+  I.DriverVersion =
+      PlatformVersion + ", driver " + deviceString(I.Device, CL_DRIVER_VERSION);
   cl_device_fp_config DoubleConfig = 0;
   if (clGetDeviceInfo(I.Device, CL_DEVICE_DOUBLE_FP_CONFIG,
                       sizeof(DoubleConfig), &DoubleConfig,
@@ -356,6 +347,7 @@ llvm::Expected<std::unique_ptr<OpenCLSession>> OpenCLSession::create() {
 }
 
 std::string OpenCLSession::deviceName() const { return P->DeviceName; }
+std::string OpenCLSession::driverVersion() const { return P->DriverVersion; }
 bool OpenCLSession::supportsDouble() const { return P->Double; }
 bool OpenCLSession::supportsImages() const { return P->Images; }
 
@@ -505,6 +497,33 @@ llvm::Error OpenCLSession::launch(unsigned Program,
                                   const std::string &KernelName,
                                   const std::vector<KernelArg> &Args,
                                   const NDRange &Range) {
+  return P->enqueue(Program, KernelName, Args, Range, nullptr);
+}
+
+llvm::Expected<double>
+OpenCLSession::launchTimed(unsigned Program, const std::string &KernelName,
+                           const std::vector<KernelArg> &Args,
+                           const NDRange &Range) {
+  cl_event Event = nullptr;
+  if (auto E = P->enqueue(Program, KernelName, Args, Range, &Event))
+    return E;
+  cl_ulong Start = 0, End = 0;
+  cl_int Err = clGetEventProfilingInfo(Event, CL_PROFILING_COMMAND_START,
+                                       sizeof(Start), &Start, nullptr);
+  if (Err == CL_SUCCESS)
+    Err = clGetEventProfilingInfo(Event, CL_PROFILING_COMMAND_END, sizeof(End),
+                                  &End, nullptr);
+  clReleaseEvent(Event);
+  if (Err != CL_SUCCESS)
+    return clError("clGetEventProfilingInfo", Err, KernelName);
+  return double(End - Start) * 1e-6;
+}
+
+llvm::Error OpenCLSession::Impl::enqueue(unsigned Program,
+                                         const std::string &KernelName,
+                                         const std::vector<KernelArg> &Args,
+                                         const NDRange &Range,
+                                         cl_event *Event) {
   // Check the range before touching OpenCL: its own answers
   // (CL_INVALID_WORK_GROUP_SIZE) do not say which dimension is wrong.
   if (Range.Dims < 1 || Range.Dims > 3)
@@ -535,7 +554,7 @@ llvm::Error OpenCLSession::launch(unsigned Program,
             "and guard the kernel)");
   }
 
-  llvm::Expected<cl_kernel> KOrErr = P->kernel(Program, KernelName);
+  llvm::Expected<cl_kernel> KOrErr = kernel(Program, KernelName);
   if (!KOrErr)
     return KOrErr.takeError();
   cl_kernel K = *KOrErr;
@@ -554,12 +573,12 @@ llvm::Error OpenCLSession::launch(unsigned Program,
     const KernelArg &A = Args[I];
     switch (A.ArgKind) {
     case KernelArg::Kind::Buffer:
-      if (A.BufferId >= P->Buffers.size())
+      if (A.BufferId >= Buffers.size())
         return makeError("launch(" + KernelName + "): argument " +
                          llvm::Twine(I) + " names buffer " +
                          llvm::Twine(A.BufferId) + ", but there are " +
-                         llvm::Twine(P->Buffers.size()));
-      Err = clSetKernelArg(K, I, sizeof(cl_mem), &P->Buffers[A.BufferId]);
+                         llvm::Twine(Buffers.size()));
+      Err = clSetKernelArg(K, I, sizeof(cl_mem), &Buffers[A.BufferId]);
       break;
     case KernelArg::Kind::Scalar:
       Err = clSetKernelArg(K, I, A.Bytes.size(), A.Bytes.data());
@@ -580,7 +599,7 @@ llvm::Error OpenCLSession::launch(unsigned Program,
 
   if (HasLocal) {
     std::size_t MaxGroup = 0;
-    if (clGetKernelWorkGroupInfo(K, P->Device, CL_KERNEL_WORK_GROUP_SIZE,
+    if (clGetKernelWorkGroupInfo(K, Device, CL_KERNEL_WORK_GROUP_SIZE,
                                  sizeof(MaxGroup), &MaxGroup,
                                  nullptr) == CL_SUCCESS &&
         MaxGroup != 0) {
@@ -591,17 +610,20 @@ llvm::Error OpenCLSession::launch(unsigned Program,
         return makeError("launch(" + KernelName + "): work-group of " +
                          llvm::Twine(Group) +
                          " work-items exceeds this kernel's limit of " +
-                         llvm::Twine(MaxGroup) + " on " + P->DeviceName);
+                         llvm::Twine(MaxGroup) + " on " + DeviceName);
     }
   }
 
   Err = clEnqueueNDRangeKernel(
-      P->Queue, K, Range.Dims, nullptr, Range.Global.data(),
-      HasLocal ? Range.Local.data() : nullptr, 0, nullptr, nullptr);
+      Queue, K, Range.Dims, nullptr, Range.Global.data(),
+      HasLocal ? Range.Local.data() : nullptr, 0, nullptr, Event);
   if (Err != CL_SUCCESS)
     return clError("clEnqueueNDRangeKernel", Err, KernelName);
-  Err = clFinish(P->Queue);
-  if (Err != CL_SUCCESS)
+  Err = clFinish(Queue);
+  if (Err != CL_SUCCESS) {
+    if (Event && *Event)
+      clReleaseEvent(*Event);
     return clError("clFinish", Err, KernelName);
+  }
   return llvm::Error::success();
 }

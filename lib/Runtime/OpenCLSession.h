@@ -8,6 +8,8 @@
 #ifndef GPUMERGE_RUNTIME_OPENCLSESSION_H
 #define GPUMERGE_RUNTIME_OPENCLSESSION_H
 
+#include "Runtime/Device.h"
+
 #include "llvm/Support/Error.h"
 
 #include <array>
@@ -19,30 +21,7 @@
 
 namespace gpumerge {
 
-/// One kernel argument: a buffer (by handle from createBuffer), a scalar
-/// (bytes exactly as the kernel's parameter type), or __local memory of a size.
-struct KernelArg {
-  enum class Kind { Buffer, Scalar, LocalMemory } ArgKind = Kind::Scalar;
-  unsigned BufferId = 0;           ///< Kind::Buffer
-  std::vector<std::uint8_t> Bytes; ///< Kind::Scalar
-  std::size_t LocalBytes = 0;      ///< Kind::LocalMemory
-
-  static KernelArg buffer(unsigned Id);
-  static KernelArg i32(std::int32_t V);
-  static KernelArg u32(std::uint32_t V);
-  static KernelArg i64(std::int64_t V);
-  static KernelArg f32(float V);
-  static KernelArg f64(double V);
-  static KernelArg local(std::size_t Bytes);
-};
-
-struct NDRange {
-  unsigned Dims = 1;
-  std::array<std::size_t, 3> Global{1, 1, 1};
-  std::array<std::size_t, 3> Local{0, 0, 0}; ///< all 0: let the runtime pick
-};
-
-class OpenCLSession {
+class OpenCLSession : public DeviceSession {
 public:
   /// Opens the first platform/device found (CPU preferred, i.e. PoCL).
   /// Errors when no platform is there, with a hint to install PoCL.
@@ -50,26 +29,43 @@ public:
   /// PoCL's own LLVM (15) does not bind to the LLVM 16 we link; it must come
   /// before anything else in the process initializes the ICD loader.
   static llvm::Expected<std::unique_ptr<OpenCLSession>> create();
-  ~OpenCLSession();
+  ~OpenCLSession() override;
 
-  std::string deviceName() const;
+  DeviceKind kind() const override { return DeviceKind::OpenCL; }
+  std::string deviceName() const override;
+  /// The platform's version and the device's driver version.
+  std::string driverVersion() const override;
   bool supportsDouble() const;
   bool supportsImages() const;
 
   /// Builds \p Source; the error carries the build log.
   llvm::Expected<unsigned> buildProgram(const std::string &Source,
                                         const std::string &Options = "");
+  llvm::Expected<unsigned>
+  buildProgram(const std::string &Source, const std::string &Options,
+               const std::vector<std::string> &Kernels) override {
+    return buildProgram(Source, Options);
+  }
   /// Creates a buffer initialized with \p Init (its size is the buffer's).
-  llvm::Expected<unsigned> createBuffer(const std::vector<std::uint8_t> &Init);
+  llvm::Expected<unsigned>
+  createBuffer(const std::vector<std::uint8_t> &Init) override;
   /// Sets the arguments and enqueues \p KernelName from program \p Program,
   /// then waits for it to finish.
   llvm::Error launch(unsigned Program, const std::string &KernelName,
-                     const std::vector<KernelArg> &Args, const NDRange &Range);
-  llvm::Expected<std::vector<std::uint8_t>> readBuffer(unsigned Buffer);
+                     const std::vector<KernelArg> &Args,
+                     const NDRange &Range) override;
+  /// The kernel's time from the queue's event profiling (CL_PROFILING_
+  /// COMMAND_START to _END).
+  llvm::Expected<double> launchTimed(unsigned Program,
+                                     const std::string &KernelName,
+                                     const std::vector<KernelArg> &Args,
+                                     const NDRange &Range) override;
+  llvm::Expected<std::vector<std::uint8_t>>
+  readBuffer(unsigned Buffer) override;
 
   /// The element formats an image1d_buffer_t may view a buffer as (one
   /// channel, CL_R), for the texture variant's read-only arrays.
-  enum class ImageChannel { Float, Int, UInt };
+  using ImageChannel = TexelChannel;
   /// Creates a read-only image1d_buffer_t of \p Width texels of \p Channels
   /// (1: CL_R, 4: CL_RGBA, for arrays read as 4-vectors) over buffer
   /// \p Buffer (clCreateImage, CL_MEM_OBJECT_IMAGE1D_BUFFER); its id is
@@ -81,6 +77,16 @@ public:
                                                unsigned Channels = 1);
   /// CL_DEVICE_IMAGE_MAX_BUFFER_SIZE (0 without image support).
   std::size_t imageMaxBufferSize() const;
+
+  llvm::Expected<unsigned> createTexelView(unsigned Buffer,
+                                           TexelChannel Channel,
+                                           std::size_t Width,
+                                           unsigned Channels) override {
+    return createImage1DBuffer(Buffer, Channel, Width, Channels);
+  }
+  std::size_t maxTexelViewWidth() const override {
+    return imageMaxBufferSize();
+  }
 
 private:
   OpenCLSession();

@@ -1,0 +1,317 @@
+//===- Nvrtc.cpp - CUDA source to device code, at run time ----------------===//
+#include "Runtime/Nvrtc.h"
+#include "Runtime/CudaApi.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/ADT/Twine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <dlfcn.h>
+#include <mutex>
+
+namespace gpumerge {
+
+using namespace nvrtc;
+
+struct Nvrtc::Api {
+  nvrtcResult (*Version)(int *, int *) = nullptr;
+  nvrtcResult (*CreateProgram)(nvrtcProgram *, const char *, const char *, int,
+                               const char *const *,
+                               const char *const *) = nullptr;
+  nvrtcResult (*DestroyProgram)(nvrtcProgram *) = nullptr;
+  nvrtcResult (*CompileProgram)(nvrtcProgram, int,
+                                const char *const *) = nullptr;
+  nvrtcResult (*GetProgramLogSize)(nvrtcProgram, std::size_t *) = nullptr;
+  nvrtcResult (*GetProgramLog)(nvrtcProgram, char *) = nullptr;
+  nvrtcResult (*GetCUBINSize)(nvrtcProgram, std::size_t *) = nullptr;
+  nvrtcResult (*GetCUBIN)(nvrtcProgram, char *) = nullptr;
+  nvrtcResult (*GetPTXSize)(nvrtcProgram, std::size_t *) = nullptr;
+  nvrtcResult (*GetPTX)(nvrtcProgram, char *) = nullptr;
+  const char *(*GetErrorString)(nvrtcResult) = nullptr;
+  nvrtcResult (*GetNumSupportedArchs)(int *) = nullptr;
+  nvrtcResult (*GetSupportedArchs)(int *) = nullptr;
+  nvrtcResult (*AddNameExpression)(nvrtcProgram, const char *) = nullptr;
+  nvrtcResult (*GetLoweredName)(nvrtcProgram, const char *,
+                                const char **) = nullptr;
+};
+
+namespace {
+
+llvm::Error makeError(const llvm::Twine &Message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), Message.str());
+}
+
+/// The libraries to try, in order.
+std::vector<std::string> candidateLibraries() {
+  std::vector<std::string> Names;
+  if (const char *Env = std::getenv("GPUMERGE_LIBNVRTC"); Env && *Env)
+    return {Env};
+  // The newest first: a GPU newer than an old NVRTC needs the newer one.
+  const char *Sonames[] = {"libnvrtc.so.13", "libnvrtc.so.12",
+                           "libnvrtc.so.11.2", "libnvrtc.so"};
+  for (const char *S : Sonames)
+    Names.push_back(S);
+  std::string Include = Nvrtc::cudaIncludeDir();
+  if (!Include.empty()) {
+    llvm::SmallString<256> Root(Include);
+    llvm::sys::path::remove_filename(Root); // include
+    for (const char *Dir : {"lib64", "lib", "targets/x86_64-linux/lib"})
+      for (const char *S : Sonames) {
+        llvm::SmallString<256> P(Root);
+        llvm::sys::path::append(P, Dir, S);
+        if (llvm::sys::fs::exists(P))
+          Names.push_back(std::string(P));
+      }
+  }
+  return Names;
+}
+
+/// Stub text for host header \p Name, which NVRTC does not have.
+std::string stubHeader(llvm::StringRef Name) {
+  std::string Text = "// gpumerge: host header <" + Name.str() +
+                     "> stubbed for NVRTC (device code only)\n"
+                     "#pragma once\n";
+  if (Name == "stdint.h" || Name == "cstdint" || Name == "inttypes.h" ||
+      Name == "cinttypes")
+    Text += "typedef signed char int8_t;\ntypedef short int16_t;\n"
+            "typedef int int32_t;\ntypedef long long int64_t;\n"
+            "typedef unsigned char uint8_t;\ntypedef unsigned short "
+            "uint16_t;\ntypedef unsigned int uint32_t;\ntypedef unsigned "
+            "long long uint64_t;\ntypedef long long intptr_t;\n"
+            "typedef unsigned long long uintptr_t;\n";
+  if (Name == "assert.h" || Name == "cassert")
+    Text += "extern \"C\" __device__ void __assertfail(const char *, const "
+            "char *, unsigned, const char *, unsigned long);\n"
+            "#define assert(e) ((e) ? (void)0 : __assertfail(#e, __FILE__, "
+            "__LINE__, __func__, 1))\n";
+  return Text;
+}
+
+/// The header NVRTC's log says it could not open, or "".
+std::string missingHeader(llvm::StringRef Log) {
+  static const char Marker[] = "cannot open source file \"";
+  size_t At = Log.find(Marker);
+  if (At == llvm::StringRef::npos)
+    return "";
+  llvm::StringRef Rest = Log.drop_front(At + sizeof(Marker) - 1);
+  return Rest.take_until([](char C) { return C == '"'; }).str();
+}
+
+} // namespace
+
+std::string Nvrtc::cudaIncludeDir() {
+  auto Has = [](const std::string &Root) {
+    return !Root.empty() &&
+           llvm::sys::fs::exists(Root + "/include/cuda_runtime.h");
+  };
+  for (const char *Env : {"CUDA_PATH", "CUDA_HOME"})
+    if (const char *V = std::getenv(Env); V && Has(V))
+      return std::string(V) + "/include";
+  if (auto Nvcc = llvm::sys::findProgramByName("nvcc")) {
+    llvm::SmallString<256> P;
+    if (!llvm::sys::fs::real_path(*Nvcc, P)) {
+      llvm::sys::path::remove_filename(P); // nvcc
+      llvm::sys::path::remove_filename(P); // bin
+      if (Has(std::string(P)))
+        return std::string(P) + "/include";
+    }
+  }
+  if (Has("/usr/local/cuda"))
+    return "/usr/local/cuda/include";
+  return "";
+}
+
+llvm::Expected<Nvrtc &> Nvrtc::get() {
+  static Nvrtc Instance;
+  static std::string LoadError;
+  static std::once_flag Once;
+  std::call_once(Once, [] {
+    std::vector<std::string> Tried;
+    void *Handle = nullptr;
+    for (const std::string &Name : candidateLibraries()) {
+      Handle = dlopen(Name.c_str(), RTLD_NOW | RTLD_LOCAL);
+      if (Handle) {
+        Instance.Path = Name;
+        break;
+      }
+      Tried.push_back(Name);
+    }
+    if (!Handle) {
+      LoadError = "cannot load NVRTC (the CUDA runtime compiler): tried " +
+                  llvm::join(Tried, ", ") +
+                  "; install the CUDA toolkit or set GPUMERGE_LIBNVRTC";
+      return;
+    }
+    auto *A = new Api();
+    std::vector<std::string> Missing;
+    auto Resolve = [&](auto &Fn, const char *Name) {
+      Fn = reinterpret_cast<std::remove_reference_t<decltype(Fn)>>(
+          dlsym(Handle, Name));
+      if (!Fn)
+        Missing.push_back(Name);
+    };
+    Resolve(A->Version, "nvrtcVersion");
+    Resolve(A->CreateProgram, "nvrtcCreateProgram");
+    Resolve(A->DestroyProgram, "nvrtcDestroyProgram");
+    Resolve(A->CompileProgram, "nvrtcCompileProgram");
+    Resolve(A->GetProgramLogSize, "nvrtcGetProgramLogSize");
+    Resolve(A->GetProgramLog, "nvrtcGetProgramLog");
+    Resolve(A->GetCUBINSize, "nvrtcGetCUBINSize");
+    Resolve(A->GetCUBIN, "nvrtcGetCUBIN");
+    Resolve(A->GetPTXSize, "nvrtcGetPTXSize");
+    Resolve(A->GetPTX, "nvrtcGetPTX");
+    Resolve(A->GetErrorString, "nvrtcGetErrorString");
+    Resolve(A->GetNumSupportedArchs, "nvrtcGetNumSupportedArchs");
+    Resolve(A->GetSupportedArchs, "nvrtcGetSupportedArchs");
+    Resolve(A->AddNameExpression, "nvrtcAddNameExpression");
+    Resolve(A->GetLoweredName, "nvrtcGetLoweredName");
+    if (!Missing.empty()) {
+      LoadError = Instance.Path + " lacks " + llvm::join(Missing, ", ") +
+                  ": NVRTC too old (gpumerge needs CUDA 11.2 or later)";
+      delete A;
+      return;
+    }
+    Instance.A = A;
+  });
+  if (!Instance.A)
+    return makeError(LoadError);
+  return Instance;
+}
+
+std::string Nvrtc::version() const {
+  int Major = 0, Minor = 0;
+  A->Version(&Major, &Minor);
+  return std::to_string(Major) + "." + std::to_string(Minor);
+}
+
+llvm::Expected<NvrtcOutput>
+Nvrtc::compile(const std::string &Source, const std::string &Name, int Major,
+               int Minor, const std::vector<std::string> &Options,
+               const std::vector<std::string> &Kernels) {
+  NvrtcOutput Out;
+  // A real architecture this NVRTC knows gives a CUBIN; a newer GPU gets
+  // PTX for the newest virtual one it knows, which the driver compiles.
+  int Wanted = Major * 10 + Minor, Best = 0;
+  int Count = 0;
+  if (A->GetNumSupportedArchs(&Count) == NVRTC_SUCCESS && Count > 0) {
+    std::vector<int> Archs(Count);
+    if (A->GetSupportedArchs(Archs.data()) == NVRTC_SUCCESS)
+      for (int Arch : Archs)
+        if (Arch <= Wanted)
+          Best = std::max(Best, Arch);
+  }
+  if (Best == 0)
+    return makeError("NVRTC " + version() + " cannot compile for sm_" +
+                     llvm::Twine(Wanted) + " or any older architecture");
+  Out.IsPtx = Best != Wanted;
+  Out.Arch =
+      (Out.IsPtx ? "-arch=compute_" : "-arch=sm_") + std::to_string(Best);
+
+  std::vector<std::string> All = {Out.Arch, "-default-device"};
+  if (std::string Include = cudaIncludeDir(); !Include.empty())
+    All.push_back("-I" + Include);
+  All.insert(All.end(), Options.begin(), Options.end());
+  std::vector<const char *> Argv;
+  for (const std::string &O : All)
+    Argv.push_back(O.c_str());
+
+  std::vector<std::string> StubTexts;
+  // Each round may find one more host header missing; a file includes few.
+  for (unsigned Round = 0; Round < 32; ++Round) {
+    std::vector<const char *> Headers, Names;
+    for (size_t I = 0; I < Out.StubbedHeaders.size(); ++I) {
+      Headers.push_back(StubTexts[I].c_str());
+      Names.push_back(Out.StubbedHeaders[I].c_str());
+    }
+    nvrtcProgram Prog = nullptr;
+    nvrtcResult R =
+        A->CreateProgram(&Prog, Source.c_str(), Name.c_str(),
+                         int(Headers.size()), Headers.data(), Names.data());
+    if (R != NVRTC_SUCCESS)
+      return makeError(llvm::Twine("nvrtcCreateProgram failed: ") +
+                       A->GetErrorString(R));
+    std::vector<std::string> Expressions;
+    // NVRTC keeps the pointers until the program is destroyed.
+    Expressions.reserve(Kernels.size());
+    for (const std::string &K : Kernels) {
+      Expressions.push_back("&" + K);
+      if (A->AddNameExpression(Prog, Expressions.back().c_str()) !=
+          NVRTC_SUCCESS) {
+        A->DestroyProgram(&Prog);
+        return makeError("NVRTC: cannot look up kernel '" + K + "'");
+      }
+    }
+    R = A->CompileProgram(Prog, int(Argv.size()), Argv.data());
+    std::size_t LogSize = 0;
+    Out.Log.clear();
+    if (A->GetProgramLogSize(Prog, &LogSize) == NVRTC_SUCCESS && LogSize > 1) {
+      Out.Log.resize(LogSize);
+      if (A->GetProgramLog(Prog, Out.Log.data()) != NVRTC_SUCCESS)
+        Out.Log.clear();
+      Out.Log.resize(std::strlen(Out.Log.c_str()));
+    }
+    if (R == NVRTC_SUCCESS) {
+      std::size_t Size = 0;
+      auto GetSize = Out.IsPtx ? A->GetPTXSize : A->GetCUBINSize;
+      auto Get = Out.IsPtx ? A->GetPTX : A->GetCUBIN;
+      R = GetSize(Prog, &Size);
+      if (R == NVRTC_SUCCESS) {
+        Out.Binary.resize(Size);
+        R = Get(Prog, Out.Binary.data());
+      }
+      for (size_t I = 0; I < Kernels.size() && R == NVRTC_SUCCESS; ++I) {
+        const char *Lowered = nullptr;
+        R = A->GetLoweredName(Prog, Expressions[I].c_str(), &Lowered);
+        if (R == NVRTC_SUCCESS && Lowered)
+          Out.LoweredNames[Kernels[I]] = Lowered;
+      }
+      A->DestroyProgram(&Prog);
+      if (R != NVRTC_SUCCESS)
+        return makeError(llvm::Twine("NVRTC could not return the ") +
+                         (Out.IsPtx ? "PTX" : "CUBIN") + ": " +
+                         A->GetErrorString(R));
+      return Out;
+    }
+    A->DestroyProgram(&Prog);
+    std::string Missing = missingHeader(Out.Log);
+    if (R == NVRTC_ERROR_COMPILATION && !Missing.empty() &&
+        !llvm::is_contained(Out.StubbedHeaders, Missing) &&
+        // A header of the user's ("foo.h" not found) is a real error; host
+        // headers are named without a directory or in sys/.
+        (Missing.find('/') == std::string::npos ||
+         llvm::StringRef(Missing).startswith("sys/"))) {
+      Out.StubbedHeaders.push_back(Missing);
+      StubTexts.push_back(stubHeader(Missing));
+      continue;
+    }
+    std::string Options;
+    for (const std::string &O : All)
+      Options += (Options.empty() ? "" : " ") + O;
+    return makeError("NVRTC " + version() + " could not compile " + Name +
+                     " (" + Options + "):\n" +
+                     llvm::StringRef(Out.Log).rtrim());
+  }
+  return makeError("NVRTC: " + Name + " includes too many host headers");
+}
+
+std::vector<std::string> splitBuildOptions(const std::string &Options) {
+  llvm::SmallVector<llvm::StringRef, 16> Items;
+  llvm::StringRef(Options).split(Items, ' ', -1, /*KeepEmpty=*/false);
+  std::vector<std::string> Out;
+  for (size_t I = 0; I < Items.size(); ++I) {
+    llvm::StringRef Item = Items[I];
+    // "-D NAME" and "-I DIR": the value is the next item.
+    if ((Item == "-D" || Item == "-I" || Item == "-U") && I + 1 < Items.size())
+      Out.push_back(Item.str() + Items[++I].str());
+    else
+      Out.push_back(Item.str());
+  }
+  return Out;
+}
+
+} // namespace gpumerge

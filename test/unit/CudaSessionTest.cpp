@@ -1,0 +1,243 @@
+//===- CudaSessionTest.cpp - CUDA through dlopen, with and without a GPU --===//
+//
+// On a machine without a driver, CudaSession::create() must answer a clean
+// "no CUDA device: ..." naming what is missing (the driver library, or the
+// toolkit's stub standing for it), never crash; probe() says the same from a
+// child process. NVRTC needs no driver, so compiling is tested wherever
+// libnvrtc exists: CUBIN for a known architecture, PTX for a newer one,
+// mangled kernel names resolved, host headers stubbed, the user's -D used,
+// and compile errors carrying the log. Where a GPU exists the session runs a
+// kernel, a texture object read and a timing.
+//
+//===----------------------------------------------------------------------===//
+#include "Runtime/CudaSession.h"
+#include "Runtime/Isolate.h"
+#include "Runtime/Nvrtc.h"
+
+#include "llvm/Support/FileSystem.h"
+
+#include "gtest/gtest.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <dlfcn.h>
+
+using namespace gpumerge;
+
+namespace {
+
+/// create() in a child process with \p Env set (the driver library is
+/// loaded once per process), returning its error text or "ok".
+std::string createInChild(const char *Env, const char *Value) {
+  std::string Output;
+  llvm::Error E = runIsolated(
+      [&](SendFn Send) {
+        if (Env)
+          ::setenv(Env, Value, 1);
+        auto S = CudaSession::create();
+        if (S) {
+          Send("ok");
+          return;
+        }
+        Send(llvm::toString(S.takeError()));
+      },
+      60, Output);
+  EXPECT_FALSE(bool(E)) << llvm::toString(std::move(E));
+  return Output;
+}
+
+bool driverLoadable() {
+  void *H = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (H)
+    dlclose(H);
+  return H != nullptr;
+}
+
+TEST(CudaSessionTest, NoDriverGivesCleanNoDeviceError) {
+  std::string Out = createInChild(nullptr, nullptr);
+  if (driverLoadable() && Out == "ok")
+    return; // a GPU machine: the session opened (CudaSessionOnGpu runs)
+  EXPECT_EQ(Out.rfind("no CUDA device: ", 0), 0u) << Out;
+  if (!driverLoadable()) {
+    EXPECT_NE(Out.find("cannot load libcuda.so.1"), std::string::npos) << Out;
+  }
+}
+
+TEST(CudaSessionTest, MissingLibraryIsNamed) {
+  std::string Out =
+      createInChild("GPUMERGE_LIBCUDA", "/nonexistent/libcuda.so.1");
+  EXPECT_EQ(
+      Out.rfind("no CUDA device: cannot load /nonexistent/libcuda.so.1", 0), 0u)
+      << Out;
+}
+
+TEST(CudaSessionTest, ToolkitStubIsNotADriver) {
+  // The toolkit's stub library exports every entry point and fails cuInit
+  // with CUDA_ERROR_STUB_LIBRARY: the error must say so, not crash.
+  std::string Include = Nvrtc::cudaIncludeDir();
+  std::string Stub = Include.empty() ? "/usr/local/cuda/include" : Include;
+  Stub = Stub.substr(0, Stub.size() - strlen("include")) +
+         "lib64/stubs/libcuda.so";
+  if (!llvm::sys::fs::exists(Stub))
+    GTEST_SKIP() << "no toolkit stub at " << Stub;
+  std::string Out = createInChild("GPUMERGE_LIBCUDA", Stub.c_str());
+  EXPECT_EQ(Out.rfind("no CUDA device: ", 0), 0u) << Out;
+  EXPECT_NE(Out.find("stub"), std::string::npos) << Out;
+}
+
+TEST(CudaSessionTest, ProbeAnswersFromAChild) {
+  auto Info = CudaSession::probe();
+  if (Info) {
+    EXPECT_FALSE(Info->Name.empty());
+    EXPECT_GE(Info->Major, 3);
+    return;
+  }
+  std::string Why = llvm::toString(Info.takeError());
+  EXPECT_EQ(Why.rfind("no CUDA device: ", 0), 0u) << Why;
+}
+
+TEST(CudaSessionTest, SplitBuildOptions) {
+  EXPECT_EQ(splitBuildOptions("-DN=4 -D M=2  -U Z"),
+            (std::vector<std::string>{"-DN=4", "-DM=2", "-UZ"}));
+  EXPECT_EQ(splitBuildOptions("-I /inc -I/other"),
+            (std::vector<std::string>{"-I/inc", "-I/other"}));
+}
+
+/// NVRTC, or a skip where the toolkit is absent.
+Nvrtc *nvrtcOrSkip(std::string &Why) {
+  auto N = Nvrtc::get();
+  if (!N) {
+    Why = llvm::toString(N.takeError());
+    return nullptr;
+  }
+  return &*N;
+}
+
+#define REQUIRE_NVRTC()                                                        \
+  std::string NoNvrtc;                                                         \
+  Nvrtc *N = nvrtcOrSkip(NoNvrtc);                                             \
+  if (!N)                                                                      \
+  GTEST_SKIP() << NoNvrtc
+
+TEST(NvrtcTest, CompilesWithoutADriver) {
+  REQUIRE_NVRTC();
+  auto Out = N->compile("__global__ void scale(float *a, int n) {\n"
+                        "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                        "  if (i < n) a[i] = 2 * __ldg(&a[i]);\n}\n",
+                        "scale.cu", 9, 0, {}, {"scale"});
+  ASSERT_TRUE(bool(Out)) << llvm::toString(Out.takeError());
+  EXPECT_FALSE(Out->IsPtx);
+  EXPECT_EQ(Out->Arch, "-arch=sm_90");
+  ASSERT_GT(Out->Binary.size(), 4u);
+  EXPECT_EQ(std::memcmp(Out->Binary.data(),
+                        "\x7f"
+                        "ELF",
+                        4),
+            0);
+  // A C++ kernel's symbol is mangled; the lowered name says which.
+  ASSERT_TRUE(Out->LoweredNames.count("scale"));
+  EXPECT_EQ(Out->LoweredNames.at("scale").rfind("_Z5scale", 0), 0u)
+      << Out->LoweredNames.at("scale");
+}
+
+TEST(NvrtcTest, NewerGpuGetsPtx) {
+  REQUIRE_NVRTC();
+  // No NVRTC knows sm_999: PTX for the newest architecture it does know.
+  auto Out = N->compile("extern \"C\" __global__ void k(int *a) { a[0] = 1; }",
+                        "k.cu", 99, 9, {});
+  ASSERT_TRUE(bool(Out)) << llvm::toString(Out.takeError());
+  EXPECT_TRUE(Out->IsPtx);
+  EXPECT_EQ(Out->Arch.rfind("-arch=compute_", 0), 0u) << Out->Arch;
+  std::string Text(Out->Binary.begin(), Out->Binary.end());
+  EXPECT_NE(Text.find(".entry k"), std::string::npos);
+}
+
+TEST(NvrtcTest, HostHeadersAreStubbedAndOptionsUsed) {
+  REQUIRE_NVRTC();
+  const char *Source = "#include <stdio.h>\n#include <stdint.h>\n"
+                       "#include <cuda_runtime.h>\n"
+                       "#if WIDTH != 4\n#error WIDTH must be 4\n#endif\n"
+                       "__global__ void k(int32_t *a) { a[0] = WIDTH; }\n";
+  auto Out = N->compile(Source, "k.cu", 8, 0, {"-DWIDTH=4"}, {"k"});
+  ASSERT_TRUE(bool(Out)) << llvm::toString(Out.takeError());
+  EXPECT_NE(std::find(Out->StubbedHeaders.begin(), Out->StubbedHeaders.end(),
+                      "stdio.h"),
+            Out->StubbedHeaders.end());
+  EXPECT_NE(std::find(Out->StubbedHeaders.begin(), Out->StubbedHeaders.end(),
+                      "stdint.h"),
+            Out->StubbedHeaders.end());
+  // Without the -D the #error fires, and the log says where.
+  auto Bad = N->compile(Source, "k.cu", 8, 0, {}, {"k"});
+  ASSERT_FALSE(bool(Bad));
+  std::string Why = llvm::toString(Bad.takeError());
+  EXPECT_NE(Why.find("WIDTH must be 4"), std::string::npos) << Why;
+  EXPECT_NE(Why.find("k.cu(5)"), std::string::npos) << Why;
+}
+
+TEST(NvrtcTest, CompileErrorCarriesTheLog) {
+  REQUIRE_NVRTC();
+  auto Out = N->compile("__global__ void k(float *a) { a[0] = undeclared; }",
+                        "bad.cu", 9, 0, {});
+  ASSERT_FALSE(bool(Out));
+  std::string Why = llvm::toString(Out.takeError());
+  EXPECT_NE(Why.find("undeclared"), std::string::npos) << Why;
+  EXPECT_NE(Why.find("-arch=sm_90"), std::string::npos) << Why;
+}
+
+/// Only where a GPU exists: a kernel, a texture object and a timing.
+TEST(CudaSessionOnGpu, RunsTexturesAndTimes) {
+  auto S = CudaSession::create();
+  if (!S) {
+    std::string Why = llvm::toString(S.takeError());
+    ASSERT_EQ(Why.rfind("no CUDA device: ", 0), 0u) << Why;
+    GTEST_SKIP() << Why;
+  }
+  CudaSession &C = **S;
+  auto Prog = C.buildProgram(
+      "__global__ void copy(cudaTextureObject_t t, float4 *v, float *o, "
+      "int n) {\n  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (i < n) o[i] = tex1Dfetch<float>(t, i) + v[0].y;\n}\n",
+      "", {"copy"});
+  ASSERT_TRUE(bool(Prog)) << llvm::toString(Prog.takeError());
+  std::vector<float> In(1000);
+  for (size_t I = 0; I < In.size(); ++I)
+    In[I] = float(I) * 0.5f;
+  std::vector<std::uint8_t> Bytes(In.size() * 4);
+  std::memcpy(Bytes.data(), In.data(), Bytes.size());
+  auto B = C.createBuffer(Bytes);
+  auto V = C.createBuffer(std::vector<std::uint8_t>(16, 0));
+  auto O = C.createBuffer(std::vector<std::uint8_t>(Bytes.size(), 0));
+  ASSERT_TRUE(B && V && O);
+  auto T = C.createTexelView(*B, TexelChannel::Float, In.size(), 1);
+  ASSERT_TRUE(bool(T)) << llvm::toString(T.takeError());
+  NDRange R;
+  R.Global[0] = 1024;
+  R.Local[0] = 128;
+  std::vector<KernelArg> Args = {KernelArg::buffer(*T), KernelArg::buffer(*V),
+                                 KernelArg::buffer(*O), KernelArg::i32(1000)};
+  ASSERT_FALSE(bool(C.launch(*Prog, "copy", Args, R)));
+  auto Got = C.readBuffer(*O);
+  ASSERT_TRUE(bool(Got));
+  std::vector<float> Result(In.size());
+  std::memcpy(Result.data(), Got->data(), Got->size());
+  EXPECT_EQ(Result, In);
+  auto Times = C.timeKernel(*Prog, "copy", Args, R, 1, 7);
+  ASSERT_TRUE(bool(Times)) << llvm::toString(Times.takeError());
+  EXPECT_EQ(Times->Ms.size(), 7u);
+  EXPECT_GT(Times->median(), 0);
+  // A wrong argument count is caught before the launch where the driver
+  // can tell (CUDA 12.4+).
+  llvm::Error E = C.launch(*Prog, "copy", {KernelArg::buffer(*O)}, R);
+  EXPECT_TRUE(bool(E));
+  llvm::consumeError(std::move(E));
+}
+
+TEST(KernelTimesTest, Median) {
+  KernelTimes T;
+  T.Ms = {5, 1, 3};
+  EXPECT_EQ(T.median(), 3);
+  T.Ms = {4, 1, 3, 2};
+  EXPECT_EQ(T.median(), 2.5);
+}
+
+} // namespace
