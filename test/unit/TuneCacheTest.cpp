@@ -150,8 +150,9 @@ TEST_F(TuneCacheTest, DefaultPathFollowsXdg) {
   EXPECT_EQ(TuneCache::defaultPath(), "/some/cache/gpumerge/tune.jsonl");
   ::unsetenv("XDG_CACHE_HOME");
   std::string Home = std::getenv("HOME") ? std::getenv("HOME") : "";
-  if (!Home.empty())
+  if (!Home.empty()) {
     EXPECT_EQ(TuneCache::defaultPath(), Home + "/.cache/gpumerge/tune.jsonl");
+  }
   if (Old)
     ::setenv("XDG_CACHE_HOME", Saved.c_str(), 1);
 }
