@@ -536,7 +536,18 @@ private:
       }
       const auto *BD = llvm::dyn_cast<DeclRefExpr>(strip(Base));
       const auto *BV = BD ? llvm::dyn_cast<VarDecl>(BD->getDecl()) : nullptr;
-      if (!BV || !BV->isLocalVarDeclOrParm())
+      if (BV && !BV->isLocalVarDeclOrParm()) {
+        const char *Space = BV->hasAttr<CUDAConstantAttr>() ? "__constant__ "
+                            : BV->hasAttr<CUDADeviceAttr>() ? "__device__ "
+                                                            : "";
+        return failExpr((llvm::Twine("a read of the file-scope ") + Space +
+                         "array '" + BV->getName() +
+                         "' (only parameters are arrays gpumerge can "
+                         "follow yet)")
+                            .str(),
+                        Loc);
+      }
+      if (!BV)
         return failExpr("array access through a computed pointer", Loc);
       auto R =
           std::make_unique<ArrayRef>(BV->getNameAsString(), std::move(Indices),
