@@ -84,16 +84,27 @@ PassInfo coalescePass() {
         std::int64_t T = MD.CoalescedThread;
         // §3.3: A[idx][idy] becomes A[idy][idx] when exchanging the
         // positions leaves fewer accesses uncoalesced.
-        auto Uncoalesced = [&](const Function &G) {
+        auto Uncoalesced = [&](const Function &G, bool ReadsOnly) {
           unsigned N = 0;
           for (const Access &A : collectAccesses(G))
-            N += checkCoalescing(A, MD).Coalesced == Tristate::False;
+            N += (!ReadsOnly || !A.IsWrite) &&
+                 checkCoalescing(A, MD).Coalesced == Tristate::False;
           return N;
         };
         KernelDomain D = findDomain(F);
-        bool Interchange = D.Dims == 2 && D.Bounds[0].size() == 1 &&
-                           D.Bounds[1].size() == 1 &&
-                           Uncoalesced(*interchanged(F)) < Uncoalesced(F);
+        bool Square =
+            D.Dims == 2 && D.Bounds[0].size() == 1 && D.Bounds[1].size() == 1;
+        std::unique_ptr<Function> Swapped = Square ? interchanged(F) : nullptr;
+        unsigned Here = Uncoalesced(F, false);
+        bool Interchange = Square && Uncoalesced(*Swapped, false) < Here;
+        // The read-side transpose, out[y*w + x] = in[x*h + y]: one access
+        // is uncoalesced either way, but exchanging the positions moves it
+        // from the read to the write, which the write tile below coalesces.
+        bool ReadToWrite = Square && !Interchange && Here > 0 &&
+                           Uncoalesced(*Swapped, false) == Here &&
+                           Uncoalesced(F, true) > 0 &&
+                           Uncoalesced(*Swapped, true) == 0;
+        Interchange |= ReadToWrite;
         // A write staged through shared memory needs a tile T
         // positions tall, so consecutive threads store T consecutive
         // elements; try that shape first and keep it if a write goes
@@ -112,6 +123,8 @@ PassInfo coalescePass() {
           K->Kernel->Plan->ShapeFixedBy =
               "the write tile of coalesce sets the block shape";
         } else {
+          // Without the write tile, exchanging would only move the problem.
+          Interchange &= !ReadToWrite;
           S = TileShape{{T, 1}, {1, 1}, T, Interchange};
           K = generateTiled(F, S, MD);
         }
@@ -145,7 +158,10 @@ PassInfo coalescePass() {
               K->TiledBy, K->TiledLoop, T);
         if (Interchange)
           P.Parameters["interchange"] =
-              "idx and idy exchanged: fewer accesses left uncoalesced";
+              ReadToWrite ? "idx and idy exchanged: the uncoalesced read "
+                            "becomes a write, staged through shared memory"
+                          : "idx and idy exchanged: fewer accesses left "
+                            "uncoalesced";
         P.Parameters["block"] =
             llvm::formatv("{0}x{1}", S.Block[0], S.Block[1]).str();
         if (S.Merge[1] > 1)

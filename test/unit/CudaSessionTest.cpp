@@ -6,8 +6,8 @@
 // child process. NVRTC needs no driver, so compiling is tested wherever
 // libnvrtc exists: CUBIN for a known architecture, PTX for a newer one,
 // mangled kernel names resolved, host headers stubbed, the user's -D used,
-// and compile errors carrying the log. Where a GPU exists the session runs a
-// kernel, a texture object read and a timing.
+// and compile errors carrying the log. What needs a GPU is in
+// CudaSessionGpuTest.cpp.
 //
 //===----------------------------------------------------------------------===//
 #include "Runtime/CudaSession.h"
@@ -56,7 +56,7 @@ bool driverLoadable() {
 TEST(CudaSessionTest, NoDriverGivesCleanNoDeviceError) {
   std::string Out = createInChild(nullptr, nullptr);
   if (driverLoadable() && Out == "ok")
-    return; // a GPU machine: the session opened (CudaSessionOnGpu runs)
+    return; // a GPU machine: the session opened (see CudaGpuTests)
   EXPECT_EQ(Out.rfind("no CUDA device: ", 0), 0u) << Out;
   if (!driverLoadable()) {
     EXPECT_NE(Out.find("cannot load libcuda.so.1"), std::string::npos) << Out;
@@ -182,54 +182,6 @@ TEST(NvrtcTest, CompileErrorCarriesTheLog) {
   std::string Why = llvm::toString(Out.takeError());
   EXPECT_NE(Why.find("undeclared"), std::string::npos) << Why;
   EXPECT_NE(Why.find("-arch=sm_90"), std::string::npos) << Why;
-}
-
-/// Only where a GPU exists: a kernel, a texture object and a timing.
-TEST(CudaSessionOnGpu, RunsTexturesAndTimes) {
-  auto S = CudaSession::create();
-  if (!S) {
-    std::string Why = llvm::toString(S.takeError());
-    ASSERT_EQ(Why.rfind("no CUDA device: ", 0), 0u) << Why;
-    GTEST_SKIP() << Why;
-  }
-  CudaSession &C = **S;
-  auto Prog = C.buildProgram(
-      "__global__ void copy(cudaTextureObject_t t, float4 *v, float *o, "
-      "int n) {\n  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-      "  if (i < n) o[i] = tex1Dfetch<float>(t, i) + v[0].y;\n}\n",
-      "", {"copy"});
-  ASSERT_TRUE(bool(Prog)) << llvm::toString(Prog.takeError());
-  std::vector<float> In(1000);
-  for (size_t I = 0; I < In.size(); ++I)
-    In[I] = float(I) * 0.5f;
-  std::vector<std::uint8_t> Bytes(In.size() * 4);
-  std::memcpy(Bytes.data(), In.data(), Bytes.size());
-  auto B = C.createBuffer(Bytes);
-  auto V = C.createBuffer(std::vector<std::uint8_t>(16, 0));
-  auto O = C.createBuffer(std::vector<std::uint8_t>(Bytes.size(), 0));
-  ASSERT_TRUE(B && V && O);
-  auto T = C.createTexelView(*B, TexelChannel::Float, In.size(), 1);
-  ASSERT_TRUE(bool(T)) << llvm::toString(T.takeError());
-  NDRange R;
-  R.Global[0] = 1024;
-  R.Local[0] = 128;
-  std::vector<KernelArg> Args = {KernelArg::buffer(*T), KernelArg::buffer(*V),
-                                 KernelArg::buffer(*O), KernelArg::i32(1000)};
-  ASSERT_FALSE(bool(C.launch(*Prog, "copy", Args, R)));
-  auto Got = C.readBuffer(*O);
-  ASSERT_TRUE(bool(Got));
-  std::vector<float> Result(In.size());
-  std::memcpy(Result.data(), Got->data(), Got->size());
-  EXPECT_EQ(Result, In);
-  auto Times = C.timeKernel(*Prog, "copy", Args, R, 1, 7);
-  ASSERT_TRUE(bool(Times)) << llvm::toString(Times.takeError());
-  EXPECT_EQ(Times->Ms.size(), 7u);
-  EXPECT_GT(Times->median(), 0);
-  // A wrong argument count is caught before the launch where the driver
-  // can tell (CUDA 12.4+).
-  llvm::Error E = C.launch(*Prog, "copy", {KernelArg::buffer(*O)}, R);
-  EXPECT_TRUE(bool(E));
-  llvm::consumeError(std::move(E));
 }
 
 TEST(KernelTimesTest, Median) {
