@@ -44,6 +44,10 @@ static bool writeAll(int FD, const std::string &Text) {
   return true;
 }
 
+bool tooSlowToCallAHang(unsigned TimeoutSeconds, double ReferenceSeconds) {
+  return TimeoutSeconds - ReferenceSeconds < 3 * ReferenceSeconds + 1;
+}
+
 llvm::Error runIsolated(llvm::function_ref<void(SendFn)> Work,
                         unsigned TimeoutSeconds, std::string &Output) {
   int Pipe[2];

@@ -28,6 +28,12 @@ namespace gpumerge {
 /// GPUMERGE_VERIFY_TIMEOUT environment variable, else 120.
 unsigned verifyTimeoutSeconds();
 
+/// Whether an emitted kernel stopped by a \p TimeoutSeconds limit that also
+/// covered the input kernel's \p ReferenceSeconds run is too slow to compare
+/// rather than hung: it had less than three times the input's time (and a
+/// second) left. A hang had that much and more.
+bool tooSlowToCallAHang(unsigned TimeoutSeconds, double ReferenceSeconds);
+
 /// What the work in the child sends: each call reaches the parent at once,
 /// so what was sent before a crash is still read.
 using SendFn = llvm::function_ref<void(llvm::StringRef)>;

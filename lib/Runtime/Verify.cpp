@@ -12,6 +12,7 @@
 #include "llvm/Support/JSON.h"
 
 #include <cmath>
+#include <chrono>
 #include <csignal>
 #include <cstring>
 #include <functional>
@@ -906,10 +907,15 @@ void executeOnDevice(const DeviceRun &Run, VerifyResult Result,
     }
     return Out;
   };
+  auto Started = std::chrono::steady_clock::now();
   auto Expected = Execute(*RefProgram, true);
   if (!Expected)
     return Fail(Expected.takeError());
-  Send("reference-ran\n");
+  Send(llvm::formatv("reference-ran {0}\n",
+                     std::chrono::duration<double>(
+                         std::chrono::steady_clock::now() - Started)
+                         .count())
+           .str());
   if (Run.DebugFail == "crash")
     std::raise(SIGSEGV);
   while (Run.DebugFail == "hang")
@@ -1123,19 +1129,27 @@ verifyStages(const Module &M, const std::vector<const Function *> &DomainFrom,
   // The kernels run in a child process: one that writes out of bounds or
   // never ends costs this verify run, not gpumerge.
   std::string Output;
+  const unsigned Timeout =
+      Opts.TimeoutSeconds ? Opts.TimeoutSeconds : verifyTimeoutSeconds();
+  auto Started = std::chrono::steady_clock::now();
   llvm::Error Failed = runIsolated(
       [&](llvm::function_ref<void(llvm::StringRef)> Send) {
         executeOnDevice(Run, Result, Send);
       },
-      Opts.TimeoutSeconds ? Opts.TimeoutSeconds : verifyTimeoutSeconds(),
-      Output);
+      Timeout, Output);
+  const double Elapsed = std::chrono::duration<double>(
+                             std::chrono::steady_clock::now() - Started)
+                             .count();
   llvm::StringRef Rest(Output);
   bool ReferenceRan = false, CandidateRan = false;
+  double ReferenceSeconds = 0;
   while (!Rest.empty()) {
     auto [Line, Next] = Rest.split('\n');
     Rest = Next;
-    if (Line == "reference-ran")
+    if (Line.consume_front("reference-ran")) {
       ReferenceRan = true;
+      Line.trim().getAsDouble(ReferenceSeconds);
+    }
     else if (Line == "candidate-ran")
       CandidateRan = true;
     else if (Line.consume_front("error ")) {
@@ -1167,6 +1181,19 @@ verifyStages(const Module &M, const std::vector<const Function *> &DomainFrom,
   }
   std::string Why = Failed ? llvm::toString(std::move(Failed))
                            : "the verify run ended without a result";
+  // The time limit covers both runs: see tooSlowToCallAHang.
+  const double Left = Timeout - ReferenceSeconds;
+  if (ReferenceRan && !CandidateRan && Elapsed >= Timeout &&
+      tooSlowToCallAHang(Timeout, ReferenceSeconds)) {
+    Result.Outcome = VerifyResult::Status::Skipped;
+    Result.Detail = llvm::formatv(
+        "the emitted kernel did not finish in the {0:f1} s the time limit "
+        "left after the input's {1:f1} s run (smaller sizes with --size, or a "
+        "larger GPUMERGE_VERIFY_TIMEOUT)",
+        std::max(Left, 0.0), ReferenceSeconds);
+    llvm::consumeError(std::move(Failed));
+    return Result;
+  }
   if (ReferenceRan && !CandidateRan) {
     // The input ran; the emitted kernel crashed or hung: wrong code.
     Result.Outcome = VerifyResult::Status::Mismatch;

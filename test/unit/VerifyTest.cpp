@@ -4,6 +4,7 @@
 // a kernel whose arithmetic or indexing is altered is reported as a mismatch.
 //
 //===----------------------------------------------------------------------===//
+#include "Runtime/Isolate.h"
 #include "Runtime/Verify.h"
 #include "Frontend/Frontend.h"
 
@@ -162,3 +163,13 @@ TEST(Verify, GridGivesOnlyUnguardedDimensions) {
 }
 
 } // namespace
+
+// One time limit covers the input's run and the emitted kernel's: an
+// emitted kernel stopped with little time left is too slow, not hung.
+TEST(VerifyTimeout, SlowIsNotAHang) {
+  EXPECT_FALSE(tooSlowToCallAHang(120, 0.2)); // 119.8 s left: a hang
+  EXPECT_FALSE(tooSlowToCallAHang(2, 0.1));   // 1.9 s left, > 1.3 s
+  EXPECT_TRUE(tooSlowToCallAHang(120, 100));  // 20 s left after 100 s
+  EXPECT_TRUE(tooSlowToCallAHang(120, 40));   // 80 s left, < 121 s
+  EXPECT_TRUE(tooSlowToCallAHang(2, 1.5));
+}
