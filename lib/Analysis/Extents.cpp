@@ -221,6 +221,13 @@ ExprPtr affineToExpr(const AffineForm &A, const Function &F) {
 }
 
 ExprPtr symbolicElements(const Function &F, const std::string &Array) {
+  // `float a[M][N]`: the declaration bounds it.
+  if (const Param *P = F.findParam(Array); P && P->DeclaredRows > 0) {
+    std::int64_t N = P->DeclaredRows;
+    for (std::int64_t E : P->Ty.InnerExtents)
+      N *= E;
+    return intLit(N);
+  }
   auto Forms = symbolicElementForms(F, Array);
   if (!Forms)
     return nullptr;

@@ -114,6 +114,8 @@ public:
       if (KP.Name.empty())
         fail("unnamed parameter", P->getBeginLoc());
       KP.Ty = lowerType(P->getType(), P->getBeginLoc());
+      if (const auto *A = Ctx.getAsConstantArrayType(P->getOriginalType()))
+        KP.DeclaredRows = A->getSize().getSExtValue();
       if (KP.Ty.IsPointer && KP.Ty.Space == AddressSpace::Private)
         KP.Ty.Space = AddressSpace::Global; // CUDA kernel pointers
       F->Params.push_back(std::move(KP));

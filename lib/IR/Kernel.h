@@ -23,6 +23,11 @@ const char *languageName(Language L);
 struct Param {
   std::string Name;
   Type Ty;
+  /// `float a[M][N]` as declared: M, the extent the parameter loses when it
+  /// decays to float (*a)[N] (0 when not declared so). Bounds the array for
+  /// the run-time aliasing checks of kernels without a guard (the paper's
+  /// dialect).
+  std::int64_t DeclaredRows = 0;
   bool isArray() const { return Ty.IsPointer; }
 };
 

@@ -372,7 +372,10 @@ std::string accessKey(const std::string &Array, const std::string &Index) {
   return Array + "[" + Index + "]";
 }
 std::string accessKey(const ArrayRef &R) {
-  return accessKey(R.Array, printExprDebug(*R.Indices.back()));
+  std::string Index; // spelled as Access::IndexText: `y][i` for a[y][i]
+  for (size_t I = 0; I < R.Indices.size(); ++I)
+    Index += (I ? "][" : "") + printExprDebug(*R.Indices[I]);
+  return accessKey(R.Array, Index);
 }
 
 /// Replaces under \p St every global access whose key \p Replace names.
@@ -735,13 +738,21 @@ llvm::Error Generator::stage(NaiveShape &NS, LoopChoice &C, LaunchPlan &Plan) {
     const std::int64_t W = G.M * T; // columns of the tile
     if (Redirected.count(accessKey(A.Array, A.IndexText)))
       continue;
-    ExprPtr Index = inlineLocals(A.Ref->Indices.back()->clone(), Defs, Origin);
-    if (A.Ref->Indices.size() != 1 || mentionsVar(*Index, LoopLocals))
-      continue;
+    // A true 2-D array (the paper's a[idy][i]) is loaded index by index:
+    // the iterator and the position are substituted in each, so the
+    // column offset lands on the iterator (unit coefficient only).
     std::set<std::string> Iterators = C.Uniform;
     Iterators.insert(L.Iter);
-    if (opaque(*Index, Iterators))
-      continue; // a local the index cannot be expressed without
+    std::vector<ExprPtr> Indices;
+    bool Unusable = A.Ref->Indices.size() > 1 && G.M != 1;
+    for (const ExprPtr &X : A.Ref->Indices) {
+      Indices.push_back(inlineLocals(X->clone(), Defs, Origin));
+      // A local the index cannot be expressed without.
+      Unusable |= mentionsVar(*Indices.back(), LoopLocals) ||
+                   opaque(*Indices.back(), Iterators);
+    }
+    if (Unusable)
+      continue;
     std::int64_t Rows = Cand.Class == ThreadClass::X   ? S.Block[0] * S.Merge[0]
                         : Cand.Class == ThreadClass::Y ? S.Block[1] * S.Merge[1]
                                                        : 1;
@@ -766,19 +777,23 @@ llvm::Error Generator::stage(NaiveShape &NS, LoopChoice &C, LaunchPlan &Plan) {
                   : IterRows ? binary(BinaryOp::Div, var(E), intLit(Rows))
                              : binary(BinaryOp::Rem, var(E), intLit(W));
     // Column c is element f + m*i0 + n0 + c.
-    ExprPtr Src = G.M == 1
-                      ? substituteVar(Index->clone(), L.Iter,
-                                      *add(var(Tile), Col->clone()))
-                      : add(substituteVar(Index->clone(), L.Iter, *var(Tile)),
-                            Col->clone());
-    if (Cand.Class == ThreadClass::X)
-      Src = substituteBuiltin(
-          std::move(Src), Builtin::Idx,
-          *add(mul(builtin(Builtin::Bidx), intLit(Rows)), Row->clone()));
-    if (Cand.Class == ThreadClass::Y)
-      Src = substituteBuiltin(
-          std::move(Src), Builtin::Idy,
-          *add(mul(builtin(Builtin::Bidy), intLit(Rows)), Row->clone()));
+    std::vector<ExprPtr> SrcIdx;
+    for (ExprPtr &Index : Indices) {
+      ExprPtr Src =
+          G.M == 1 ? substituteVar(std::move(Index), L.Iter,
+                                   *add(var(Tile), Col->clone()))
+                   : add(substituteVar(std::move(Index), L.Iter, *var(Tile)),
+                         Col->clone());
+      if (Cand.Class == ThreadClass::X)
+        Src = substituteBuiltin(
+            std::move(Src), Builtin::Idx,
+            *add(mul(builtin(Builtin::Bidx), intLit(Rows)), Row->clone()));
+      if (Cand.Class == ThreadClass::Y)
+        Src = substituteBuiltin(
+            std::move(Src), Builtin::Idy,
+            *add(mul(builtin(Builtin::Bidy), intLit(Rows)), Row->clone()));
+      SrcIdx.push_back(simplifyExpr(std::move(Src)));
+    }
     std::vector<ExprPtr> DstIdx;
     if (IterRows) {
       DstIdx.push_back(std::move(Col));
@@ -788,8 +803,6 @@ llvm::Error Generator::stage(NaiveShape &NS, LoopChoice &C, LaunchPlan &Plan) {
         DstIdx.push_back(std::move(Row));
       DstIdx.push_back(std::move(Col));
     }
-    std::vector<ExprPtr> SrcIdx;
-    SrcIdx.push_back(simplifyExpr(std::move(Src)));
     auto SrcRef = std::make_unique<ArrayRef>(A.Array, std::move(SrcIdx),
                                              A.Ref->getType());
     Loads.push_back(cooperativeLoop(
