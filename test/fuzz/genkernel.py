@@ -236,7 +236,11 @@ class Gen:
             f = r.choice(["fabs", "fmin", "fmax"])
             if f == "fabs":
                 return f"fabs({t})"
-            return f"{f}({t}, {self.lit()})"
+            # fmin(double, 2.0f) is ambiguous among OpenCL's overloads.
+            lit = self.lit()
+            if self.elem == "double" and lit.endswith("f"):
+                lit = lit[:-1]
+            return f"{f}({t}, {lit})"
         if self.elem == "int":
             f = r.choice(["min", "max", "abs"])
             if f == "abs":
