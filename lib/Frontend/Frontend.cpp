@@ -201,8 +201,8 @@ static std::string headerDeclaration(const FunctionDecl &K,
                                      const SourceManager &SM) {
   for (const FunctionDecl *D : K.redecls()) {
     SourceLocation L = SM.getExpansionLoc(D->getLocation());
-    if (L.isValid() && !SM.isInMainFile(L) &&
-        !SM.isWrittenInBuiltinFile(L) && !SM.isInSystemHeader(L)) {
+    if (L.isValid() && !SM.isInMainFile(L) && !SM.isWrittenInBuiltinFile(L) &&
+        !SM.isInSystemHeader(L)) {
       PresumedLoc P = SM.getPresumedLoc(L);
       if (P.isValid())
         return (llvm::sys::path::filename(P.getFilename()) + ":" +

@@ -11,8 +11,8 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 
-#include <cmath>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstring>
 #include <functional>
@@ -1137,9 +1137,9 @@ verifyStages(const Module &M, const std::vector<const Function *> &DomainFrom,
         executeOnDevice(Run, Result, Send);
       },
       Timeout, Output);
-  const double Elapsed = std::chrono::duration<double>(
-                             std::chrono::steady_clock::now() - Started)
-                             .count();
+  const double Elapsed =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - Started)
+          .count();
   llvm::StringRef Rest(Output);
   bool ReferenceRan = false, CandidateRan = false;
   double ReferenceSeconds = 0;
@@ -1149,8 +1149,7 @@ verifyStages(const Module &M, const std::vector<const Function *> &DomainFrom,
     if (Line.consume_front("reference-ran")) {
       ReferenceRan = true;
       Line.trim().getAsDouble(ReferenceSeconds);
-    }
-    else if (Line == "candidate-ran")
+    } else if (Line == "candidate-ran")
       CandidateRan = true;
     else if (Line.consume_front("error ")) {
       llvm::consumeError(std::move(Failed));

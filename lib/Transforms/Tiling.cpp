@@ -749,7 +749,7 @@ llvm::Error Generator::stage(NaiveShape &NS, LoopChoice &C, LaunchPlan &Plan) {
       Indices.push_back(inlineLocals(X->clone(), Defs, Origin));
       // A local the index cannot be expressed without.
       Unusable |= mentionsVar(*Indices.back(), LoopLocals) ||
-                   opaque(*Indices.back(), Iterators);
+                  opaque(*Indices.back(), Iterators);
     }
     if (Unusable)
       continue;

@@ -104,8 +104,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *Data,
     return 0;
   const Language L = (Data[0] & 1) ? Language::OpenCL : Language::Cuda;
   std::string Source(reinterpret_cast<const char *>(Data) + 1, Size - 1);
-  auto M = parseSource(Source, L == Language::OpenCL ? "fuzz.cl" : "fuzz.cu",
-                       {});
+  auto M =
+      parseSource(Source, L == Language::OpenCL ? "fuzz.cl" : "fuzz.cu", {});
   if (!M) { // not valid CUDA/OpenCL: nothing to fuzz further
     llvm::consumeError(M.takeError());
     return 0;

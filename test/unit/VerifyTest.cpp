@@ -4,9 +4,9 @@
 // a kernel whose arithmetic or indexing is altered is reported as a mismatch.
 //
 //===----------------------------------------------------------------------===//
-#include "Runtime/Isolate.h"
 #include "Runtime/Verify.h"
 #include "Frontend/Frontend.h"
+#include "Runtime/Isolate.h"
 
 #include "gtest/gtest.h"
 
