@@ -66,14 +66,16 @@ public:
       : Total(Total), Out(Out), Err(Err),
         Progress(llvm::sys::Process::StandardErrIsDisplayed()) {}
 
-  void print(const FileOutcome &R, size_t Finished) {
+  /// Prints \p R's messages; the progress line then counts \p Finished
+  /// files, \p Last the latest of them.
+  void print(const FileOutcome &R, size_t Finished, llvm::StringRef Last) {
     // A worker may be forking for --verify: the streams are flushed there.
     std::lock_guard<std::mutex> Lock(streamsAndForkMutex());
     clearProgress();
     Err << R.ErrText;
     Out << R.OutText;
     Out.flush();
-    showProgress(Finished, R.Path);
+    showProgress(Finished, Last);
   }
 
   void progress(size_t Finished, llvm::StringRef Last) {
@@ -142,7 +144,7 @@ int runBatch(const DriverOptions &Opts, const MachineDescription &MD,
     for (size_t I = 0; I < N; ++I) {
       Printer.progress(I, Files[I].Path);
       runOne(Opts, MD, Files[I], Results[I]);
-      Printer.print(Results[I], I + 1);
+      Printer.print(Results[I], I + 1, Files[I].Path);
     }
   } else {
     std::mutex M;
@@ -174,7 +176,7 @@ int runBatch(const DriverOptions &Opts, const MachineDescription &MD,
         bool Ready = Done[Next];
         Lock.unlock();
         if (Ready) {
-          Printer.print(Results[Next], Seen);
+          Printer.print(Results[Next], Seen, Last);
           break;
         }
         Printer.progress(Seen, Last);
