@@ -201,7 +201,8 @@ parseFlagsOfCommand(const std::vector<std::string> &CommandLine,
         return false;
       llvm::StringRef Rest = A.drop_front(Spelling.size());
       bool Long = Spelling.startswith("--") || Spelling == "-std" ||
-                  Spelling == "-include" || Spelling == "-isystem";
+                  Spelling == "-cl-std" || Spelling == "-include" ||
+                  Spelling == "-isystem";
       if (Long && Rest.consume_front("=")) {
         Value = Rest.str();
         return true;
