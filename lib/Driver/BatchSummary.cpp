@@ -100,9 +100,13 @@ void printBatchSummary(const BatchTally &T, double Seconds, unsigned Workers,
     // The files that failed are named (their messages are above); the ok
     // ones would only repeat the list.
     std::string Note;
-    if (Code != ExitOk)
-      for (const std::string &P : Paths)
-        Note += (Note.empty() ? "" : ", ") + P;
+    constexpr size_t Named = 5; // a row, not a page: the rest are counted
+    if (Code != ExitOk) {
+      for (size_t I = 0; I < Paths.size() && I < Named; ++I)
+        Note += (I ? ", " : "") + Paths[I];
+      if (Paths.size() > Named)
+        Note += llvm::formatv(" and {0} more", Paths.size() - Named).str();
+    }
     Row(2, exitLabel(Code), Paths.size(), Note);
   }
   unsigned Left = 0;
