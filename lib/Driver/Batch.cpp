@@ -50,6 +50,9 @@ void runOne(const DriverOptions &Opts, const MachineDescription &MD,
   }
   llvm::json::Array Report;
   llvm::raw_string_ostream Out(R.OutText), Err(R.ErrText);
+  // --analyze names kernels by line only: in a batch, say whose.
+  if (Opts.Analyze && !Opts.JsonReport)
+    Out << "file " << F.Path << "\n";
   R.Exit = runFile(FO, MD, F.Path, Report, Out, Err);
   Out.flush();
   Err.flush();
