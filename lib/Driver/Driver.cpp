@@ -2,6 +2,7 @@
 #include "Driver/Driver.h"
 #include "Analysis/Coalescing.h"
 #include "CodeGen/Emitter.h"
+#include "Driver/Batch.h"
 #include "Frontend/Frontend.h"
 #include "IR/Printer.h"
 #include "IR/Verifier.h"
@@ -965,9 +966,15 @@ private:
 
 } // namespace
 
+int runFile(const DriverOptions &Opts, const MachineDescription &MD,
+            const std::string &Input, llvm::json::Array &ReportFiles,
+            llvm::raw_ostream &Out, llvm::raw_ostream &Err) {
+  return FileJob(Opts, MD, Input, Out, Err).run(ReportFiles);
+}
+
 int runDriver(const DriverOptions &Opts, llvm::raw_ostream &Out,
               llvm::raw_ostream &Err) {
-  if (Opts.Inputs.empty()) {
+  if (Opts.Inputs.empty() && Opts.CompileCommands.empty()) {
     Err << "error: no input file\n";
     return ExitUsage;
   }
@@ -991,7 +998,7 @@ int runDriver(const DriverOptions &Opts, llvm::raw_ostream &Out,
       return ExitBadInput;
     }
   }
-  if (!Opts.Output.empty() &&
+  if (!Opts.Output.empty() && !isBatch(Opts) &&
       (Opts.Memory == "both" || Opts.Inputs.size() > 1)) {
     Err << "error: -o names one file: use it with one input and "
            "--memory=global or --memory=texture (or use --out-dir)\n";
@@ -1021,10 +1028,12 @@ int runDriver(const DriverOptions &Opts, llvm::raw_ostream &Out,
   // A crash in a pass or the parse costs that pass or file (Driver.cpp's
   // FileJob), not the run.
   llvm::CrashRecoveryContext::Enable();
+  if (isBatch(Opts))
+    return runBatch(Opts, *MD, Out, Err);
   llvm::json::Array Files;
   int Worst = ExitOk;
   for (const std::string &In : Opts.Inputs) {
-    int Code = FileJob(Opts, *MD, In, Out, Err).run(Files);
+    int Code = runFile(Opts, *MD, In, Files, Out, Err);
     Worst = worseExit(Worst, Code);
   }
   if (Opts.JsonReport) {

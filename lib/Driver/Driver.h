@@ -12,6 +12,7 @@
 #include "Analysis/Domain.h"
 #include "IR/Kernel.h"
 
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <array>
@@ -60,12 +61,28 @@ struct DriverOptions {
   /// error), pass-malformed=NAME (it leaves malformed KIR),
   /// verify-candidate=crash|hang (the emitted kernel's run on the device).
   std::string DebugFail;
+  /// A batch (Batch.h): -j workers (0: the hardware threads), -p's
+  /// directory (or file) of compile_commands.json, --files globs.
+  unsigned Jobs = 0;
+  std::string CompileCommands;
+  std::vector<std::string> FileGlobs;
 };
+
+struct MachineDescription;
 
 /// Runs gpumerge. Results go to \p Out (reports, analysis), messages to
 /// \p Err (warnings and errors with file and line).
 int runDriver(const DriverOptions &Opts, llvm::raw_ostream &Out,
               llvm::raw_ostream &Err);
+
+/// The whole pipeline over one input file, as runDriver runs it for each
+/// file named: parse, passes, verify, outputs (under Opts.OutDir, else beside
+/// the input), warnings to \p Err, its report object appended to
+/// \p ReportFiles. Returns its exit code. Opts must have been checked by
+/// runDriver. A batch (Batch.h) calls it once per file, from several threads.
+int runFile(const DriverOptions &Opts, const MachineDescription &MD,
+            const std::string &Input, llvm::json::Array &ReportFiles,
+            llvm::raw_ostream &Out, llvm::raw_ostream &Err);
 
 /// Parses "w=1000,h=1003" into \p Sizes; false on a malformed item.
 bool parseSizes(llvm::StringRef Spec, SizeBindings &Sizes, std::string &Bad);

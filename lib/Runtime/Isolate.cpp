@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -48,18 +49,35 @@ bool tooSlowToCallAHang(unsigned TimeoutSeconds, double ReferenceSeconds) {
   return TimeoutSeconds - ReferenceSeconds < 3 * ReferenceSeconds + 1;
 }
 
+std::mutex &streamsAndForkMutex() {
+  static std::mutex M;
+  return M;
+}
+
 llvm::Error runIsolated(llvm::function_ref<void(SendFn)> Work,
                         unsigned TimeoutSeconds, std::string &Output) {
+  // One child at a time (a batch verifies from several threads): the child
+  // of a fork without exec runs the OpenCL loader and PoCL, which must not
+  // find another child's setup half done in the memory it copied.
+  static std::mutex OneAtATime;
+  std::lock_guard<std::mutex> Serial(OneAtATime);
   int Pipe[2];
   Output.clear();
-  if (::pipe(Pipe) != 0)
+  // Close-on-exec: a program another thread starts meanwhile (nvcc for
+  // ptxas under -j) must not hold the write end open, or the end of the
+  // child's output would wait for that program too.
+  if (::pipe2(Pipe, O_CLOEXEC) != 0)
     return failure(
         llvm::formatv("cannot create a pipe: {0}", std::strerror(errno)));
-  // What is buffered now would otherwise be written twice.
-  llvm::outs().flush();
-  llvm::errs().flush();
-  std::fflush(nullptr);
-  pid_t Child = ::fork();
+  pid_t Child;
+  {
+    std::lock_guard<std::mutex> Streams(streamsAndForkMutex());
+    // What is buffered now would otherwise be written twice.
+    llvm::outs().flush();
+    llvm::errs().flush();
+    std::fflush(nullptr);
+    Child = ::fork();
+  }
   if (Child < 0) {
     int E = errno;
     ::close(Pipe[0]);

@@ -20,6 +20,7 @@
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/Error.h"
 
+#include <mutex>
 #include <string>
 
 namespace gpumerge {
@@ -38,10 +39,19 @@ bool tooSlowToCallAHang(unsigned TimeoutSeconds, double ReferenceSeconds);
 /// so what was sent before a crash is still read.
 using SendFn = llvm::function_ref<void(llvm::StringRef)>;
 
+/// Held while runIsolated flushes llvm::outs() and llvm::errs() and forks. A
+/// thread that writes those streams while another thread may verify (a batch
+/// under -j) holds it too: the flush would race with the write, and a buffer
+/// half written at the fork would be copied into the child.
+std::mutex &streamsAndForkMutex();
+
 /// Runs \p Work in a child process; \p Output receives everything it sent.
 /// Errors: the child was killed by a signal ("it crashed with signal 11
 /// (Segmentation fault)"), ran longer than \p TimeoutSeconds (it is killed),
-/// exited with a failure, or the process could not be created.
+/// exited with a failure, or the process could not be created. Calls from
+/// several threads run one at a time: the child is forked without exec, so
+/// it is made while no other verify child is being set up, and at most one
+/// OpenCL runtime runs at once.
 llvm::Error runIsolated(llvm::function_ref<void(SendFn)> Work,
                         unsigned TimeoutSeconds, std::string &Output);
 

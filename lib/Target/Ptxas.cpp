@@ -28,8 +28,14 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <csignal>
 #include <cstdlib>
+#include <cstring>
 #include <optional>
+#include <sys/wait.h>
+#include <thread>
 
 using namespace gpumerge;
 
@@ -226,6 +232,49 @@ gpumerge::parsePtxasReport(llvm::StringRef Report) {
   return ByName;
 }
 
+/// Runs \p Program and waits for it at most \p Seconds (then kills it): its
+/// exit status, -2 after a signal or the deadline (\p ErrMsg says which), -1
+/// when it could not start. ExecuteAndWait's own time limit arms alarm(), one
+/// per process: batch workers (-j) running nvcc at once would cancel each
+/// other's, and the SIGALRM may reach a thread other than the waiting one,
+/// which then waits without a limit. Polling needs no signal.
+static int
+runWithDeadline(llvm::StringRef Program, llvm::ArrayRef<llvm::StringRef> Args,
+                llvm::ArrayRef<std::optional<llvm::StringRef>> Redirects,
+                unsigned Seconds, std::string &ErrMsg, bool &ExecFailed) {
+  llvm::sys::ProcessInfo PI = llvm::sys::ExecuteNoWait(
+      Program, Args, std::nullopt, Redirects, 0, &ErrMsg, &ExecFailed);
+  if (ExecFailed || PI.Pid <= 0) {
+    ExecFailed = true;
+    return -1;
+  }
+  auto Deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(Seconds);
+  for (;;) {
+    int Status = 0;
+    pid_t Done = ::waitpid(PI.Pid, &Status, WNOHANG);
+    if (Done == PI.Pid) {
+      if (WIFEXITED(Status))
+        return WEXITSTATUS(Status);
+      ErrMsg = "crashed with signal " + std::to_string(WTERMSIG(Status)) +
+               " (" + ::strsignal(WTERMSIG(Status)) + ")";
+      return -2;
+    }
+    if (Done < 0 && errno != EINTR) {
+      ErrMsg = std::string("cannot wait for it: ") + std::strerror(errno);
+      return -2;
+    }
+    if (std::chrono::steady_clock::now() >= Deadline) {
+      ::kill(PI.Pid, SIGKILL);
+      while (::waitpid(PI.Pid, &Status, 0) < 0 && errno == EINTR)
+        ;
+      ErrMsg = "timed out after " + std::to_string(Seconds) + " s";
+      return -2;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
 llvm::Expected<std::map<std::string, KernelResources>>
 gpumerge::ptxasResources(const std::string &CudaSource,
                          const std::string &SmArch) {
@@ -275,9 +324,8 @@ gpumerge::ptxasResources(const std::string &CudaSource,
   std::optional<llvm::StringRef> Redirects[] = {llvm::StringRef(), Out, Err};
   std::string ExecError;
   bool ExecFailed = false;
-  int RC =
-      llvm::sys::ExecuteAndWait(*Nvcc, Args, std::nullopt, Redirects,
-                                NvccTimeoutSeconds, 0, &ExecError, &ExecFailed);
+  int RC = runWithDeadline(*Nvcc, Args, Redirects, NvccTimeoutSeconds,
+                           ExecError, ExecFailed);
   if (ExecFailed)
     return makeError("cannot run " + *Nvcc + ": " + ExecError);
 

@@ -15,7 +15,8 @@ using namespace llvm;
 using namespace gpumerge;
 
 static cl::OptionCategory Category("gpumerge options");
-static cl::list<std::string> Inputs(cl::Positional, cl::desc("<input files>"),
+static cl::list<std::string> Inputs(cl::Positional,
+                                    cl::desc("<input files or directories>"),
                                     cl::cat(Category));
 static cl::opt<std::string> Target("target",
                                    cl::desc("GPU: a name (see "
@@ -73,6 +74,22 @@ static cl::opt<std::string>
                    "thread-y=N (blocks relative to the coalesced block)"),
           cl::cat(Category));
 
+static cl::opt<unsigned>
+    Jobs("j",
+         cl::desc("Batch: files run at once (default: the hardware "
+                  "threads); the output is the same as with -j 1"),
+         cl::value_desc("N"), cl::Prefix, cl::cat(Category));
+static cl::opt<std::string> CompileCommands(
+    "p",
+    cl::desc("Batch: take the files and their -I/-D/-U/-include/-std flags "
+             "from DIR/compile_commands.json"),
+    cl::value_desc("DIR"), cl::cat(Category));
+static cl::list<std::string>
+    FileGlobs("files",
+              cl::desc("Batch: take only files whose path matches GLOB "
+                       "(repeatable; '*' matches '/' too)"),
+              cl::value_desc("GLOB"), cl::cat(Category));
+
 static cl::opt<std::string> Reference(
     "reference",
     cl::desc("With --verify: compare against this OpenCL file (kernels of "
@@ -92,6 +109,16 @@ COMPILER FLAGS:
   -D NAME[=VALUE], -U NAME, -include FILE, -std=... (CUDA and OpenCL). The
   -I, -D and -U flags are passed on to the OpenCL build of --verify. The
   input's own directory is always searched for its quoted includes.
+
+BATCH:
+  gpumerge --target=T --out-dir=OUT DIR... [FILE...] [-j N]
+  gpumerge --target=T --out-dir=OUT -p BUILD [--files=GLOB]
+  A directory is walked recursively for .cu, .cl and .cuh files that define
+  a kernel; its tree is mirrored under OUT (required, and outside the input
+  directories). -p takes the files of BUILD/compile_commands.json (or, with
+  inputs named, their flags). Messages come in the files' order at any -j;
+  a summary table ends on stderr; --report=json wraps the files' reports.
+  The exit code is the worst of the files'.
 
 EXIT CODES:
   0 done; 1 bad input (file and line given); 2 usage; 3 --verify mismatch;
@@ -182,5 +209,8 @@ int main(int argc, char **argv) {
   Opts.Texture = Texture;
   Opts.DebugFail = DebugFail;
   Opts.Reference = Reference;
+  Opts.Jobs = Jobs;
+  Opts.CompileCommands = CompileCommands;
+  Opts.FileGlobs = FileGlobs;
   return runDriver(Opts, outs(), errs());
 }
