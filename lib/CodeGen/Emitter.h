@@ -23,6 +23,9 @@ std::unique_ptr<Printer> makeEmitter(Language L, llvm::raw_ostream &OS);
 
 /// One function in \p L.
 std::string emitFunction(const Function &F, Language L);
+/// \p F in CUDA as a file of its own (for ptxas): the typedefs and #define'd
+/// sizes its spellings name come first.
+std::string emitStandaloneCuda(const Function &F);
 /// One expression in \p L (for reports and launch code).
 std::string emitExpr(const Expr &E, Language L);
 

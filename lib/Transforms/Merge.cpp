@@ -113,7 +113,7 @@ const RankedVersion &checkWithPtxas(const Function &Origin,
       continue;
     }
     auto R =
-        ptxasResources(emitFunction(*K->Kernel, Language::Cuda), MD.SmArch);
+        ptxasResources(emitStandaloneCuda(*K->Kernel), MD.SmArch);
     if (!R || !R->count(Origin.Name)) {
       Note = "resources estimated from KIR (ptxas could not compile the "
              "kernel alone: " +

@@ -292,7 +292,7 @@ std::optional<Fit> measure(const Function &F, const MachineDescription &MD,
       llvm::consumeError(N.takeError());
   }
   if (HaveNvcc) {
-    auto Res = ptxasResources(emitFunction(F, Language::Cuda), MD.SmArch);
+    auto Res = ptxasResources(emitStandaloneCuda(F), MD.SmArch);
     if (!Res || !Res->count(F.Name)) {
       if (!Res)
         llvm::consumeError(Res.takeError());

@@ -1,0 +1,50 @@
+//===- StandaloneTest.cpp - A kernel alone, for ptxas ---------------------===//
+//
+// The user's typedefs and #define'd sizes that a rewritten kernel keeps by
+// name are defined again in its lone file, with the values gpumerge read,
+// and the file compiles where nvcc exists.
+//
+//===----------------------------------------------------------------------===//
+#include "CodeGen/Emitter.h"
+#include "Target/Ptxas.h"
+
+#include "TestKernels.h"
+
+using namespace gpumerge;
+
+namespace {
+
+const char *Gemm = R"(
+typedef float DATA_TYPE;
+#define NK 64
+__global__ void k(const DATA_TYPE *a, DATA_TYPE *c, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    DATA_TYPE s = 0;
+    for (int j = 0; j < NK; j++)
+      s += a[i * NK + j];
+    c[i] = s;
+  }
+}
+)";
+
+TEST(Standalone, DefinesTheSpellingsItKeeps) {
+  auto M = parseText(Gemm);
+  ASSERT_TRUE(M);
+  std::string S = emitStandaloneCuda(*M->kernels().front());
+  EXPECT_EQ(S.rfind("typedef float DATA_TYPE;\n#define NK 64\n", 0), 0u) << S;
+  EXPECT_NE(S.find("DATA_TYPE s"), std::string::npos) << S;
+}
+
+TEST(Standalone, CompilesAlone) {
+  // nvcc is part of this project's toolchain (scripts/setup, CI).
+  auto Nvcc = findNvcc();
+  ASSERT_TRUE(bool(Nvcc)) << llvm::toString(Nvcc.takeError());
+  auto M = parseText(Gemm);
+  ASSERT_TRUE(M);
+  auto R = ptxasResources(emitStandaloneCuda(*M->kernels().front()), "sm_90");
+  ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
+  EXPECT_TRUE(R->count("k"));
+}
+
+} // namespace
