@@ -456,11 +456,15 @@ private:
                              memoryVariantName(V), Bug);
         continue;
       }
-      R.Kernel = std::move(Work);
-      if (**Applied)
+      // A pass that did not apply leaves the kernel as it was, whatever it
+      // tried on its copy (vectorize normalised `if (c) s;` to a block, and
+      // a kernel no pass changed was then re-printed).
+      if (**Applied) {
+        R.Kernel = std::move(Work);
         R.Passes.push_back(***Applied);
-      else
+      } else {
         R.Skipped.push_back({Name, Why});
+      }
       if (auto E = writeStep(*R.Kernel, Step++, Name, V))
         return E;
     }

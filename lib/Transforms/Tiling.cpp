@@ -174,6 +174,10 @@ struct NaiveShape {
   std::vector<StmtPtr> Prologue; ///< declarations before the guard
   std::vector<StmtPtr> Guarded;  ///< what the guard protects
   ExprPtr Guard;                 ///< null when the kernel has none
+  /// The guard tests more than the upper bounds of the positions (a
+  /// stencil's `i > 0`): it must stay in the kernel, so nothing that drops
+  /// it (staging, whole tiles) applies.
+  bool GuardKeepsMore = false;
   unsigned Dims = 1;
   std::array<std::shared_ptr<const Expr>, 2> Extent;
 };
@@ -229,8 +233,7 @@ llvm::Expected<NaiveShape> analyzeShape(const Function &F) {
   unsigned Atoms = 0;
   splitConjuncts(*If->Cond, EarlyReturn ? BinaryOp::LOr : BinaryOp::LAnd,
                  Atoms);
-  if (Atoms != Bounds)
-    return cannot("the bounds guard tests more than the thread positions");
+  S.GuardKeepsMore = Atoms != Bounds;
   if (EarlyReturn) {
     S.Guard = std::make_unique<UnaryExpr>(UnaryOp::Not, std::move(If->Cond),
                                           Type::scalar(ScalarKind::Int));
@@ -1302,6 +1305,8 @@ llvm::Expected<TiledKernel> Generator::run() {
       return E;
   }
   bool Tiled = !Result.Staged.empty();
+  if ((Tiled || S.WholeTiles) && NS.GuardKeepsMore)
+    return cannot("the bounds guard tests more than the thread positions");
 
   if (Tiled || S.WholeTiles) {
     // Every launched thread is inside the domain (the launcher checks that
