@@ -29,6 +29,12 @@ std::string emitStandaloneCuda(const Function &F);
 /// One expression in \p L (for reports and launch code).
 std::string emitExpr(const Expr &E, Language L);
 
+/// Appends \p Line indented by \p Indent and broken before column 80:
+/// code after `&& `, `|| ` or `, ` where it can (LLVM style keeps operators
+/// at the end of the line), continued 4 columns further; a `// ` comment at
+/// spaces, continued as a comment.
+void emitLine(std::string &Out, unsigned Indent, llvm::StringRef Line);
+
 struct EmittedModule {
   std::string Text;
   /// Kernels that could not be written in the output language, with why.

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "CodeGen/Launcher.h"
+#include "CodeGen/EdgeKernel.h"
 #include "CodeGen/Emitter.h"
 #include "CodeGen/PhasedLaunch.h"
 
@@ -107,8 +108,11 @@ std::string launchPlanProblem(const Module &M, const Function &Optimized,
     Overloads += U.Kernel == Optimized.Name;
   if (Overloads > 1)
     return "the kernel's name is overloaded";
-  for (const std::string &N :
-       {fallbackName(Optimized.Name), launcherName(Optimized.Name)})
+  std::vector<std::string> Names = {fallbackName(Optimized.Name),
+                                    launcherName(Optimized.Name)};
+  if (Optimized.Plan->hasEdges())
+    Names.push_back(edgeName(Optimized.Name));
+  for (const std::string &N : Names)
     if (M.mentions(N))
       return "the input already uses the name '" + N + "'";
 
@@ -140,12 +144,6 @@ std::string launchPlanProblem(const Module &M, const Function &Optimized,
   return "";
 }
 
-namespace {
-
-/// Appends \p Line indented by \p Indent and broken before column 80:
-/// code after `&& `, `|| ` or `, ` where it can (LLVM style keeps operators
-/// at the end of the line), continued 4 columns further; a `// ` comment at
-/// spaces, continued as a comment.
 void emitLine(std::string &Out, unsigned Indent, llvm::StringRef Line) {
   bool Comment = Line.startswith("// ");
   std::string Prefix(Indent, ' ');
@@ -177,6 +175,8 @@ void emitLine(std::string &Out, unsigned Indent, llvm::StringRef Line) {
   }
   Out += Prefix + Line.str() + "\n";
 }
+
+namespace {
 
 /// \p E with every integer parameter cast to long long, so products such as
 /// w * k do not overflow int in launch code.
@@ -297,6 +297,14 @@ public:
   }
 
   const LocalNames &names() const { return N; }
+  EdgeLocals edgeLocals() const {
+    EdgeLocals L;
+    for (unsigned D = 0; D < 2; ++D) {
+      L.Extent[D] = N.Extent[D];
+      L.Blocks[D] = N.Blocks[D];
+    }
+    return L;
+  }
 
   /// Names the checks read, so the C flavor can mark the others unused.
   std::set<std::string> usedNames() const {
@@ -387,22 +395,36 @@ private:
                      "{3} x {4}, {5} x {6} elements per {8}){7}",
                      Cuda ? "block" : "work-group", F.Name, Shape, P.Block[0],
                      P.Block[1], P.Coverage[0], P.Coverage[1],
-                     P.GuardsDomain ? " and checks its own bounds: the domain "
-                                      "must not be empty, and be whole tiles "
-                                      "where there is no guard."
-                                    : ": the domain must be whole tiles.",
+                     P.GuardsDomain
+                         ? " and checks its own bounds: the domain must not "
+                           "be empty, and be whole tiles where there is no "
+                           "guard."
+                     : P.hasEdges()
+                         ? llvm::formatv(": the domain must hold one whole "
+                                         "tile; {0} computes what the tiles "
+                                         "leave.",
+                                         edgeName(F.Name))
+                               .str()
+                         : ": the domain must be whole tiles.",
                      Cuda ? "thread" : "work-item"));
     for (unsigned D = 0; D < P.Dims; ++D)
-      check(Out, roundsUp(D) ? N.Extent[D] + " > 0"
-                             : llvm::formatv("{0} > 0 && {0} % {1} == 0",
-                                             N.Extent[D], P.tile(D))
-                                   .str());
+      check(Out, roundsUp(D)    ? N.Extent[D] + " > 0"
+                 : P.hasEdges() ? N.Blocks[D] + " > 0"
+                                : llvm::formatv("{0} > 0 && {0} % {1} == 0",
+                                                N.Extent[D], P.tile(D))
+                                      .str());
     if (Cuda) {
       comment(Out, P.Dims > 1 ? "The grid must fit: gridDim.x < 2^31, "
                                 "gridDim.y < 2^16."
                               : "The grid must fit: gridDim.x < 2^31.");
-      check(Out, N.Blocks[0] + " <= 2147483647LL" +
-                     (P.Dims > 1 ? " && " + N.Blocks[1] + " <= 65535" : ""));
+      std::string Fits = N.Blocks[0] + " <= 2147483647LL";
+      if (P.Dims > 1)
+        Fits += " && " + N.Blocks[1] + " <= 65535";
+      // The edge launches have 8 rows per block (edgeBlock).
+      if (P.Dims > 1 && P.hasEdges())
+        Fits +=
+            llvm::formatv(" && ({0} + 7) / 8 <= 65535", N.Extent[naiveDim(1)]);
+      check(Out, Fits);
     }
     comment(Out, Cuda ? "The optimized kernel computes the whole domain "
                         "once: the naive launch must have covered it, with "
@@ -612,7 +634,8 @@ std::string emitCudaLauncher(const Function &F) {
   std::string OptArgs = optimizedArgumentList(F);
   if (takesTextureObjects(F))
     emitTextureObjects(F, N.Ok, Out);
-  emitLine(Out, 2, "if (" + N.Ok + ")");
+  bool Edges = P.hasEdges();
+  emitLine(Out, 2, "if (" + N.Ok + ")" + (Edges ? " {" : ""));
   if (P.SameLaunch) {
     emitLine(Out, 4,
              llvm::formatv("{0}<<<{1}, {2}, {3}, {4}>>>({5});", F.Name, N.Grid,
@@ -630,12 +653,16 @@ std::string emitCudaLauncher(const Function &F) {
                            Grid, P.Block[0], P.Block[1], N.Stream, OptArgs)
                  .str());
   }
-  emitLine(Out, 2, "else");
+  if (Edges)
+    Out += emitCudaEdgeLaunches(F, Checks.edgeLocals(), N.Stream, Args, 4);
+  emitLine(Out, 2, Edges ? "} else {" : "else");
   emitLine(Out, 4,
            llvm::formatv("{0}<<<{1}, {2}, {3}, {4}>>>({5});",
                          fallbackName(F.Name), N.Grid, N.Block, N.Smem,
                          N.Stream, Args)
                .str());
+  if (Edges)
+    emitLine(Out, 2, "}");
   if (takesTextureObjects(F))
     emitTextureCleanup(F, N.Stream, Out);
   Out += "}\n";
@@ -685,6 +712,10 @@ static std::string openCLNDRange(const Function &F) {
       Params.push_back("uintptr_t " + Prm.Name);
   Params.push_back("size_t " + N.Global + "[2]");
   Params.push_back("size_t " + N.Local + "[2]");
+  const bool Edges = P.hasEdges();
+  const std::string EdgesOut = nameBesideParams(F, "edges");
+  if (Edges)
+    Params.push_back("gpumerge_edges *" + EdgesOut);
 
   std::string Out;
   if (P.SameLaunch)
@@ -699,6 +730,13 @@ static std::string openCLNDRange(const Function &F) {
                            "{3} x {4} elements of the naive domain.",
                            F.Name, P.Block[0], P.Block[1], P.Coverage[0],
                            P.Coverage[1])
+                 .str());
+  if (Edges)
+    emitLine(Out, 0,
+             llvm::formatv("// Where it returns 1, {0} computes what {1}'s "
+                           "whole tiles leave: enqueue it after {1} as {2} "
+                           "says (gpumerge_edges).",
+                           edgeName(F.Name), F.Name, EdgesOut)
                  .str());
   emitLine(Out, 0,
            "static inline int gpumerge_" + F.Name + "_ndrange(" +
@@ -728,6 +766,8 @@ static std::string openCLNDRange(const Function &F) {
   emitLine(Out, 4,
            N.Local + "[0] = 0; // the caller's own local size, or NULL");
   emitLine(Out, 4, N.Local + "[1] = 0;");
+  if (Edges)
+    emitLine(Out, 4, EdgesOut + "->count = 0;");
   emitLine(Out, 4, "return 0;");
   emitLine(Out, 2, "}");
   for (unsigned D = 0; D < 2; ++D) {
@@ -741,6 +781,8 @@ static std::string openCLNDRange(const Function &F) {
     emitLine(Out, 2,
              llvm::formatv("{0}[{1}] = {2};", N.Local, D, P.Block[D]).str());
   }
+  if (Edges)
+    Out += emitOpenCLEdgeRanges(F, Checks.edgeLocals(), EdgesOut, 2);
   emitLine(Out, 2, "return 1;");
   Out += "}\n";
   return Out;
@@ -916,9 +958,18 @@ std::string emitOpenCLLaunchHeader(
 // Returns 1 when K may run (global is then a multiple of local), 0 when
 // K_naive must.
 )";
-  bool Images = false;
-  for (const Function *F : Planned)
+  bool Images = false, Edges = false;
+  for (const Function *F : Planned) {
     Images |= !imageArrays(*F).empty();
+    Edges |= F->Plan->hasEdges();
+  }
+  if (Edges)
+    Out += R"(//
+// Kernels with tiles: K computes the domain's whole tiles, and K_edge, the
+// input's kernel with its positions offset, what they leave. Their helper
+// takes a last argument, a gpumerge_edges *, and fills it where it returns
+// 1: after K, enqueue K_edge over each range it lists (see the type).
+)";
   if (Images)
     Out += R"(//
 // Texture variant: a kernel K that reads arrays as images (texture-memory)
@@ -934,6 +985,8 @@ std::string emitOpenCLLaunchHeader(
     Out += "#include <string.h>\n\n#ifndef CL_TARGET_OPENCL_VERSION\n"
            "#define CL_TARGET_OPENCL_VERSION 120\n#endif\n"
            "#include <CL/cl.h>\n";
+  if (Edges)
+    Out += "\n" + emitOpenCLEdgesType();
   for (const Function *F : Planned) {
     Out += "\n" + openCLNDRange(*F);
     if (!imageArrays(*F).empty())

@@ -1,4 +1,5 @@
 //===- ModuleEmitter.cpp - Whole files from KIR ---------------------------===//
+#include "CodeGen/EdgeKernel.h"
 #include "CodeGen/Emitter.h"
 #include "CodeGen/Launcher.h"
 #include "CodeGen/PhasedLaunch.h"
@@ -68,10 +69,13 @@ static std::string fallbackText(const Module &M, const Function &Naive,
 
 /// What stands for \p Naive when its replacement \p Optimized has a usable
 /// plan: the input's kernel renamed <name>_naive, the optimized kernel under
-/// the input's name and, in CUDA, its launcher, separated by blank lines.
+/// the input's name, <name>_edge where the plan has edges and, in CUDA, its
+/// launcher, separated by blank lines.
 static std::string emitWithFallback(const Module &M, const Function &Naive,
                                     const Function &Optimized, Language L) {
   std::string S = fallbackText(M, Naive, L) + "\n" + emitFunction(Optimized, L);
+  if (Optimized.Plan->hasEdges())
+    S += "\n" + emitFunction(*edgeKernel(Optimized), L);
   if (L == Language::Cuda)
     S += "\n" + emitCudaLauncher(Optimized);
   return S;

@@ -345,12 +345,14 @@ private:
     for (unsigned Dim = 0; Dim < D.Dims; ++Dim)
       Coverage.push_back(Shape.Coverage[Dim]);
     L["outputs_per_thread"] = std::move(Coverage);
-    if (P && !P->GuardsDomain)
+    if (P && P->hasEdges()) {
       for (unsigned Dim = 0; Dim < D.Dims; ++Dim)
-        Pre.push_back(llvm::formatv("({0}) % {1} == 0 (the tile divides the "
-                                    "domain)",
+        Pre.push_back(llvm::formatv("({0}) >= {1} (the domain holds a whole "
+                                    "tile)",
                                     Extent(Dim), P->tile(Dim))
                           .str());
+      L["edge_kernel"] = edgeName(K.Name);
+    }
     for (const Precondition &C : K.Plan->Preconditions)
       Pre.push_back(printExprDebug(*C.Cond) + " (" + C.Why + ")");
     for (const auto &[A, B] : K.Plan->Disjoint)

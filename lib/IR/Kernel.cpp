@@ -13,6 +13,8 @@ std::string fallbackName(const std::string &Kernel) {
   return Kernel + "_naive";
 }
 
+std::string edgeName(const std::string &Kernel) { return Kernel + "_edge"; }
+
 const char *textureFormName(TextureForm F) {
   return F == TextureForm::Object ? "object" : "ldg";
 }

@@ -113,11 +113,19 @@ struct LaunchPlan {
       const std::map<std::string, std::shared_ptr<const Expr>> &Counts);
   /// Naive threads per block in dimension \p D: Block[D] * Coverage[D].
   std::int64_t tile(unsigned D) const { return Block[D] * Coverage[D]; }
+  /// Does the kernel compute whole tiles only, the launch leaving the rest
+  /// of the domain (when it is not whole tiles) to <name>_edge, the naive
+  /// kernel with its positions offset (CodeGen/EdgeKernel.h)? So for every
+  /// plan that neither keeps the naive launch nor guards its own domain.
+  bool hasEdges() const { return !SameLaunch && !GuardsDomain; }
 };
 
 /// The name the original kernel keeps in an output that also holds its
 /// optimized version: "<name>_naive".
 std::string fallbackName(const std::string &Kernel);
+/// The kernel that computes what the whole tiles of an optimized kernel
+/// leave of the domain: "<name>_edge".
+std::string edgeName(const std::string &Kernel);
 
 } // namespace gpumerge
 

@@ -2,6 +2,7 @@
 #include "Runtime/Verify.h"
 #include "Analysis/Affine.h"
 #include "Analysis/Races.h"
+#include "CodeGen/EdgeKernel.h"
 #include "CodeGen/Emitter.h"
 #include "IR/Evaluate.h"
 #include "IR/Printer.h"
@@ -249,7 +250,15 @@ static unsigned conditionsHeld(const LaunchPlan &Plan,
     if (!Holds && Failed && Failed->empty())
       *Failed = Why();
   };
-  if (!Plan.SameLaunch && !Plan.GuardsDomain)
+  if (Plan.hasEdges())
+    for (unsigned D = 0; D < Plan.Dims; ++D)
+      Note(Domain[D] >= Plan.tile(D), [&] {
+        return llvm::formatv("the domain ({0} threads in {1}) is smaller "
+                             "than one tile ({2})",
+                             Domain[D], D == 0 ? "X" : "Y", Plan.tile(D))
+            .str();
+      });
+  else if (!Plan.SameLaunch && !Plan.GuardsDomain)
     for (unsigned D = 0; D < Plan.Dims; ++D)
       Note(Domain[D] % Plan.tile(D) == 0, [&] {
         return llvm::formatv("the domain ({0} threads in {1}) is not a "
@@ -602,11 +611,13 @@ launchConditions(const std::vector<const Function *> &DomainFrom,
         // and a launch of whole tiles makes the condition hold.
         if (Guards[Naive].empty() && !Grid)
           continue;
-        Out.push_back(
-            {GuardSizes[Naive], [DomainAt, Naive, Tile](const SizeBindings &X) {
-               auto V = DomainAt(Naive, X);
-               return V && *V > 0 && *V % Tile == 0;
-             }});
+        bool Edges = P->hasEdges();
+        Out.push_back({GuardSizes[Naive],
+                       [DomainAt, Naive, Tile, Edges](const SizeBindings &X) {
+                         auto V = DomainAt(Naive, X);
+                         return V && *V > 0 &&
+                                (Edges ? *V >= Tile : *V % Tile == 0);
+                       }});
       }
     for (const Precondition &C : P->Preconditions) {
       Condition K;
@@ -770,6 +781,13 @@ namespace {
 struct Launch {
   std::string Naive, Candidate;
   NDRange NaiveRange, CandidateRange;
+  /// After the candidate, <name>_edge over each range with these bounds
+  /// appended to the arguments (EdgeKernel.h).
+  struct Edge {
+    NDRange Range;
+    std::vector<std::int64_t> Bounds;
+  };
+  std::vector<Edge> Edges;
   /// Arrays the candidate reads as images (texture variant, OpenCL).
   std::map<std::string, OpenCLSession::ImageChannel> Images;
   std::map<std::string, unsigned> Channels; ///< 4: read as 4-vectors
@@ -849,6 +867,7 @@ void executeOnDevice(const DeviceRun &Run, VerifyResult Result,
       L.Candidate = fallbackName(L.Naive);
       L.CandidateRange = L.NaiveRange;
       L.Images.clear();
+      L.Edges.clear();
       break;
     }
 
@@ -897,6 +916,22 @@ void executeOnDevice(const DeviceRun &Run, VerifyResult Result,
               Program, Reference ? L.Naive : L.Candidate, Args,
               Reference ? L.NaiveRange : L.CandidateRange))
         return E;
+      if (Reference)
+        continue;
+      for (const Launch::Edge &Edge : L.Edges) {
+        // The input's arguments: buffers where the candidate takes images.
+        std::vector<KernelArg> EdgeArgs;
+        size_t Buffer = 0;
+        for (size_t I = 0; I < Run.Params.size(); ++I)
+          EdgeArgs.push_back(Run.Params[I].Ty.IsPointer
+                                 ? KernelArg::buffer(Buffers[Buffer++])
+                                 : scalarArg(Run.Params[I].Ty, Run.Scalars[I]));
+        for (std::int64_t B : Edge.Bounds)
+          EdgeArgs.push_back(KernelArg::i32(std::int32_t(B)));
+        if (auto E = (*Session)->launch(Program, edgeName(L.Naive), EdgeArgs,
+                                        Edge.Range))
+          return E;
+      }
     }
     std::vector<std::vector<std::uint8_t>> Out;
     for (unsigned B : Buffers) {
@@ -1057,6 +1092,25 @@ verifyStages(const Module &M, const std::vector<const Function *> &DomainFrom,
         std::array<std::int64_t, 2> Domain = Result.Domain;
         if (P.Interchanged)
           std::swap(Domain[0], Domain[1]);
+        if (P.hasEdges()) {
+          // Whole tiles only; the edges as the launchers run them.
+          for (unsigned D = 0; D < P.Dims; ++D)
+            Domain[D] = Domain[D] / P.tile(D) * P.tile(D);
+          LaunchShape EdgeShape;
+          EdgeShape.Block = edgeBlock(P.Dims);
+          for (const EdgeRange &R : edgeRanges(P, Result.Domain)) {
+            Launch::Edge E;
+            std::array<std::int64_t, 2> Size;
+            for (unsigned D = 0; D < 2; ++D)
+              Size[D] = R.End[D] - R.Begin[D];
+            E.Range = rangeFor(Size, P.Dims, EdgeShape);
+            for (unsigned D = 0; D < P.Dims; ++D) {
+              E.Bounds.push_back(R.Begin[D]);
+              E.Bounds.push_back(R.End[D]);
+            }
+            L.Edges.push_back(std::move(E));
+          }
+        }
         L.CandidateRange = rangeFor(Domain, Dims, S);
       }
       if (L.Candidate == St.Emitted->Name)

@@ -302,6 +302,29 @@ void uniformLoops(
   }
 }
 
+/// Inserts \p New right after \p Target, a statement of \p Stmts or of a
+/// block nested in them; false when \p Target is in neither.
+bool insertAfter(std::vector<StmtPtr> &Stmts, const Stmt *Target,
+                 StmtPtr &&New) {
+  for (size_t I = 0; I < Stmts.size(); ++I) {
+    if (Stmts[I].get() == Target) {
+      Stmts.insert(Stmts.begin() + I + 1, std::move(New));
+      return true;
+    }
+    bool Done = false;
+    if (auto *B = llvm::dyn_cast<BlockStmt>(Stmts[I].get()))
+      Done = insertAfter(B->Body, Target, std::move(New));
+    else
+      Stmts[I]->forEachStmt([&](StmtPtr &Child) {
+        if (auto *B = llvm::dyn_cast<BlockStmt>(Child.get()); B && !Done)
+          Done = insertAfter(B->Body, Target, std::move(New));
+      });
+    if (Done)
+      return true;
+  }
+  return false;
+}
+
 bool hasBarrierOrReturn(Stmt &S) {
   bool Found = false;
   walkStmts(S, [&](Stmt &X) {
@@ -685,6 +708,8 @@ llvm::Error Generator::stage(NaiveShape &NS, LoopChoice &C, LaunchPlan &Plan) {
   const std::int64_t T = C.Tile;
   std::set<std::string> LoopLocals;
   collectNames(*L.Body, LoopLocals);
+  // The loop as written, for the iterations past the last whole tile.
+  std::unique_ptr<ForStmt> Rest(llvm::cast<ForStmt>(L.clone().release()));
 
   std::string Tile = fresh(L.Iter + "0");
   ExprPtr Bound = L.Bound->clone();
@@ -877,17 +902,23 @@ llvm::Error Generator::stage(NaiveShape &NS, LoopChoice &C, LaunchPlan &Plan) {
   OuterBody.push_back(std::make_unique<SyncStmt>());
   OuterBody.push_back(std::move(Inner));
   OuterBody.push_back(std::make_unique<SyncStmt>());
-  // A literal trip count is divided by its tile (loopTile): nothing to check.
-  if (!C.ConstantTrip)
-    Plan.Preconditions.push_back(
-        {std::shared_ptr<const Expr>(simplifyExpr(
-             binary(BinaryOp::EQ,
-                    binary(BinaryOp::Rem,
-                           simplifyExpr(binary(BinaryOp::Sub, Bound->clone(),
-                                               L.Init->clone())),
-                           intLit(T)),
-                    intLit(0)))),
-         llvm::formatv("the {0} loop is tiled by {1}", L.Iter, T).str()});
+  // A literal trip count is divided by its tile (loopTile). Any other runs
+  // whole tiles up to End = Bound - (Bound - Init) % T, then the loop as
+  // written from there: `for (i = k - k % 32; i < k; i++)`, reading global
+  // memory (a C89 counter ends at Bound as before).
+  if (!C.ConstantTrip) {
+    ExprPtr End = simplifyExpr(
+        binary(BinaryOp::Sub, Bound->clone(),
+               binary(BinaryOp::Rem,
+                      simplifyExpr(binary(BinaryOp::Sub, Bound->clone(),
+                                          L.Init->clone())),
+                      intLit(T))));
+    Rest->Init = End->clone();
+    Bound = std::move(End);
+    if (!insertAfter(NS.Guarded, &L, std::move(Rest)))
+      return cannot("internal: the tiled loop was not found to place its "
+                    "remainder after it");
+  }
   Result.TiledLoop = L.Iter;
   Result.TiledBy = T;
   if (L.CondOp == BinaryOp::NE) // `i != n` counts up to n only from below
@@ -1357,10 +1388,10 @@ llvm::Expected<TiledKernel> Generator::run() {
     // (the tiled loop when there is one, else the whole kernel).
     std::set<std::string> Reads;
     Stmt *Scope = K->Body.get();
-    if (Tiled)
+    if (Tiled) // the first: the tile's loop (a remainder loop follows)
       walkStmts(*K->Body, [&](Stmt &X) {
         if (auto *L = llvm::dyn_cast<ForStmt>(&X))
-          if (L->Iter == Result.TiledLoop)
+          if (L->Iter == Result.TiledLoop && Scope == K->Body.get())
             Scope = L->Body.get();
       });
     walkStmts(*Scope, [&](Stmt &X) {

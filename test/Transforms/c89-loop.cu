@@ -14,7 +14,7 @@
 
 // CHECK-LABEL: {{^}}__global__ void mv(
 // CHECK:       {{^ *}}int j;
-// CHECK:       {{^ *}}for (int j0 = 0; j0 < n; j0 += 32) {
+// CHECK:       {{^ *}}for (int j0 = 0; j0 < n - n % 32; j0 += 32) {
 // CHECK:       {{^ *}}for (j = j0; j < j0 + 32; j++) {
 __global__ void mv(int n, float *a, float *x, float *y) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;

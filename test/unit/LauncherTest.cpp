@@ -164,13 +164,13 @@ TEST(Launcher, CudaLauncherChecksThePlan) {
                           "dim3 grid, dim3 block,\n    size_t smem, "
                           "cudaStream_t stream, const float *a, const float "
                           "*b, float *c,\n    int w, int h, int k) {"));
-  // The domain from the guard, whole 32 x 32 tiles of it.
+  // The domain from the guard, at least one 32 x 32 tile of it.
   EXPECT_TRUE(contains(L, "const long long extent_x = (long long)w;"));
   EXPECT_TRUE(contains(L, "const long long extent_y = (long long)h;"));
-  EXPECT_TRUE(contains(L, "ok = ok && extent_x > 0 && extent_x % 32 == 0;"));
-  EXPECT_TRUE(contains(L, "ok = ok && extent_y > 0 && extent_y % 32 == 0;"));
+  EXPECT_TRUE(contains(L, "ok = ok && blocks_x > 0;"));
+  EXPECT_TRUE(contains(L, "ok = ok && blocks_y > 0;"));
   EXPECT_TRUE(contains(L, "ok = ok && blocks_x <= 2147483647LL && blocks_y "
-                          "<= 65535;"));
+                          "<= 65535 &&\n      (extent_y + 7) / 8 <= 65535;"));
   // The naive launch covered exactly the domain.
   EXPECT_TRUE(contains(L, "ok = ok && (long long)grid.x * block.x >= "
                           "extent_x;"));
@@ -191,13 +191,21 @@ TEST(Launcher, CudaLauncherChecksThePlan) {
   EXPECT_TRUE(contains(L, "ok = ok && ((const char *)b + b_bytes <= (const "
                           "char *)c ||\n      (const char *)c + c_bytes <= "
                           "(const char *)b);"));
-  // Both launches.
-  EXPECT_TRUE(contains(L, "  if (ok)\n    mm<<<dim3((unsigned)blocks_x, "
+  // The launches: the whole tiles, the edges they leave, or the fallback.
+  EXPECT_TRUE(contains(L, "  if (ok) {\n    mm<<<dim3((unsigned)blocks_x, "
                           "(unsigned)blocks_y), dim3(32, 8), 0,\n        "
                           "stream>>>(a, b, c, w, h, k);\n"));
   EXPECT_TRUE(contains(L, "const long long blocks_y = extent_y / 32;"));
-  EXPECT_TRUE(contains(L, "  else\n    mm_naive<<<grid, block, smem, "
-                          "stream>>>(a, b, c, w, h, k);\n}\n"));
+  EXPECT_TRUE(contains(L, "    const long long done_x = blocks_x * 32;\n"
+                          "    const long long done_y = blocks_y * 32;\n"
+                          "    if (done_x < extent_x)\n"
+                          "      mm_edge<<<dim3((unsigned)((extent_x - done_x "
+                          "+ 31) / 32),\n"));
+  EXPECT_TRUE(contains(L, "(int)done_x, (int)extent_x, 0, (int)extent_y);\n"
+                          "    if (done_y < extent_y)\n"));
+  EXPECT_TRUE(contains(L, "0, (int)done_x, (int)done_y, (int)extent_y);\n"
+                          "  } else {\n    mm_naive<<<grid, block, smem, "
+                          "stream>>>(a, b, c, w, h, k);\n  }\n}\n"));
   for (llvm::StringRef Line : llvm::split(L, '\n'))
     EXPECT_LE(Line.size(), 80u) << Line.str();
 }
@@ -303,7 +311,9 @@ TEST(Launcher, OpenCLHeaderCompilesAndComputesTheNDRange) {
   EXPECT_TRUE(contains(H, "static inline int gpumerge_mm_ndrange(const size_t "
                           "naive_global[2], int w,\n    int h, int k, "
                           "uintptr_t a, uintptr_t b, uintptr_t c, size_t "
-                          "global[2],\n    size_t local[2]) {"));
+                          "global[2],\n    size_t local[2], gpumerge_edges "
+                          "*edges) {"));
+  EXPECT_TRUE(contains(H, "} gpumerge_edges;\n"));
   EXPECT_TRUE(contains(H, "ok = ok && (long long)naive_global[0] >= "
                           "extent_x;"));
   EXPECT_TRUE(contains(H, "const uintptr_t a_bytes = (uintptr_t)((long "
@@ -316,14 +326,24 @@ TEST(Launcher, OpenCLHeaderCompilesAndComputesTheNDRange) {
     GTEST_SKIP() << "no C compiler: the header is not compiled";
   std::string Dir = tempDir();
   writeTemp(Dir, "mm.global.h", H);
-  // 64 x 64 with k = 64 runs optimized (global = extent / coverage); k = 33,
-  // a width of 48, an overlap or a naive range too small runs mm_naive.
+  // 64 x 64 with k = 64 runs optimized (global = extent / coverage), with
+  // no edges; 48 x 64 too, with mm_edge over the 16 columns past the tile;
+  // k = 33, a width of 16, an overlap or a naive range too small runs
+  // mm_naive.
   std::string Main = writeTemp(Dir, "main.c", R"(#include "mm.global.h"
 #include <stdio.h>
 static int t(size_t nx, size_t ny, int w, int h, int k, uintptr_t c) {
   size_t naive[2] = {nx, ny}, g[2], l[2];
-  int r = gpumerge_mm_ndrange(naive, w, h, k, 0, (uintptr_t)1 << 40, c, g, l);
-  printf("%d %zu %zu %zu %zu\n", r, g[0], g[1], l[0], l[1]);
+  gpumerge_edges e;
+  int r = gpumerge_mm_ndrange(naive, w, h, k, 0, (uintptr_t)1 << 40, c, g, l,
+                              &e),
+      i;
+  printf("%d %zu %zu %zu %zu", r, g[0], g[1], l[0], l[1]);
+  for (i = 0; i < e.count; i++)
+    printf(" | %zu %zu %zu %zu %d %d %d %d", e.global[i][0], e.global[i][1],
+           e.local[0], e.local[1], e.bounds[i][0], e.bounds[i][1],
+           e.bounds[i][2], e.bounds[i][3]);
+  printf("\n");
   return r;
 }
 int main(void) {
@@ -331,6 +351,7 @@ int main(void) {
   t(64, 64, 64, 64, 64, far);
   t(64, 64, 64, 64, 33, far);
   t(48, 64, 48, 64, 64, far);
+  t(16, 64, 16, 64, 64, far);
   t(64, 64, 64, 64, 64, 4 * 64 * 64 - 4);
   t(32, 64, 64, 64, 64, far);
   return 0;
@@ -346,7 +367,8 @@ int main(void) {
   ASSERT_EQ(run(Dir + "/main", {}, Out), 0) << Out;
   EXPECT_EQ(Out, "1 64 16 32 8\n"
                  "0 64 64 0 0\n"
-                 "0 48 64 0 0\n"
+                 "1 32 16 32 8 | 32 64 32 8 32 48 0 64\n"
+                 "0 16 64 0 0\n"
                  "0 64 64 0 0\n"
                  "0 32 64 0 0\n");
   llvm::sys::fs::remove_directories(Dir);
@@ -467,8 +489,8 @@ TEST(LaunchSites, SaxpyAppHostCodeKeptLaunchesRewritten) {
         << Middle;
     EXPECT_TRUE(contains(Middle, "}\n\n__global__ void saxpy(int n")) << Middle;
     EXPECT_TRUE(contains(Middle, "}\n\n// The launch of saxpy")) << Middle;
-    EXPECT_TRUE(contains(Middle, P.SameLaunch ? "// n is positive"
-                                              : "extent_x % 256 == 0"))
+    EXPECT_TRUE(
+        contains(Middle, P.SameLaunch ? "// n is positive" : "blocks_x > 0"))
         << Middle;
     EXPECT_TRUE(contains(Middle, "}\n\n")) << Middle;
 

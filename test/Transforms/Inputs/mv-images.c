@@ -3,12 +3,14 @@
  * mv.texture.cl on the first OpenCL device (PoCL), and runs y = A x twice:
  * mv_naive on the buffers, and mv, optimized, on the images that
  * gpumerge_mv_images() makes over the same buffers, with the NDRange that
- * gpumerge_mv_ndrange() gives. Both results must agree. A second call of
+ * gpumerge_mv_ndrange() gives, then mv_edge over the rows mv's whole tiles
+ * leave, as the gpumerge_edges it fills says. Both results must agree. A second call of
  * the image helper with an element count over the device's image limit
  * must refuse (return 0, no images).
  *
- * Usage: mv-images KERNEL.cl H W   (H a multiple of the optimized tile)
- * Prints "images: ok" or the first difference; exits 1 on failure. */
+ * Usage: mv-images KERNEL.cl H W   (H at least one optimized tile)
+ * Prints the number of edge launches ("edges: N"), then "images: ok" or the
+ * first difference; exits 1 on failure. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,7 +49,8 @@ int main(int argc, char **argv) {
   cl_context context;
   cl_command_queue queue;
   cl_program program;
-  cl_kernel naive, opt;
+  cl_kernel naive, opt, edge;
+  gpumerge_edges edges;
   cl_int err;
   cl_mem a, x, y_naive, y_opt, a_img, x_img;
   const char *src;
@@ -73,6 +76,8 @@ int main(int argc, char **argv) {
   naive = clCreateKernel(program, "mv_naive", &err);
   CHECK(err);
   opt = clCreateKernel(program, "mv", &err);
+  CHECK(err);
+  edge = clCreateKernel(program, "mv_edge", &err);
   CHECK(err);
 
   ha = malloc(sizeof(float) * (size_t)h * (size_t)w);
@@ -110,7 +115,7 @@ int main(int argc, char **argv) {
   /* Separate buffers: addresses far apart. */
   if (!gpumerge_mv_ndrange(naive_global, w, h, (uintptr_t)1 << 40,
                            (uintptr_t)2 << 40, (uintptr_t)3 << 40, global,
-                           local)) {
+                           local, &edges)) {
     printf("ndrange: the optimized kernel should run at h=%d\n", h);
     return 1;
   }
@@ -126,6 +131,19 @@ int main(int argc, char **argv) {
   CHECK(clSetKernelArg(opt, 4, sizeof(int), &h));
   CHECK(clEnqueueNDRangeKernel(queue, opt, 2, NULL, global, local, 0, NULL,
                                NULL));
+  /* The edges: mv's arguments, buffers only, then the bounds. */
+  CHECK(clSetKernelArg(edge, 0, sizeof(cl_mem), &a));
+  CHECK(clSetKernelArg(edge, 1, sizeof(cl_mem), &x));
+  CHECK(clSetKernelArg(edge, 2, sizeof(cl_mem), &y_opt));
+  CHECK(clSetKernelArg(edge, 3, sizeof(int), &w));
+  CHECK(clSetKernelArg(edge, 4, sizeof(int), &h));
+  for (i = 0; i < edges.count; ++i) {
+    CHECK(clSetKernelArg(edge, 5, sizeof(int), &edges.bounds[i][0]));
+    CHECK(clSetKernelArg(edge, 6, sizeof(int), &edges.bounds[i][1]));
+    CHECK(clEnqueueNDRangeKernel(queue, edge, 2, NULL, edges.global[i],
+                                 edges.local, 0, NULL, NULL));
+  }
+  printf("edges: %d\n", edges.count);
   CHECK(clFinish(queue));
   CHECK(clEnqueueReadBuffer(queue, y_naive, CL_TRUE, 0,
                             sizeof(float) * (size_t)h, r0, 0, NULL, NULL));
