@@ -12,21 +12,25 @@
 //     [[maybe_unused]] static void gpumerge_launch_mm(dim3 grid, dim3 block,
 //         size_t smem, cudaStream_t stream, const float *a, ..., int k) {
 //       const long long extent_x = (long long)w;  // the naive domain
+//       const long long blocks_x = extent_x / 32; // its whole tiles
 //       ...
 //       bool ok = true;
-//       // Each block computes a 32 x 32 tile: the domain must divide.
-//       ok = ok && extent_x > 0 && extent_x % 32 == 0;
+//       // Each block computes a 32 x 32 tile: the domain must hold one.
+//       ok = ok && blocks_x > 0;
 //       ...
-//       if (ok)
-//         mm<<<dim3(extent_x / 32, extent_y / 32), dim3(32, 8), 0, stream>>>(
+//       if (ok) {
+//         mm<<<dim3(blocks_x, blocks_y), dim3(32, 8), 0, stream>>>(
 //             a, b, c, w, h, k);
-//       else
+//         ... mm_edge<<<...>>> over what the tiles leave (EdgeKernel.h)
+//       } else {
 //         mm_naive<<<grid, block, smem, stream>>>(a, b, c, w, h, k);
+//       }
 //     }
 //
 // - OpenCL: a C header for the host program with, per planned kernel,
 //   gpumerge_<name>_ndrange(), which maps the naive NDRange to the optimized
-//   kernel's and says which of the two kernels to enqueue.
+//   kernel's, says which of the two kernels to enqueue and, for a kernel with
+//   edges, fills a gpumerge_edges with the <name>_edge launches that follow.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GPUMERGE_CODEGEN_LAUNCHER_H
@@ -72,7 +76,7 @@ std::string emitCudaLauncherDeclaration(const Function &Optimized);
 ///
 ///   static inline int gpumerge_<name>_ndrange(const size_t naive_global[2],
 ///       <scalar parameters>, <array parameters as uintptr_t addresses>,
-///       size_t global[2], size_t local[2]);
+///       size_t global[2], size_t local[2][, gpumerge_edges *edges]);
 ///
 /// The header's comment states the contract. "" when no kernel has a plan.
 std::string emitOpenCLLaunchHeader(

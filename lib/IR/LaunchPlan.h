@@ -2,19 +2,24 @@
 //
 // A naive kernel runs one thread per element of its domain with any block
 // shape. An optimized kernel is launched differently: blocks of a fixed shape,
-// each thread standing for Coverage naive threads per dimension, and only
-// when its preconditions hold (the domain divisible by the tile, trip counts
-// divisible by the unroll, arrays staged through shared memory not
-// overlapping the arrays written). The launchers (CUDA) and NDRange helpers
-// (OpenCL) generated from a plan check the preconditions at run time and fall
-// back to the original kernel, kept in the output as <name>_naive, when they
-// fail. --verify reads the same plan.
+// each thread standing for Coverage naive threads per dimension, over the
+// domain's whole tiles (<name>_edge computes the rest, CodeGen/EdgeKernel.h),
+// and only when its preconditions hold (the domain holds a tile, arrays
+// staged through shared memory do not overlap the arrays written, vector
+// accesses are aligned). The launchers (CUDA) and NDRange helpers (OpenCL)
+// generated from a plan check the preconditions at run time and fall back to
+// the original kernel, kept in the output as <name>_naive, when they fail.
+// --verify reads the same plan.
 //
-//   naive:      mm<<<dim3(ceil(w/16), ceil(h/16)), dim3(16, 16)>>>(a, b, c, w,
-//   h, k) plan:       Block (32, 8), Coverage (1, 4), Extent (w, h),
-//               Preconditions { k % 32 == 0 }, Disjoint { a: c, b: c }
-//   optimized:  if (w % 32 == 0 && h % 32 == 0 && k % 32 == 0 && ...)
+//   naive:      mm<<<dim3(ceil(w/16), ceil(h/16)), dim3(16, 16)>>>(a, b, c,
+//                   w, h, k)
+//   plan:       Block (32, 8), Coverage (1, 4), Extent (w, h),
+//               Disjoint { a: c, b: c }
+//   optimized:  if (w >= 32 && h >= 32 && ...) {
 //                 mm<<<dim3(w / 32, h / 32), dim3(32, 8)>>>(a, b, c, w, h, k);
+//                 mm_edge<<<...>>>(a, b, c, w, h, k, w / 32 * 32, w, 0, h);
+//                 mm_edge<<<...>>>(a, b, c, w, h, k, 0, w / 32 * 32, ...);
+//               }
 //
 //===----------------------------------------------------------------------===//
 #ifndef GPUMERGE_IR_LAUNCHPLAN_H
@@ -54,8 +59,9 @@ struct LaunchPlan {
   /// parameters (from the bounds guard, which the optimized kernel drops);
   /// null: the domain is what the naive launch covers (grid * block).
   std::array<std::shared_ptr<const Expr>, 2> Extent;
-  /// Besides extent % (Block * Coverage) == 0 in every dimension, which the
-  /// launchers check for themselves.
+  /// Besides what the launchers check for themselves: one whole tile in
+  /// every dimension (hasEdges), or whole tiles (neither SameLaunch nor
+  /// GuardsDomain nor edges: none today).
   std::vector<Precondition> Preconditions;
   /// Pairs of array parameters that must not overlap: a read-only array the
   /// kernel keeps in shared memory or registers and an array it writes.
