@@ -37,8 +37,8 @@ struct Function;
 
 /// A condition over the kernel's scalar parameters, with what it protects.
 struct Precondition {
-  std::shared_ptr<const Expr> Cond; ///< e.g. `k % 32 == 0`
-  std::string Why;                  ///< "the i loop is tiled by 32"
+  std::shared_ptr<const Expr> Cond; ///< e.g. `k % 4 == 0`
+  std::string Why; ///< "a is read as 4-element vectors from an index ..."
 };
 
 /// How a CUDA kernel of the texture variant reads its read-only arrays

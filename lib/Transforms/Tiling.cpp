@@ -617,8 +617,8 @@ Generator::chooseLoop(NaiveShape &NS) {
 
   std::optional<LoopChoice> Best;
   for (auto &[L, Uniform] : Loops) {
-    // The trip count must be known from the parameters alone: the launcher
-    // checks that the tile divides it (strsm's `j < i` cannot be).
+    // The trip count must be known from the parameters alone: the whole
+    // tiles end where the block agrees they do (strsm's `j < i` cannot be).
     if (!isUniform(*L->Init, Origin, {}) || !isUniform(*L->Bound, Origin, {}))
       continue;
     // Tiles of T iterations need the unit step (a step expression such as
@@ -1340,8 +1340,8 @@ llvm::Expected<TiledKernel> Generator::run() {
     return cannot("the bounds guard tests more than the thread positions");
 
   if (Tiled || S.WholeTiles) {
-    // Every launched thread is inside the domain (the launcher checks that
-    // the tile divides it), and all of them must reach the barriers.
+    // Every launched thread is inside the domain (the launch runs whole
+    // tiles only), and all of them must reach the barriers.
     std::set<std::string> StagedArrays;
     for (const StagedAccess &SA : Result.Staged)
       if (!SA.IsWrite)

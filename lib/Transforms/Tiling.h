@@ -18,21 +18,28 @@
 //   - the merged body: control flow and statements that do not depend on
 //     the merged position kept once, the others replicated with idy → idy*N
 //     + k (Y) or cyclic positions in X (models.md: never a contiguous run);
-//   - the launch plan: block, coverage, the preconditions (tile divides the
-//     domain, the loop trip count divides by the tile) and the arrays that
+//   - the tiled loop's remainder: whole tiles up to k - k % T, then the loop
+//     as written (global reads) for the iterations past them;
+//   - the launch plan: block, coverage (the launch runs whole tiles of the
+//     domain, <name>_edge the rest), the preconditions and the arrays that
 //     must not overlap.
 //
-// Before (mm, h100):                    After (Block 32x8, Merge 1x4, tile 32):
-//   if (x < w && y < h) {                 for (int i0 = 0; i0 < k; i0 += 32) {
-//     float sum = 0.0f;                     for (l = tid; l < 1024; l += 256)
-//     for (int i = 0; i < k; i++)             a_s[l / 32][l % 32] = a[...];
-//       sum += a[y*k + i] * b[i*w + x];      ... b_s likewise; __syncthreads();
-//     c[y*w + x] = sum;                     for (int i = i0; i < i0 + 32; i++)
-//     {
-//   }                                         sum_0 += a_s[ty*4][i - i0] *
-//   b_s[..];
-//                                             sum_1 += ...   (4 copies)
-//                                           } __syncthreads(); }
+// Before (mm, h100):                 After (Block 32x8, Merge 1x4, tile 32):
+//   if (x < w && y < h) {              for (i0 = 0; i0 < k - k % 32; i0 += 32)
+//     float sum = 0.0f;                {
+//     for (int i = 0; i < k; i++)        for (l = tid; l < 1024; l += 256)
+//       sum += a[y*k + i] * b[i*w + x];    a_s[l / 32][l % 32] = a[...];
+//     c[y*w + x] = sum;                  ... b_s likewise; __syncthreads();
+//   }                                    for (int i = i0; i < i0 + 32; i++) {
+//                                          sum_0 += a_s[ty*4][i - i0] * b_s..;
+//                                          sum_1 += ...   (4 copies)
+//                                        }
+//                                        __syncthreads();
+//                                      }
+//                                      for (int i = k - k % 32; i < k; i++) {
+//                                        sum_0 += a[y_0*k + i] * b[i*w + x];
+//                                        sum_1 += ...   (4 copies)
+//                                      }
 //
 //===----------------------------------------------------------------------===//
 #ifndef GPUMERGE_TRANSFORMS_TILING_H
@@ -55,9 +62,9 @@ struct TileShape {
   bool Interchange = false;
   /// Drop the bounds guard even when nothing is staged, as staging does:
   /// merged copies then share their control flow and the reads they have in
-  /// common (G2R, the texture variant's thread merge), and the launcher
-  /// requires whole tiles. Without it an unstaged kernel keeps a guard per
-  /// copy and runs at any size.
+  /// common (G2R, the texture variant's thread merge), and the launch runs
+  /// it on whole tiles (<name>_edge the rest). Without it an unstaged kernel
+  /// keeps a guard per copy and runs on a grid rounded up.
   bool WholeTiles = false;
   /// Merge in X with neighbouring threads (idx → idx*Mx + k) instead of
   /// blockDim.x apart: the copies of one thread then touch neighbouring
