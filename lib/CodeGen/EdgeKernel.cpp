@@ -45,17 +45,12 @@ std::array<std::int64_t, 2> edgeBlock(unsigned Dims) {
                   : std::array<std::int64_t, 2>{256, 1};
 }
 
-/// The kernel dimension that walks naive dimension \p N.
-static unsigned kernelDim(const LaunchPlan &P, unsigned N) {
-  return P.Interchanged && P.Dims == 2 ? 1 - N : N;
-}
-
 std::vector<EdgeRange>
 edgeRanges(const LaunchPlan &P,
            const std::array<std::int64_t, 2> &NaiveDomain) {
   std::array<std::int64_t, 2> Done = {1, 1}, Extent = {1, 1};
   for (unsigned N = 0; N < P.Dims; ++N) {
-    std::int64_t T = P.tile(kernelDim(P, N));
+    std::int64_t T = P.tile(P.naiveDim(N));
     Extent[N] = NaiveDomain[N];
     Done[N] = NaiveDomain[N] / T * T;
   }
@@ -69,30 +64,30 @@ edgeRanges(const LaunchPlan &P,
 
 namespace {
 
-/// The text of the edge ranges: per naive dimension the domain and the
-/// part the tiles cover, as expressions over the launcher's locals.
+/// The text of edgeRanges(), as expressions over the launcher's locals:
+/// one range per dimension of the plan (Dims), launched when it is not
+/// empty (When).
 struct EdgeText {
   unsigned Dims;
-  std::array<std::string, 2> Extent, Done;
+  /// Per naive dimension, the part of the domain the tiles cover.
+  std::array<std::string, 2> Done;
   std::array<std::int64_t, 2> Block;
-  /// The two ranges: [Lo, Hi) per dimension.
+  /// The ranges: [Lo, Hi) per naive dimension.
   std::array<std::array<std::string, 2>, 2> Lo, Hi;
   std::array<std::string, 2> When;
-  unsigned Count;
 
   EdgeText(const Function &F, const EdgeLocals &L) {
     const LaunchPlan &P = *F.Plan;
     Dims = P.Dims;
     Block = edgeBlock(Dims);
+    std::array<std::string, 2> Extent;
     for (unsigned N = 0; N < Dims; ++N) {
-      unsigned D = kernelDim(P, N);
-      Extent[N] = L.Extent[D];
+      Extent[N] = L.Extent[P.naiveDim(N)];
       Done[N] = nameBesideParams(F, std::string("done_") + dimName(N));
     }
-    Count = Dims > 1 ? 2 : 1;
     When[0] = Done[0] + " < " + Extent[0];
     Lo[0] = {Done[0], "0"};
-    Hi[0] = {Extent[0], Dims > 1 ? Extent[1] : "1"};
+    Hi[0] = {Extent[0], Extent[1]};
     if (Dims > 1) {
       When[1] = Done[1] + " < " + Extent[1];
       Lo[1] = {"0", Done[1]};
@@ -105,7 +100,7 @@ struct EdgeText {
                    unsigned Indent) const {
     const LaunchPlan &P = *F.Plan;
     for (unsigned N = 0; N < Dims; ++N) {
-      unsigned D = kernelDim(P, N);
+      unsigned D = P.naiveDim(N);
       emitLine(Out, Indent,
                llvm::formatv("const long long {0} = {1} * {2};", Done[N],
                              L.Blocks[D], P.tile(D))
@@ -157,7 +152,7 @@ std::string emitCudaEdgeLaunches(const Function &F, const EdgeLocals &L,
   std::string Out;
   emitLine(Out, Indent, T.comment(F));
   T.declareDone(F, L, Out, Indent);
-  for (unsigned R = 0; R < T.Count; ++R) {
+  for (unsigned R = 0; R < T.Dims; ++R) {
     std::string Grid =
         T.Dims > 1
             ? llvm::formatv("dim3((unsigned)({0}), (unsigned)({1}))",
@@ -207,7 +202,7 @@ std::string emitOpenCLEdgeRanges(const Function &F, const EdgeLocals &L,
     emitLine(
         Out, Indent,
         llvm::formatv("{0}->local[{1}] = {2};", Edges, N, T.Block[N]).str());
-  for (unsigned R = 0; R < T.Count; ++R) {
+  for (unsigned R = 0; R < T.Dims; ++R) {
     emitLine(Out, Indent, "if (" + T.When[R] + ") {");
     std::string At = Edges + "->count";
     for (unsigned N = 0; N < 2; ++N)

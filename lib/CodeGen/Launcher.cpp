@@ -352,12 +352,6 @@ private:
     return llvm::formatv("(long long){0}[{1}]", N.NaiveGlobal, D);
   }
 
-  /// The naive launch's dimension that the kernel's dimension \p D walks
-  /// (swapped when idx and idy were exchanged).
-  unsigned naiveDim(unsigned D) const {
-    return P.Interchanged && P.Dims == 2 ? 1 - D : D;
-  }
-
   bool roundsUp(unsigned D) const { return P.GuardsDomain && P.Extent[D]; }
 
   void emitDomain(std::string &Out) {
@@ -375,7 +369,7 @@ private:
       emitLine(Out, 2,
                "const long long " + N.Extent[D] + " = " +
                    (P.Extent[D] ? widened(F, *P.Extent[D])
-                                : naiveThreads(naiveDim(D))) +
+                                : naiveThreads(P.naiveDim(D))) +
                    ";");
     for (unsigned D = 0; D < P.Dims; ++D) {
       std::int64_t T = P.tile(D);
@@ -396,23 +390,23 @@ private:
                      Cuda ? "block" : "work-group", F.Name, Shape, P.Block[0],
                      P.Block[1], P.Coverage[0], P.Coverage[1],
                      P.GuardsDomain
-                         ? " and checks its own bounds: the domain must not "
-                           "be empty, and be whole tiles where there is no "
-                           "guard."
-                     : P.hasEdges()
-                         ? llvm::formatv(": the domain must hold one whole "
+                         ? std::string(" and checks its own bounds: the "
+                                       "domain must not be empty, and be "
+                                       "whole tiles where there is no guard.")
+                         : llvm::formatv(": the domain must hold one whole "
                                          "tile; {0} computes what the tiles "
                                          "leave.",
                                          edgeName(F.Name))
-                               .str()
-                         : ": the domain must be whole tiles.",
+                               .str(),
                      Cuda ? "thread" : "work-item"));
+    // (Launched differently from the naive kernel: with edges unless the
+    // kernel guards its own domain.)
     for (unsigned D = 0; D < P.Dims; ++D)
-      check(Out, roundsUp(D)    ? N.Extent[D] + " > 0"
-                 : P.hasEdges() ? N.Blocks[D] + " > 0"
-                                : llvm::formatv("{0} > 0 && {0} % {1} == 0",
-                                                N.Extent[D], P.tile(D))
-                                      .str());
+      check(Out, roundsUp(D)       ? N.Extent[D] + " > 0"
+                 : !P.GuardsDomain ? N.Blocks[D] + " > 0"
+                                   : llvm::formatv("{0} > 0 && {0} % {1} == 0",
+                                                   N.Extent[D], P.tile(D))
+                                         .str());
     if (Cuda) {
       comment(Out, P.Dims > 1 ? "The grid must fit: gridDim.x < 2^31, "
                                 "gridDim.y < 2^16."
@@ -422,8 +416,8 @@ private:
         Fits += " && " + N.Blocks[1] + " <= 65535";
       // The edge launches have 8 rows per block (edgeBlock).
       if (P.Dims > 1 && P.hasEdges())
-        Fits +=
-            llvm::formatv(" && ({0} + 7) / 8 <= 65535", N.Extent[naiveDim(1)]);
+        Fits += llvm::formatv(" && ({0} + 7) / 8 <= 65535",
+                              N.Extent[P.naiveDim(1)]);
       check(Out, Fits);
     }
     comment(Out, Cuda ? "The optimized kernel computes the whole domain "
@@ -438,7 +432,7 @@ private:
       if (D >= P.Dims)
         check(Out, naiveThreads(D) + " == 1");
       else if (P.Extent[D])
-        check(Out, naiveThreads(naiveDim(D)) + " >= " + N.Extent[D]);
+        check(Out, naiveThreads(P.naiveDim(D)) + " >= " + N.Extent[D]);
     }
     if (Fl == Flavor::Cuda)
       check(Out,

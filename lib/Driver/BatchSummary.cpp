@@ -94,6 +94,16 @@ void printBatchSummary(const BatchTally &T, double Seconds, unsigned Workers,
       OS << "   " << Note;
     OS << "\n";
   };
+  // A total, then what it is made of.
+  auto Breakdown = [&](llvm::StringRef Label,
+                       const std::map<std::string, unsigned> &By) {
+    unsigned Total = 0;
+    for (const auto &[Why, N] : By)
+      Total += N;
+    Row(0, Label, Total);
+    for (const auto &[Why, N] : By)
+      Row(2, Why, N);
+  };
   OS << "batch summary:\n";
   Row(0, "files taken", T.Files);
   for (const auto &[Code, Paths] : T.FilesByExit) {
@@ -109,12 +119,7 @@ void printBatchSummary(const BatchTally &T, double Seconds, unsigned Workers,
     }
     Row(2, exitLabel(Code), Paths.size(), Note);
   }
-  unsigned Left = 0;
-  for (const auto &[Why, N] : T.NotTaken)
-    Left += N;
-  Row(0, "files not taken", Left);
-  for (const auto &[Why, N] : T.NotTaken)
-    Row(2, Why, N);
+  Breakdown("files not taken", T.NotTaken);
   Row(0, "kernels", T.Kernels);
   if (T.HelpersPassedThrough)
     Row(0, "helper functions passed through", T.HelpersPassedThrough);
@@ -125,14 +130,8 @@ void printBatchSummary(const BatchTally &T, double Seconds, unsigned Workers,
   Row(2, "passed through", T.PassedThrough);
   for (const auto &[Why, N] : T.PassedThroughBy)
     Row(4, Why, N);
-  if (!T.Verify.empty()) {
-    unsigned Verified = 0;
-    for (const auto &[S, N] : T.Verify)
-      Verified += N;
-    Row(0, "verified variants", Verified);
-    for (const auto &[S, N] : T.Verify)
-      Row(2, S, N);
-  }
+  if (!T.Verify.empty())
+    Breakdown("verified variants", T.Verify);
   Row(0, "internal errors (a gpumerge bug)", T.InternalErrors);
   OS << llvm::formatv("  wall time {0:f2} s ({1} worker{2})\n", Seconds,
                       Workers, Workers == 1 ? "" : "s");

@@ -60,8 +60,7 @@ struct LaunchPlan {
   /// null: the domain is what the naive launch covers (grid * block).
   std::array<std::shared_ptr<const Expr>, 2> Extent;
   /// Besides what the launchers check for themselves: one whole tile in
-  /// every dimension (hasEdges), or whole tiles (neither SameLaunch nor
-  /// GuardsDomain nor edges: none today).
+  /// every dimension (hasEdges), a domain that is not empty (GuardsDomain).
   std::vector<Precondition> Preconditions;
   /// Pairs of array parameters that must not overlap: a read-only array the
   /// kernel keeps in shared memory or registers and an array it writes.
@@ -119,6 +118,11 @@ struct LaunchPlan {
       const std::map<std::string, std::shared_ptr<const Expr>> &Counts);
   /// Naive threads per block in dimension \p D: Block[D] * Coverage[D].
   std::int64_t tile(unsigned D) const { return Block[D] * Coverage[D]; }
+  /// The naive dimension that the kernel's dimension \p D walks, and the
+  /// other way round: swapped when idx and idy were exchanged.
+  unsigned naiveDim(unsigned D) const {
+    return Interchanged && Dims == 2 ? 1 - D : D;
+  }
   /// Does the kernel compute whole tiles only, the launch leaving the rest
   /// of the domain (when it is not whole tiles) to <name>_edge, the naive
   /// kernel with its positions offset (CodeGen/EdgeKernel.h)? So for every

@@ -258,14 +258,6 @@ static unsigned conditionsHeld(const LaunchPlan &Plan,
                              Domain[D], D == 0 ? "X" : "Y", Plan.tile(D))
             .str();
       });
-  else if (!Plan.SameLaunch && !Plan.GuardsDomain)
-    for (unsigned D = 0; D < Plan.Dims; ++D)
-      Note(Domain[D] % Plan.tile(D) == 0, [&] {
-        return llvm::formatv("the domain ({0} threads in {1}) is not a "
-                             "multiple of the tile ({2})",
-                             Domain[D], D == 0 ? "X" : "Y", Plan.tile(D))
-            .str();
-      });
   for (const Precondition &P : Plan.Preconditions) {
     auto V = evaluateInteger(*P.Cond, Sizes);
     Note(V && *V, [&] {
@@ -603,21 +595,19 @@ launchConditions(const std::vector<const Function *> &DomainFrom,
   };
   std::vector<Condition> Out;
   for (const LaunchPlan *P : Plans) {
-    if (!P->SameLaunch && !P->GuardsDomain)
+    if (P->hasEdges())
       for (unsigned D = 0; D < P->Dims; ++D) {
-        unsigned Naive = P->Interchanged ? 1 - D : D;
+        unsigned Naive = P->naiveDim(D);
         std::int64_t Tile = P->tile(D);
         // No guard and no --grid: the launch alone sets the domain there,
-        // and a launch of whole tiles makes the condition hold.
+        // and a launch of a whole tile makes the condition hold.
         if (Guards[Naive].empty() && !Grid)
           continue;
-        bool Edges = P->hasEdges();
-        Out.push_back({GuardSizes[Naive],
-                       [DomainAt, Naive, Tile, Edges](const SizeBindings &X) {
-                         auto V = DomainAt(Naive, X);
-                         return V && *V > 0 &&
-                                (Edges ? *V >= Tile : *V % Tile == 0);
-                       }});
+        Out.push_back(
+            {GuardSizes[Naive], [DomainAt, Naive, Tile](const SizeBindings &X) {
+               auto V = DomainAt(Naive, X);
+               return V && *V >= Tile;
+             }});
       }
     for (const Precondition &C : P->Preconditions) {
       Condition K;
@@ -885,15 +875,19 @@ void executeOnDevice(const DeviceRun &Run, VerifyResult Result,
     // In order on one in-order queue: each launch sees the one before.
     std::map<std::string, unsigned> ImageOf;
     for (const Launch &L : Launches) {
-      std::vector<KernelArg> Args;
+      // Args: the kernel's; Plain: the buffers where it takes images (the
+      // input's arguments, for <name>_edge).
+      std::vector<KernelArg> Args, Plain;
       size_t Buffer = 0;
       for (size_t I = 0; I < Run.Params.size(); ++I) {
         const Param &P = Run.Params[I];
         if (!P.Ty.IsPointer) {
           Args.push_back(scalarArg(P.Ty, Run.Scalars[I]));
+          Plain.push_back(Args.back());
           continue;
         }
         unsigned B = Buffers[Buffer++];
+        Plain.push_back(KernelArg::buffer(B));
         auto Img = Reference ? L.Images.end() : L.Images.find(P.Name);
         if (Img == L.Images.end()) {
           Args.push_back(KernelArg::buffer(B));
@@ -919,13 +913,7 @@ void executeOnDevice(const DeviceRun &Run, VerifyResult Result,
       if (Reference)
         continue;
       for (const Launch::Edge &Edge : L.Edges) {
-        // The input's arguments: buffers where the candidate takes images.
-        std::vector<KernelArg> EdgeArgs;
-        size_t Buffer = 0;
-        for (size_t I = 0; I < Run.Params.size(); ++I)
-          EdgeArgs.push_back(Run.Params[I].Ty.IsPointer
-                                 ? KernelArg::buffer(Buffers[Buffer++])
-                                 : scalarArg(Run.Params[I].Ty, Run.Scalars[I]));
+        std::vector<KernelArg> EdgeArgs = Plain;
         for (std::int64_t B : Edge.Bounds)
           EdgeArgs.push_back(KernelArg::i32(std::int32_t(B)));
         if (auto E = (*Session)->launch(Program, edgeName(L.Naive), EdgeArgs,

@@ -206,13 +206,12 @@ def check_optimized(gpumerge, path, target, outdir):
                         skipped.add(kn)
                     launch = v.get("launch", {})
                     if v.get("status") == "optimized" and "fallback" in launch:
+                        # (The grid is no condition: past whole tiles the
+                        # edge kernel runs, and a kernel that guards its
+                        # own domain rounds the grid up.)
                         planned[kn] = planned.get(kn, False) or any(
                             size_dependent(c)
-                            for c in launch.get("preconditions", [])) or (
-                            "edge_kernel" not in launch and any(
-                                "ceil" not in g and "<from the launch>" not in g
-                                and re.search(r"[A-Za-z_]", g)
-                                for g in launch.get("grid", [])))
+                            for c in launch.get("preconditions", []))
                         # At awkward sizes the optimized kernel runs, with
                         # its edge kernel past whole tiles and remainder
                         # loops past whole loop tiles: it falls back only
@@ -228,8 +227,6 @@ def check_optimized(gpumerge, path, target, outdir):
                                        f"{because}")
                         if extra and first.get("path") == "optimized":
                             awkward_optimized.add(kn)
-                    # (A grid taken from the launch is --grid's in verify:
-                    # one size, so no fallback run to expect.)
             for out in outs:
                 if out.endswith(".cu") and os.path.exists(out):
                     cuda.append((out, name, target))
