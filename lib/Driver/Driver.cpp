@@ -3,9 +3,11 @@
 #include "Analysis/Coalescing.h"
 #include "CodeGen/Emitter.h"
 #include "Driver/Batch.h"
+#include "Driver/Tune.h"
 #include "Frontend/Frontend.h"
 #include "IR/Printer.h"
 #include "IR/Verifier.h"
+#include "Runtime/TuneCache.h"
 #include "Runtime/Verify.h"
 #include "Target/MachineDescription.h"
 #include "Target/Occupancy.h"
@@ -135,6 +137,9 @@ struct VariantResult {
   bool FallbackOnly = false;
   /// A pass failed on this kernel (a gpumerge bug) and was skipped.
   bool InternalError = false;
+  /// --tune: the candidates and the choice (Tune.h), and its text lines.
+  std::optional<llvm::json::Object> Tune;
+  std::vector<std::string> TuneLines;
 };
 
 class FileJob {
@@ -382,9 +387,13 @@ private:
     return L;
   }
 
-  /// The pipeline over one kernel in one variant.
-  llvm::Expected<VariantResult> runPipeline(const Function &Naive,
-                                            MemoryVariant V) {
+  /// The pipeline over one kernel in one variant; \p Forced: a --tune
+  /// candidate's merge factors and texture form; \p Space receives the
+  /// versions the merge passes ranked.
+  llvm::Expected<VariantResult>
+  runPipeline(const Function &Naive, MemoryVariant V,
+              const TuneCandidate *Forced = nullptr,
+              SearchSpace *Space = nullptr) {
     VariantResult R;
     R.Variant = V;
     R.Kernel = Naive.clone();
@@ -409,6 +418,12 @@ private:
         return Req.takeError();
       Ctx.Merge = *Req;
     }
+    if (Forced) {
+      Ctx.Merge = Forced->Merge;
+      if (Forced->Form)
+        Ctx.Texture = Forced->Form;
+    }
+    Ctx.Searched = Space;
     unsigned Step = 1;
     for (const std::string &Name : Names) {
       // The pass works on a copy: when it fails, crashes or leaves
@@ -438,7 +453,7 @@ private:
       } else if (!*Applied) {
         llvm::Error E = Applied->takeError();
         // A forced --merge the target cannot run is the user's to fix.
-        if (!Opts.Merge.empty() &&
+        if (Ctx.Merge.any() &&
             (Name == "block-merge" || Name == "thread-merge"))
           return E;
         Bug = llvm::toString(std::move(E));
@@ -615,18 +630,8 @@ private:
     return Options;
   }
 
-  /// Verifies \p Stages (one kernel, or a split kernel's phases in order
-  /// when \p WholeSplit) at the given sizes into \p Verified and, when the
-  /// launchers took a fallback there, again where every plan holds into
-  /// \p Optimized. A mismatch is reported and sets \p Mismatch. A kernel
-  /// verify cannot run is `skipped` with the reason and a warning; when no
-  /// sizes make the optimized path run, \p FallbackOnly is set.
-  void verifyBothPaths(const std::vector<const Function *> &DomainFrom,
-                       const std::vector<VerifyStage> &Stages,
-                       const std::string &Name, unsigned Line, MemoryVariant V,
-                       bool WholeSplit, std::optional<VerifyResult> &Verified,
-                       std::optional<VerifyResult> &Optimized, bool &Mismatch,
-                       bool &FallbackOnly) {
+  /// The options of verify runs: sizes, grid, build flags, reference.
+  VerifyOptions verifyOptions() const {
     VerifyOptions VO;
     VO.Sizes = Opts.Sizes;
     VO.Grid = Opts.Grid;
@@ -641,6 +646,119 @@ private:
     llvm::StringRef Debug(Opts.DebugFail);
     if (Debug.consume_front("verify-candidate="))
       VO.DebugFailCandidate = Debug.str();
+    return VO;
+  }
+
+  /// How a --tune candidate is named: its launch shape (and texture form).
+  std::string versionLabel(const VariantResult &R) const {
+    const LaunchPlan &P = *R.Kernel->Plan;
+    std::string Label =
+        llvm::formatv("block {0}x{1}, {2}x{3} outputs per thread", P.Block[0],
+                      P.Block[1], P.Coverage[0], P.Coverage[1]);
+    if (R.Variant == MemoryVariant::Texture && outputLang() == Language::Cuda)
+      Label += std::string(", texture ") + textureFormName(P.Texture);
+    return Label;
+  }
+
+  /// --tune (or a --tune-cache to read): the candidates of \p Space,
+  /// generated, verified and timed (or looked up); the fastest replaces
+  /// \p R, the model's choice. \p Mismatch is set where the output keeps
+  /// a version that did not match.
+  void tune(const Function &Naive, MemoryVariant V, VariantResult &R,
+            const SearchSpace &Space, bool &Mismatch) {
+    std::optional<TextureForm> Other;
+    if (V == MemoryVariant::Texture && outputLang() == Language::Cuda)
+      Other = R.Kernel->Plan->Texture == TextureForm::Object
+                  ? TextureForm::Ldg
+                  : TextureForm::Object;
+    TuneOptions TO;
+    TO.Measure = Opts.Tune.has_value();
+    TO.Top = Opts.Tune.value_or(0);
+    TO.CachePath =
+        Opts.TuneCache.empty() ? TuneCache::defaultPath() : Opts.TuneCache;
+    llvm::StringRef Debug(Opts.DebugFail);
+    if (Debug.consume_front("tune-kill-after="))
+      Debug.getAsInteger(10, TO.DebugKillAfter);
+    std::vector<TuneCandidate> Candidates =
+        tuneCandidates(Space, Other, TO.Top);
+    std::vector<std::optional<VariantResult>> Trials(Candidates.size());
+    auto Made = [&](size_t I) -> VariantResult & {
+      return Trials[I] ? *Trials[I] : R;
+    };
+    auto Generate = [&](size_t I) {
+      TuneTrial T;
+      if (!Candidates[I].modelChoice()) {
+        auto C = runPipeline(Naive, V, &Candidates[I]);
+        if (!C) {
+          T.Why = llvm::toString(C.takeError());
+          return T;
+        }
+        Trials[I] = std::move(*C);
+      }
+      const VariantResult &C = Made(I);
+      if (C.Status != "optimized" || !C.Kernel->Plan) {
+        T.Why = C.Reason.empty() ? "the kernel is not optimized" : C.Reason;
+        return T;
+      }
+      T.Generated = true;
+      T.Label = versionLabel(C);
+      T.Code = emitFunction(*C.Kernel, outputLang());
+      return T;
+    };
+    auto Measure = [&](size_t I) {
+      VerifyOptions VO = verifyOptions();
+      VO.TimedRuns = TO.Runs;
+      const VariantResult &C = Made(I);
+      return verifyStages(*M, domainKernels(Naive),
+                          {{&Naive, C.Kernel.get(), C.Shape}}, VO);
+    };
+    TuneSubject Subject;
+    Subject.Kernel = Naive.Name;
+    Subject.Variant = V;
+    Subject.Source = M->Source + '\0' + llvm::join(Opts.ClangArgs, " ");
+    Subject.Target = MD.Name;
+    for (auto &[K, Value] : chooseSizes(Naive, Opts.Sizes))
+      Subject.Sizes +=
+          (Subject.Sizes.empty() ? "" : ",") + K + "=" + std::to_string(Value);
+    if (Opts.Grid)
+      Subject.Sizes +=
+          llvm::formatv(";grid={0},{1}", (*Opts.Grid)[0], (*Opts.Grid)[1]);
+    Subject.SpaceSize = Space.Versions.size();
+    TuneOutcome O = tuneKernel(TO, Subject, Candidates, Generate, Measure, Err,
+                               Err.is_displayed());
+    for (const std::string &W : O.Warnings)
+      Err << Input << ": warning: " << W << "\n";
+    for (const std::string &Bad : O.Mismatches)
+      Err << llvm::formatv("{0}:{1}: {2}: --tune: a version of kernel '{3}' "
+                           "({4} variant) does not match the input (a "
+                           "gpumerge bug; not chosen): {5}\n",
+                           Input, Naive.Span.Line,
+                           O.KeptMismatch ? "error" : "warning", Naive.Name,
+                           memoryVariantName(V), Bad);
+    Mismatch |= O.KeptMismatch;
+    if (O.Chosen > 0 && Trials[O.Chosen]) {
+      R = std::move(*Trials[O.Chosen]);
+      for (AppliedPass &P : R.Passes)
+        if (P.Parameters.count("chosen-by"))
+          P.Parameters["chosen-by"] = "--tune (the fastest candidate)";
+    }
+    R.Tune = std::move(O.Report);
+    R.TuneLines = std::move(O.Lines);
+  }
+
+  /// Verifies \p Stages (one kernel, or a split kernel's phases in order
+  /// when \p WholeSplit) at the given sizes into \p Verified and, when the
+  /// launchers took a fallback there, again where every plan holds into
+  /// \p Optimized. A mismatch is reported and sets \p Mismatch. A kernel
+  /// verify cannot run is `skipped` with the reason and a warning; when no
+  /// sizes make the optimized path run, \p FallbackOnly is set.
+  void verifyBothPaths(const std::vector<const Function *> &DomainFrom,
+                       const std::vector<VerifyStage> &Stages,
+                       const std::string &Name, unsigned Line, MemoryVariant V,
+                       bool WholeSplit, std::optional<VerifyResult> &Verified,
+                       std::optional<VerifyResult> &Optimized, bool &Mismatch,
+                       bool &FallbackOnly) {
+    VerifyOptions VO = verifyOptions();
     std::string What = llvm::formatv("kernel '{0}' ({1} variant{2})", Name,
                                      memoryVariantName(V),
                                      WholeSplit ? ", its phases in order" : "");
@@ -820,11 +938,15 @@ private:
     bool Mismatch = false, Internal = false;
     for (MemoryVariant V : Vs) {
       for (Function *F : M->kernels()) {
-        auto R = runPipeline(*F, V);
+        SearchSpace Space;
+        auto R = runPipeline(*F, V, nullptr, &Space);
         if (!R) {
           Err << Input << ": error: " << llvm::toString(R.takeError()) << "\n";
           return ExitUsage;
         }
+        if ((Opts.Tune || !Opts.TuneCache.empty()) &&
+            R->Status == "optimized" && R->Kernel->Plan && F->PhaseOf.empty())
+          tune(*F, V, *R, Space, Mismatch);
         if (Opts.Verify) {
           // A phase runs over the grid of its split kernel.
           std::vector<VerifyStage> Stage = {{F, R->Kernel.get(), R->Shape}};
@@ -921,6 +1043,11 @@ private:
         O["not_applied"] = std::move(Skipped);
         if (!R.Reason.empty())
           O["reason"] = R.Reason;
+        if (R.Tune)
+          O["tune"] = std::move(*R.Tune);
+        if (!Opts.JsonReport)
+          for (const std::string &Line : R.TuneLines)
+            Out << Line << "\n";
         reportVerify(O, F->Name, R.Variant, R.Verified, R.VerifiedOptimized,
                      R.FallbackOnly);
         Variants.push_back(std::move(O));
@@ -1025,6 +1152,19 @@ int runDriver(const DriverOptions &Opts, llvm::raw_ostream &Out,
       return ExitUsage;
     }
   }
+  if (Opts.Tune && !Opts.Merge.empty()) {
+    Err << "error: --tune chooses the merge factors; --merge forces them: "
+           "give one of the two\n";
+    return ExitUsage;
+  }
+  if ((Opts.Tune || !Opts.TuneCache.empty()) && Opts.Analyze) {
+    Err << "error: --tune and --tune-cache choose versions, which --analyze "
+           "does not make\n";
+    return ExitUsage;
+  }
+  if (Opts.Tune && Opts.Sizes.empty())
+    Err << "warning: --tune without --size times the kernels at verify's "
+           "small default sizes; give the sizes your program runs\n";
   if (Opts.Passes) {
     if (auto P = parsePipeline(*Opts.Passes); !P) {
       Err << "error: " << llvm::toString(P.takeError()) << "\n";

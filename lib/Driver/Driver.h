@@ -59,13 +59,20 @@ struct DriverOptions {
   /// Hidden --debug-fail=WHAT, for the tests of gpumerge's own failures:
   /// pass-crash=NAME (the pass aborts), pass-error=NAME (it returns an
   /// error), pass-malformed=NAME (it leaves malformed KIR),
-  /// verify-candidate=crash|hang (the emitted kernel's run on the device).
+  /// verify-candidate=crash|hang (the emitted kernel's run on the device),
+  /// tune-kill-after=N (--tune is killed after N measurements).
   std::string DebugFail;
   /// A batch (Batch.h): -j workers (0: the hardware threads), -p's
   /// directory (or file) of compile_commands.json, --files globs.
   unsigned Jobs = 0;
   std::string CompileCommands;
   std::vector<std::string> FileGlobs;
+  /// --tune[=N] (Tune.h): candidates per kernel and variant, 0 for the
+  /// whole space; unset: the model's choice, untimed.
+  std::optional<unsigned> Tune;
+  /// --tune-cache=FILE; without --tune, read only. Empty with --tune:
+  /// TuneCache::defaultPath().
+  std::string TuneCache;
 };
 
 struct MachineDescription;

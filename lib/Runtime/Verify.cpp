@@ -757,6 +757,41 @@ planSatisfiability(const std::vector<const Function *> &DomainFrom,
   return PlanSatisfiability::Unknown;
 }
 
+llvm::Expected<VerifyDevice> verifyDevice() {
+  std::string Output;
+  llvm::Error Failed = runIsolated(
+      [](SendFn Send) {
+        auto Session = OpenCLSession::create();
+        if (!Session) {
+          Send("error " + llvm::toString(Session.takeError()) + "\n");
+          return;
+        }
+        Send("name " + (*Session)->deviceName() + "\n");
+        Send("driver " + (*Session)->driverVersion() + "\n");
+      },
+      verifyTimeoutSeconds(), Output);
+  VerifyDevice D;
+  llvm::SmallVector<llvm::StringRef, 4> Lines;
+  llvm::StringRef(Output).split(Lines, '\n', -1, false);
+  for (llvm::StringRef Line : Lines) {
+    if (Line.consume_front("error ")) {
+      llvm::consumeError(std::move(Failed));
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     Line.str());
+    }
+    if (Line.consume_front("name "))
+      D.Name = Line.str();
+    else if (Line.consume_front("driver "))
+      D.Driver = Line.str();
+  }
+  if (Failed)
+    return Failed;
+  if (D.Name.empty())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "the OpenCL device did not say its name");
+  return D;
+}
+
 llvm::Expected<VerifyResult>
 verifyKernel(const Module &M, const Function &Naive, const Function &Emitted,
              const LaunchShape &Shape, const VerifyOptions &Opts) {
@@ -787,6 +822,7 @@ struct Launch {
 /// run itself (in a child process) only builds, launches and compares.
 struct DeviceRun {
   std::string Reference, Candidate, BuildOptions, DebugFail;
+  unsigned TimedRuns = 0;
   std::vector<Launch> Launches;
   std::vector<Param> Params;
   std::map<std::string, std::int64_t> Extents;
@@ -801,7 +837,8 @@ llvm::json::Value resultToJson(const VerifyResult &R) {
                             {"max", R.MaxRelError},
                             {"detail", R.Detail},
                             {"path", R.Path},
-                            {"failed", R.FailedPrecondition}};
+                            {"failed", R.FailedPrecondition},
+                            {"times", llvm::json::Array(R.TimesMs)}};
 }
 
 /// Runs \p Run on an OpenCL session; each step's end is sent to the parent
@@ -861,8 +898,8 @@ void executeOnDevice(const DeviceRun &Run, VerifyResult Result,
       break;
     }
 
-  auto Execute = [&](unsigned Program, bool Reference)
-      -> llvm::Expected<std::vector<std::vector<std::uint8_t>>> {
+  // Buffers holding the inputs, one per array parameter, in order.
+  auto Upload = [&]() -> llvm::Expected<std::vector<unsigned>> {
     std::vector<unsigned> Buffers;
     for (size_t I = 0; I < Run.Params.size(); ++I) {
       if (!Run.Params[I].Ty.IsPointer)
@@ -872,8 +909,26 @@ void executeOnDevice(const DeviceRun &Run, VerifyResult Result,
         return B.takeError();
       Buffers.push_back(*B);
     }
-    // In order on one in-order queue: each launch sees the one before.
-    std::map<std::string, unsigned> ImageOf;
+    return Buffers;
+  };
+  // Every launch of one side over \p Buffers, in order on one in-order
+  // queue (each launch sees the one before); with \p Timed, the device
+  // time of the launches summed, in milliseconds.
+  std::map<std::string, unsigned> ImageOf;
+  auto LaunchAll = [&](unsigned Program, bool Reference,
+                       const std::vector<unsigned> &Buffers,
+                       bool Timed) -> llvm::Expected<double> {
+    double Ms = 0;
+    auto Go = [&](const std::string &Kernel, const std::vector<KernelArg> &A,
+                  const NDRange &Range) -> llvm::Error {
+      if (!Timed)
+        return (*Session)->launch(Program, Kernel, A, Range);
+      auto T = (*Session)->launchTimed(Program, Kernel, A, Range);
+      if (!T)
+        return T.takeError();
+      Ms += *T;
+      return llvm::Error::success();
+    };
     for (const Launch &L : Launches) {
       // Args: the kernel's; Plain: the buffers where it takes images (the
       // input's arguments, for <name>_edge).
@@ -906,9 +961,8 @@ void executeOnDevice(const DeviceRun &Run, VerifyResult Result,
         }
         Args.push_back(KernelArg::buffer(ImageOf[P.Name]));
       }
-      if (auto E = (*Session)->launch(
-              Program, Reference ? L.Naive : L.Candidate, Args,
-              Reference ? L.NaiveRange : L.CandidateRange))
+      if (auto E = Go(Reference ? L.Naive : L.Candidate, Args,
+                      Reference ? L.NaiveRange : L.CandidateRange))
         return E;
       if (Reference)
         continue;
@@ -916,13 +970,24 @@ void executeOnDevice(const DeviceRun &Run, VerifyResult Result,
         std::vector<KernelArg> EdgeArgs = Plain;
         for (std::int64_t B : Edge.Bounds)
           EdgeArgs.push_back(KernelArg::i32(std::int32_t(B)));
-        if (auto E = (*Session)->launch(Program, edgeName(L.Naive), EdgeArgs,
-                                        Edge.Range))
+        if (auto E = Go(edgeName(L.Naive), EdgeArgs, Edge.Range))
           return E;
       }
     }
+    return Ms;
+  };
+  std::vector<unsigned> CandidateBuffers;
+  auto Execute = [&](unsigned Program, bool Reference)
+      -> llvm::Expected<std::vector<std::vector<std::uint8_t>>> {
+    auto Buffers = Upload();
+    if (!Buffers)
+      return Buffers.takeError();
+    if (auto Ms = LaunchAll(Program, Reference, *Buffers, false); !Ms)
+      return Ms.takeError();
+    if (!Reference)
+      CandidateBuffers = *Buffers;
     std::vector<std::vector<std::uint8_t>> Out;
-    for (unsigned B : Buffers) {
+    for (unsigned B : *Buffers) {
       auto Data = (*Session)->readBuffer(B);
       if (!Data)
         return Data.takeError();
@@ -969,6 +1034,18 @@ void executeOnDevice(const DeviceRun &Run, VerifyResult Result,
                           .str();
     }
     ++BufferIndex;
+  }
+  // --tune: the candidate as its launcher runs it, timed on the device
+  // once it matched and only where the optimized path ran. The verify run
+  // above was the warm-up; each timed run launches on its own results.
+  if (Run.TimedRuns && Result.Outcome == VerifyResult::Status::Ok &&
+      Result.Path != "fallback") {
+    for (unsigned I = 0; I < Run.TimedRuns; ++I) {
+      auto Ms = LaunchAll(*CandProgram, false, CandidateBuffers, true);
+      if (!Ms)
+        return Fail(Ms.takeError());
+      Result.TimesMs.push_back(*Ms);
+    }
   }
   std::string Json;
   llvm::raw_string_ostream OS(Json);
@@ -1146,6 +1223,7 @@ verifyStages(const Module &M, const std::vector<const Function *> &DomainFrom,
   Run.Candidate = emitModule(M, Language::OpenCL, Replacements).Text;
   Run.BuildOptions = Opts.BuildOptions;
   Run.DebugFail = Opts.DebugFailCandidate;
+  Run.TimedRuns = Opts.TimedRuns;
   Run.Launches = std::move(Launches);
   Run.Params = Naive.Params;
   Run.Extents = Extents;
@@ -1217,6 +1295,10 @@ verifyStages(const Module &M, const std::vector<const Function *> &DomainFrom,
       Result.Detail = O->getString("detail").value_or("").str();
       Result.Path = O->getString("path").value_or("").str();
       Result.FailedPrecondition = O->getString("failed").value_or("").str();
+      if (const llvm::json::Array *Times = O->getArray("times"))
+        for (const llvm::json::Value &T : *Times)
+          if (auto Ms = T.getAsNumber())
+            Result.TimesMs.push_back(*Ms);
       return Result;
     }
   }

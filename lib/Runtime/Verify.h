@@ -19,6 +19,8 @@
 
 #include <array>
 #include <optional>
+#include <string>
+#include <vector>
 
 namespace gpumerge {
 
@@ -50,6 +52,9 @@ struct VerifyOptions {
   std::string ReferenceSource, ReferenceName;
   /// For tests: "crash" or "hang" in place of the emitted kernel's run.
   std::string DebugFailCandidate;
+  /// --tune: when the emitted kernel matched on its optimized path, it runs
+  /// this many times more, each timed on the device (VerifyResult::TimesMs).
+  unsigned TimedRuns = 0;
 };
 
 struct VerifyResult {
@@ -66,8 +71,18 @@ struct VerifyResult {
   std::string FailedPrecondition; ///< why the fallback ran
   /// What the output was compared against ("the OpenCL input as written").
   std::string Reference;
+  /// With VerifyOptions::TimedRuns: the device time of each timed run of
+  /// the emitted kernel's launches (its edges included), in milliseconds.
+  std::vector<double> TimesMs;
 };
 const char *verifyStatusName(VerifyResult::Status S);
+
+/// The device verify runs on: its name and its driver's version (the
+/// tuning cache's key), asked in a child process like a verify run.
+struct VerifyDevice {
+  std::string Name, Driver;
+};
+llvm::Expected<VerifyDevice> verifyDevice();
 
 /// Sizes for every integer parameter: \p Given first, then the kernel's
 /// size hints scaled down (v ≥ 256 → v/32 + an odd offset), then defaults

@@ -112,8 +112,7 @@ const RankedVersion &checkWithPtxas(const Function &Origin,
       llvm::consumeError(K.takeError());
       continue;
     }
-    auto R =
-        ptxasResources(emitStandaloneCuda(*K->Kernel), MD.SmArch);
+    auto R = ptxasResources(emitStandaloneCuda(*K->Kernel), MD.SmArch);
     if (!R || !R->count(Origin.Name)) {
       Note = "resources estimated from KIR (ptxas could not compile the "
              "kernel alone: " +
@@ -202,6 +201,8 @@ PassInfo blockMergePass() {
                 Why = "no legal merged version";
                 return std::nullopt;
               }
+              if (Ctx.Searched)
+                *Ctx.Searched = {Cur.Block, Versions};
               const RankedVersion &Best = Versions.front();
               Ranked = topVersions(Versions);
               Fx = Best.Shape.Block[0] / Cur.Block[0];
@@ -246,6 +247,9 @@ PassInfo threadMergePass() {
             Why = "no legal merged version for this block";
             return std::nullopt;
           }
+          // Block merge's space holds this one, and more.
+          if (Ctx.Searched && Ctx.Searched->Versions.empty())
+            *Ctx.Searched = {S.Block, Versions};
           if (Versions.front().Shape.Merge ==
               std::array<std::int64_t, 2>{1, 1}) {
             Why = "merged threads would share no data (the model finds "

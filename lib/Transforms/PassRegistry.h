@@ -11,6 +11,7 @@
 
 #include "IR/Kernel.h"
 #include "Target/MachineDescription.h"
+#include "Transforms/Search.h"
 
 #include "llvm/Support/Error.h"
 
@@ -39,12 +40,22 @@ struct MergeRequest {
 /// Parses "block-y=16,thread-x=4"; errors name the bad item.
 llvm::Expected<MergeRequest> parseMergeRequest(llvm::StringRef Spec);
 
+/// The versions block-merge (else thread-merge) ranked, best first, and the
+/// block they merge from: the space --tune times the top of (as --merge
+/// requests, relative to FromBlock).
+struct SearchSpace {
+  std::array<std::int64_t, 2> FromBlock = {0, 0};
+  std::vector<RankedVersion> Versions;
+};
+
 struct PassContext {
   const MachineDescription &Target;
   MemoryVariant Variant;
   MergeRequest Merge = {};
   /// --texture=object|ldg for texture-memory; unset: the target's default.
   std::optional<TextureForm> Texture = {};
+  /// Where given, the merge passes record the space they ranked.
+  SearchSpace *Searched = nullptr;
 };
 
 /// A pass rewrites \p F in place. It returns the parameters it applied, or

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Driver/Driver.h"
+#include "Driver/Tune.h"
 #include "Target/MachineDescription.h"
 
 #include "llvm/Support/CommandLine.h"
@@ -90,6 +91,19 @@ static cl::list<std::string>
                        "(repeatable; '*' matches '/' too)"),
               cl::value_desc("GLOB"), cl::cat(Category));
 
+static cl::opt<std::string>
+    Tune("tune", cl::ValueOptional,
+         cl::desc("Run the model's first N versions of each kernel (default "
+                  "6; 'all': the whole space) on the verify device, each "
+                  "verified, then timed; write the fastest"),
+         cl::value_desc("N"), cl::cat(Category));
+static cl::opt<std::string> TuneCacheFile(
+    "tune-cache",
+    cl::desc("The tuning cache (JSON lines; default "
+             "~/.cache/gpumerge/tune.jsonl). Without --tune: take the "
+             "fastest recorded version, time nothing"),
+    cl::value_desc("FILE"), cl::cat(Category));
+
 static cl::opt<std::string> Reference(
     "reference",
     cl::desc("With --verify: compare against this OpenCL file (kernels of "
@@ -99,7 +113,8 @@ static cl::opt<std::string>
     DebugFail("debug-fail",
               cl::desc("Make gpumerge fail on purpose, for its tests: "
                        "pass-crash=NAME, pass-error=NAME, "
-                       "pass-malformed=NAME, verify-candidate=crash|hang"),
+                       "pass-malformed=NAME, verify-candidate=crash|hang, "
+                       "tune-kill-after=N"),
               cl::Hidden, cl::cat(Category));
 
 static cl::extrahelp CompilerFlagsHelp(R"(
@@ -212,5 +227,18 @@ int main(int argc, char **argv) {
   Opts.Jobs = Jobs;
   Opts.CompileCommands = CompileCommands;
   Opts.FileGlobs = FileGlobs;
+  if (Tune.getNumOccurrences()) {
+    unsigned N = DefaultTuneCandidates;
+    if (Tune == "all")
+      N = 0;
+    else if (!Tune.empty() &&
+             (llvm::StringRef(Tune).getAsInteger(10, N) || N == 0)) {
+      errs() << "error: --tune wants a number of candidates or 'all', got '"
+             << Tune << "'\n";
+      return ExitUsage;
+    }
+    Opts.Tune = N;
+  }
+  Opts.TuneCache = TuneCacheFile;
   return runDriver(Opts, outs(), errs());
 }

@@ -1,0 +1,319 @@
+//===- Tune.cpp - --tune: time the model's first versions, keep the fastest ==//
+#include "Driver/Tune.h"
+
+#include "Runtime/Device.h"
+#include "Runtime/TuneCache.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <csignal>
+#include <map>
+#include <memory>
+#include <mutex>
+
+namespace gpumerge {
+
+std::vector<TuneCandidate> tuneCandidates(const SearchSpace &Space,
+                                          std::optional<TextureForm> OtherForm,
+                                          unsigned Limit) {
+  std::vector<TuneCandidate> Out(1);
+  if (OtherForm)
+    Out.push_back({{}, OtherForm});
+  for (const RankedVersion &V : Space.Versions) {
+    if (Space.FromBlock[0] <= 0 || Space.FromBlock[1] <= 0 ||
+        V.Shape.Block[0] % Space.FromBlock[0] ||
+        V.Shape.Block[1] % Space.FromBlock[1])
+      continue;
+    TuneCandidate C;
+    C.Merge.BlockX = V.Shape.Block[0] / Space.FromBlock[0];
+    C.Merge.BlockY = V.Shape.Block[1] / Space.FromBlock[1];
+    C.Merge.ThreadX = V.Shape.Merge[0];
+    C.Merge.ThreadY = V.Shape.Merge[1];
+    Out.push_back(C);
+  }
+  if (Limit && Out.size() > Limit)
+    Out.resize(Limit);
+  return Out;
+}
+
+namespace {
+
+/// What every tune of one run shares: the cache file and the device, each
+/// opened once (a batch tunes from several threads).
+struct TuneState {
+  std::mutex Lock;
+  std::optional<TuneCache> Cache;
+  std::string CacheError;
+  std::vector<std::string> PendingWarnings; ///< the cache's, said once
+  bool DeviceAsked = false;
+  std::optional<VerifyDevice> Device;
+  std::string DeviceError;
+};
+
+TuneState &stateFor(const std::string &Path) {
+  static std::mutex Lock;
+  static std::map<std::string, std::unique_ptr<TuneState>> States;
+  std::lock_guard<std::mutex> G(Lock);
+  auto &S = States[Path];
+  if (!S) {
+    S = std::make_unique<TuneState>();
+    auto C = TuneCache::open(Path);
+    if (C) {
+      S->PendingWarnings = C->warnings();
+      S->Cache = std::move(*C);
+    } else {
+      S->CacheError = llvm::toString(C.takeError());
+    }
+  }
+  return *S;
+}
+
+/// The record of a candidate's verify-and-time run.
+TuneRecord recordOf(llvm::Expected<VerifyResult> R) {
+  TuneRecord Rec;
+  if (!R) {
+    Rec.Reason = llvm::toString(R.takeError());
+    Rec.Status = llvm::StringRef(Rec.Reason).contains("does not build")
+                     ? "compile-error"
+                     : "launch-failure";
+    return Rec;
+  }
+  Rec.MaxRelError = R->MaxRelError;
+  switch (R->Outcome) {
+  case VerifyResult::Status::Mismatch:
+    Rec.Status = "mismatch";
+    Rec.Reason = R->Detail;
+    return Rec;
+  case VerifyResult::Status::Skipped:
+    Rec.Status = "unverified";
+    Rec.Reason = R->Detail;
+    return Rec;
+  case VerifyResult::Status::Ok:
+    break;
+  }
+  if (R->Path == "fallback") {
+    Rec.Status = "precondition";
+    Rec.Reason = "the launcher runs the fallback at these sizes: " +
+                 R->FailedPrecondition;
+    return Rec;
+  }
+  if (R->TimesMs.empty()) {
+    Rec.Status = "launch-failure";
+    Rec.Reason = "verified, but no timed run came back";
+    return Rec;
+  }
+  Rec.TimesMs = R->TimesMs;
+  Rec.MedianMs = KernelTimes{R->TimesMs}.median();
+  return Rec;
+}
+
+std::string msText(double Ms) { return llvm::formatv("{0:f4} ms", Ms).str(); }
+
+} // namespace
+
+TuneOutcome
+tuneKernel(const TuneOptions &Opts, const TuneSubject &Subject,
+           const std::vector<TuneCandidate> &Candidates,
+           llvm::function_ref<TuneTrial(size_t)> Generate,
+           llvm::function_ref<llvm::Expected<VerifyResult>(size_t)> Measure,
+           llvm::raw_ostream &Progress, bool ShowProgress) {
+  TuneOutcome Out;
+  const bool Timing = Opts.Measure;
+  TuneState &State = stateFor(Opts.CachePath);
+  std::string What = llvm::formatv("{0} ({1})", Subject.Kernel,
+                                   memoryVariantName(Subject.Variant));
+  {
+    std::lock_guard<std::mutex> G(State.Lock);
+    for (const std::string &W : State.PendingWarnings)
+      Out.Warnings.push_back("tune cache: " + W);
+    State.PendingWarnings.clear();
+    if (!State.Cache) {
+      Out.Warnings.push_back("cannot tune " + What + ": " + State.CacheError);
+      return Out;
+    }
+    if (Timing && !State.DeviceAsked) {
+      State.DeviceAsked = true;
+      auto D = verifyDevice();
+      if (D)
+        State.Device = *D;
+      else
+        State.DeviceError = llvm::toString(D.takeError());
+    }
+    if (Timing && !State.Device) {
+      Out.Warnings.push_back("cannot tune " + What + ": no device to run on (" +
+                             State.DeviceError + ")");
+      return Out;
+    }
+  }
+
+  struct Entry {
+    size_t Index;
+    TuneTrial Trial;
+    TuneRecord Record;
+    bool FromCache = false;
+  };
+  std::vector<Entry> Entries;
+  std::vector<std::string> Codes;       ///< each candidate's, "" where none
+  std::map<size_t, std::string> LineOf; ///< candidate → its text line
+  std::map<size_t, llvm::json::Object> ListedOf; ///< and its report
+  unsigned Cached = 0;
+  int Best = -1; // into Entries
+  for (size_t I = 0; I < Candidates.size(); ++I) {
+    TuneTrial Trial = Generate(I);
+    Codes.push_back(Trial.Generated ? Trial.Code : "");
+    if (!Trial.Generated) {
+      ListedOf[I] = llvm::json::Object{{"model_rank", int(I + 1)},
+                                       {"status", "not-generated"},
+                                       {"reason", Trial.Why}};
+      LineOf[I] = llvm::formatv("  {0}. not generated: {1}", I + 1, Trial.Why);
+      continue;
+    }
+    // Forced factors can give an earlier candidate's kernel again.
+    if (auto Same = std::find(Codes.begin(), Codes.end() - 1, Trial.Code);
+        Same != Codes.end() - 1) {
+      LineOf[I] = llvm::formatv("  {0}. {1}: the same kernel as candidate {2}",
+                                I + 1, Trial.Label, Same - Codes.begin() + 1);
+      continue;
+    }
+    TuneKey Key;
+    Key.Source = contentHash(Subject.Source + '\0' + Subject.Kernel);
+    Key.Target = Subject.Target;
+    Key.Sizes = Subject.Sizes;
+    Key.Candidate =
+        std::string(memoryVariantName(Subject.Variant)) + " " + Trial.Label;
+    Key.Code = contentHash(Trial.Code);
+    Key.Version = gpumergeVersion();
+    Entry E{I, Trial, {}, false};
+    if (Timing) {
+      Key.Device = State.Device->Name;
+      Key.Driver = State.Device->Driver;
+      const TuneRecord *Hit;
+      {
+        std::lock_guard<std::mutex> G(State.Lock);
+        Hit = State.Cache->lookup(Key);
+        if (Hit)
+          E.Record = *Hit;
+      }
+      if (Hit) {
+        E.FromCache = true;
+        ++Cached;
+      } else {
+        E.Record = recordOf(Measure(I));
+        E.Record.Key = Key;
+        E.Record.ModelRank = int(I + 1);
+        ++Out.Timed;
+        std::lock_guard<std::mutex> G(State.Lock);
+        if (auto Err = State.Cache->append(E.Record))
+          Out.Warnings.push_back("tune cache: " +
+                                 llvm::toString(std::move(Err)));
+        static unsigned Recorded = 0;
+        if (Opts.DebugKillAfter && ++Recorded == Opts.DebugKillAfter)
+          std::raise(SIGKILL);
+      }
+    } else {
+      // A build without the device: the fastest record of any device.
+      std::lock_guard<std::mutex> G(State.Lock);
+      const TuneRecord *Found = nullptr;
+      for (const TuneRecord *R : State.Cache->lookupAnyDevice(Key))
+        if (!Found ||
+            (R->ok() && (!Found->ok() || R->MedianMs < Found->MedianMs)))
+          Found = R;
+      if (!Found) {
+        LineOf[I] = llvm::formatv("  {0}. {1}: no record in the cache", I + 1,
+                                  Trial.Label);
+        continue;
+      }
+      E.Record = *Found;
+      E.FromCache = true;
+      ++Cached;
+    }
+    Entries.push_back(std::move(E));
+    const Entry &Last = Entries.back();
+    if (Last.Record.ok() &&
+        (Best < 0 || Last.Record.MedianMs < Entries[Best].Record.MedianMs))
+      Best = int(Entries.size() - 1);
+    if (ShowProgress)
+      Progress << llvm::formatv(
+          "tune {0}: candidate {1} of {2}, {3}; best so far {4}\n", What, I + 1,
+          Candidates.size(),
+          Last.Record.ok() ? msText(Last.Record.MedianMs) : Last.Record.Status,
+          Best >= 0 ? msText(Entries[Best].Record.MedianMs) : "none");
+  }
+
+  const TuneRecord *Model = nullptr;
+  for (const Entry &E : Entries) {
+    llvm::json::Object C{{"candidate", E.Trial.Label},
+                         {"model_rank", int(E.Index + 1)},
+                         {"status", E.Record.Status},
+                         {"from_cache", E.FromCache},
+                         {"chosen", Best >= 0 && &E == &Entries[Best]}};
+    std::string Line =
+        llvm::formatv("  {0}. {1}: ", E.Index + 1, E.Trial.Label).str();
+    if (E.Record.ok()) {
+      C["median_ms"] = E.Record.MedianMs;
+      C["times_ms"] = llvm::json::Array(E.Record.TimesMs);
+      Line += "median " + msText(E.Record.MedianMs) + " of " +
+              std::to_string(E.Record.TimesMs.size()) + " runs";
+    } else {
+      C["reason"] = E.Record.Reason;
+      Line += E.Record.Status + " (" + E.Record.Reason + ")";
+    }
+    if (E.FromCache)
+      Line += ", from the cache";
+    if (Candidates[E.Index].modelChoice())
+      Model = &E.Record;
+    if (E.Record.Status == "mismatch")
+      Out.Mismatches.push_back(E.Trial.Label + ": " + E.Record.Reason);
+    ListedOf[E.Index] = std::move(C);
+    LineOf[E.Index] = Line;
+  }
+
+  Out.Report["cache"] = Opts.CachePath;
+  if (State.Device) {
+    Out.Report["device"] = State.Device->Name;
+    Out.Report["driver"] = State.Device->Driver;
+  }
+  Out.Report["space"] = int64_t(Subject.SpaceSize);
+  llvm::json::Array Listed;
+  for (auto &[I, C] : ListedOf)
+    Listed.push_back(std::move(C));
+  Out.Report["candidates"] = std::move(Listed);
+  Out.Report["timed"] = Out.Timed;
+  Out.Report["from_cache"] = Cached;
+  std::string Head = llvm::formatv(
+      "tune {0}: {1} candidates of the {2} versions the model ranked; {3} "
+      "timed, {4} from the cache{5}",
+      What, Entries.size(), Subject.SpaceSize, Out.Timed, Cached,
+      State.Device ? " (" + State.Device->Name + ")" : std::string());
+  Out.Lines.push_back(Head);
+  for (auto &[I, Line] : LineOf)
+    Out.Lines.push_back(Line);
+  if (Best < 0) {
+    Out.KeptMismatch = Model && Model->Status == "mismatch";
+    Out.Report["chosen"] = "the model's choice (no candidate was timed ok)";
+    Out.Lines.push_back("tune " + What +
+                        ": no candidate ran ok; the model's choice is kept");
+    return Out;
+  }
+  const Entry &B = Entries[Best];
+  Out.Chosen = int(B.Index);
+  Out.Report["chosen"] = B.Trial.Label;
+  Out.Report["chosen_model_rank"] = int(B.Index + 1);
+  Out.Report["chosen_median_ms"] = B.Record.MedianMs;
+  std::string Versus;
+  if (Model && Model->ok() && &B.Record != Model) {
+    Out.Report["model_choice_median_ms"] = Model->MedianMs;
+    Versus = llvm::formatv("; {0:f2}x the model's choice ({1})",
+                           Model->MedianMs / B.Record.MedianMs,
+                           msText(Model->MedianMs))
+                 .str();
+  }
+  Out.Lines.push_back(llvm::formatv("tune {0}: chose {1} (model rank {2}), "
+                                    "{3}{4}",
+                                    What, B.Trial.Label, B.Index + 1,
+                                    msText(B.Record.MedianMs), Versus));
+  return Out;
+}
+
+} // namespace gpumerge
