@@ -715,7 +715,17 @@ private:
     TuneSubject Subject;
     Subject.Kernel = Naive.Name;
     Subject.Variant = V;
-    Subject.Source = M->Source + '\0' + llvm::join(Opts.ClangArgs, " ");
+    // The macros the parse was given change what the source means; other
+    // flags (paths, the language standard, gpumerge-nvcc's) do not.
+    Subject.Source = M->Source;
+    for (size_t I = 0; I < Opts.ClangArgs.size(); ++I) {
+      llvm::StringRef A = Opts.ClangArgs[I];
+      if (A.startswith("-D") || A.startswith("-U") || A == "-include") {
+        Subject.Source += '\0' + A.str();
+        if ((A.size() == 2 || A == "-include") && I + 1 < Opts.ClangArgs.size())
+          Subject.Source += ' ' + Opts.ClangArgs[++I];
+      }
+    }
     Subject.Target = MD.Name;
     for (auto &[K, Value] : chooseSizes(Naive, Opts.Sizes))
       Subject.Sizes +=
@@ -723,6 +733,7 @@ private:
     if (Opts.Grid)
       Subject.Sizes +=
           llvm::formatv(";grid={0},{1}", (*Opts.Grid)[0], (*Opts.Grid)[1]);
+    Subject.SizesGiven = !Opts.Sizes.empty();
     Subject.SpaceSize = Space.Versions.size();
     TuneOutcome O = tuneKernel(TO, Subject, Candidates, Generate, Measure, Err,
                                Err.is_displayed());

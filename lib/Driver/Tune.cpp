@@ -152,6 +152,7 @@ tuneKernel(const TuneOptions &Opts, const TuneSubject &Subject,
     TuneTrial Trial;
     TuneRecord Record;
     bool FromCache = false;
+    std::vector<TuneRecord> Recorded; ///< without the device: every match
   };
   std::vector<Entry> Entries;
   std::vector<std::string> Codes;       ///< each candidate's, "" where none
@@ -184,7 +185,7 @@ tuneKernel(const TuneOptions &Opts, const TuneSubject &Subject,
         std::string(memoryVariantName(Subject.Variant)) + " " + Trial.Label;
     Key.Code = contentHash(Trial.Code);
     Key.Version = gpumergeVersion();
-    Entry E{I, Trial, {}, false};
+    Entry E{I, Trial, {}, false, {}};
     if (Timing) {
       Key.Device = State.Device->Name;
       Key.Driver = State.Device->Driver;
@@ -212,23 +213,17 @@ tuneKernel(const TuneOptions &Opts, const TuneSubject &Subject,
           std::raise(SIGKILL);
       }
     } else {
-      // A build without the device: the fastest record of any device.
+      // A build without the device: the records of any device (and of any
+      // sizes where none were given); one of them is picked below.
       std::lock_guard<std::mutex> G(State.Lock);
-      const TuneRecord *Found = nullptr;
-      for (const TuneRecord *R : State.Cache->lookupAnyDevice(Key))
-        if (!Found ||
-            (R->ok() && (!Found->ok() || R->MedianMs < Found->MedianMs)))
-          Found = R;
-      if (!Found) {
-        LineOf[I] = llvm::formatv("  {0}. {1}: no record in the cache", I + 1,
-                                  Trial.Label);
-        continue;
-      }
-      E.Record = *Found;
+      for (const TuneRecord *R :
+           State.Cache->lookupAnyDevice(Key, !Subject.SizesGiven))
+        E.Recorded.push_back(*R);
       E.FromCache = true;
-      ++Cached;
     }
     Entries.push_back(std::move(E));
+    if (!Timing)
+      continue;
     const Entry &Last = Entries.back();
     if (Last.Record.ok() &&
         (Best < 0 || Last.Record.MedianMs < Entries[Best].Record.MedianMs))
@@ -239,6 +234,47 @@ tuneKernel(const TuneOptions &Opts, const TuneSubject &Subject,
           Candidates.size(),
           Last.Record.ok() ? msText(Last.Record.MedianMs) : Last.Record.Status,
           Best >= 0 ? msText(Entries[Best].Record.MedianMs) : "none");
+  }
+  if (!Timing) {
+    // One device and one set of sizes for all candidates: the one with the
+    // most candidates measured ok (ties: the first in the cache's order).
+    using Group = std::pair<std::string, std::string>;
+    std::vector<Group> Order;
+    std::map<Group, unsigned> OkCount;
+    for (const Entry &E : Entries)
+      for (const TuneRecord &R : E.Recorded) {
+        Group G{R.Key.Device + '\0' + R.Key.Driver, R.Key.Sizes};
+        if (!OkCount.count(G))
+          Order.push_back(G);
+        OkCount[G] += R.ok();
+      }
+    std::optional<Group> Chosen;
+    for (const Group &G : Order)
+      if (!Chosen || OkCount[G] > OkCount[*Chosen])
+        Chosen = G;
+    std::vector<Entry> Kept;
+    for (Entry &E : Entries) {
+      auto R = llvm::find_if(E.Recorded, [&](const TuneRecord &R) {
+        return Chosen && Group{R.Key.Device + '\0' + R.Key.Driver,
+                               R.Key.Sizes} == *Chosen;
+      });
+      if (R == E.Recorded.end()) {
+        LineOf[E.Index] = llvm::formatv("  {0}. {1}: no record in the cache",
+                                        E.Index + 1, E.Trial.Label);
+        continue;
+      }
+      E.Record = *R;
+      ++Cached;
+      Kept.push_back(std::move(E));
+    }
+    Entries = std::move(Kept);
+    for (size_t I = 0; I < Entries.size(); ++I)
+      if (Entries[I].Record.ok() &&
+          (Best < 0 ||
+           Entries[I].Record.MedianMs < Entries[Best].Record.MedianMs))
+        Best = int(I);
+    if (!Entries.empty())
+      Out.Report["recorded_sizes"] = Entries.front().Record.Key.Sizes;
   }
 
   const TuneRecord *Model = nullptr;

@@ -16,8 +16,10 @@
 // run again: an interrupted tune resumes where it stopped, and a rerun with a
 // warm cache times nothing and writes the same output.
 // --tune-cache=FILE without --tune only reads the cache, for a build on a
-// machine without the device (gpumerge-nvcc): records of any device count,
-// nothing is timed, and where no record is found the model's choice stays.
+// machine without the device (gpumerge-nvcc): records of any device (and of
+// any sizes, unless --size is given) count, those of the device and sizes
+// with the most candidates measured ok are compared, nothing is timed, and
+// where no record is found the model's choice stays.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GPUMERGE_DRIVER_TUNE_H
@@ -82,6 +84,9 @@ struct TuneSubject {
   std::string Source; ///< the input's text and parse options
   std::string Target;
   std::string Sizes; ///< "h=133,k=135,w=131[;grid=X,Y]"
+  /// --size was given: without the device, only records of these sizes
+  /// count (else those of any sizes).
+  bool SizesGiven = false;
   size_t SpaceSize = 0;
 };
 

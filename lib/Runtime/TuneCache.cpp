@@ -174,12 +174,14 @@ const TuneRecord *TuneCache::lookup(const TuneKey &Key) const {
 }
 
 std::vector<const TuneRecord *>
-TuneCache::lookupAnyDevice(const TuneKey &Key) const {
+TuneCache::lookupAnyDevice(const TuneKey &Key, bool AnySizes) const {
   std::vector<const TuneRecord *> Out;
   for (const TuneRecord &R : Records) {
     TuneKey K = R.Key;
     K.Device = Key.Device;
     K.Driver = Key.Driver;
+    if (AnySizes)
+      K.Sizes = Key.Sizes;
     if (K.canonical() == Key.canonical())
       Out.push_back(&R);
   }

@@ -83,9 +83,11 @@ public:
 
   /// The record of \p Key, or null (a miss).
   const TuneRecord *lookup(const TuneKey &Key) const;
-  /// The records whose key equals \p Key except for device and driver:
-  /// what a build without the device (gpumerge-nvcc) can choose from.
-  std::vector<const TuneRecord *> lookupAnyDevice(const TuneKey &Key) const;
+  /// The records whose key equals \p Key except for device and driver
+  /// (and sizes, with \p AnySizes): what a build without the device
+  /// (gpumerge-nvcc) can choose from.
+  std::vector<const TuneRecord *> lookupAnyDevice(const TuneKey &Key,
+                                                  bool AnySizes = false) const;
 
   /// Appends \p R as one line, flushed to disk before returning (creating
   /// the file and its directory when needed); a later record of the same
