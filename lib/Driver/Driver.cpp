@@ -7,6 +7,7 @@
 #include "Frontend/Frontend.h"
 #include "IR/Printer.h"
 #include "IR/Verifier.h"
+#include "Runtime/CudaSession.h"
 #include "Runtime/TuneCache.h"
 #include "Runtime/Verify.h"
 #include "Target/MachineDescription.h"
@@ -1116,6 +1117,31 @@ int runFile(const DriverOptions &Opts, const MachineDescription &MD,
   return FileJob(Opts, MD, Input, Out, Err).run(ReportFiles);
 }
 
+/// --device: 0, or the exit code of why the device cannot be used.
+static int checkDevice(const DriverOptions &Opts, llvm::raw_ostream &Err) {
+  llvm::StringRef D(Opts.Device);
+  if (D == "auto" || D == "opencl" || D == "opencl:0")
+    return ExitOk;
+  unsigned Index = 0;
+  if (D.consume_front("cuda") &&
+      (D.empty() || (D.consume_front(":") && !D.getAsInteger(10, Index)))) {
+    auto Info = CudaSession::probe(Index);
+    if (!Info) {
+      Err << "error: --device=" << Opts.Device << ": "
+          << llvm::toString(Info.takeError()) << "\n";
+      return ExitBadInput;
+    }
+    Err << "error: --device=" << Opts.Device << ": found " << Info->Name
+        << ", but --verify and --tune run kernels through OpenCL only so "
+           "far; use --device=opencl\n";
+    return ExitUsage;
+  }
+  Err << "error: --device must be auto, opencl or cuda[:N] (opencl:N with "
+         "N > 0 is not supported: the first OpenCL device is used), got '"
+      << Opts.Device << "'\n";
+  return ExitUsage;
+}
+
 int runDriver(const DriverOptions &Opts, llvm::raw_ostream &Out,
               llvm::raw_ostream &Err) {
   if (Opts.Inputs.empty() && Opts.CompileCommands.empty()) {
@@ -1173,6 +1199,8 @@ int runDriver(const DriverOptions &Opts, llvm::raw_ostream &Out,
            "does not make\n";
     return ExitUsage;
   }
+  if (int Code = checkDevice(Opts, Err))
+    return Code;
   if (Opts.Tune && Opts.Sizes.empty())
     Err << "warning: --tune without --size times the kernels at verify's "
            "small default sizes; give the sizes your program runs\n";

@@ -70,6 +70,10 @@ struct DriverOptions {
   /// --tune[=N] (Tune.h): candidates per kernel and variant, 0 for the
   /// whole space; unset: the model's choice, untimed.
   std::optional<unsigned> Tune;
+  /// --device: where --verify and --tune run kernels: "auto" and "opencl"
+  /// (the first OpenCL device: PoCL here), "cuda[:N]" (not wired yet: an
+  /// error that says whether a CUDA device is there).
+  std::string Device = "auto";
   /// --tune-cache=FILE; without --tune, read only. Empty with --tune:
   /// TuneCache::defaultPath().
   std::string TuneCache;

@@ -97,6 +97,12 @@ static cl::opt<std::string>
                   "6; 'all': the whole space) on the verify device, each "
                   "verified, then timed; write the fastest"),
          cl::value_desc("N"), cl::cat(Category));
+static cl::opt<std::string>
+    Device("device",
+           cl::desc("Where --verify and --tune run kernels: auto (default) "
+                    "or opencl, the first OpenCL device (PoCL on a CPU); "
+                    "cuda[:N] is not wired yet and says so"),
+           cl::init("auto"), cl::cat(Category));
 static cl::opt<std::string> TuneCacheFile(
     "tune-cache",
     cl::desc("The tuning cache (JSON lines; default "
@@ -240,5 +246,6 @@ int main(int argc, char **argv) {
     Opts.Tune = N;
   }
   Opts.TuneCache = TuneCacheFile;
+  Opts.Device = Device;
   return runDriver(Opts, outs(), errs());
 }
