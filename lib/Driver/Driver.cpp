@@ -680,8 +680,9 @@ private:
     llvm::StringRef Debug(Opts.DebugFail);
     if (Debug.consume_front("tune-kill-after="))
       Debug.getAsInteger(10, TO.DebugKillAfter);
+    const LaunchPlan &Model = *R.Kernel->Plan;
     std::vector<TuneCandidate> Candidates =
-        tuneCandidates(Space, Other, TO.Top);
+        tuneCandidates(Space, Other, TO.Top, Model.Block, Model.Coverage);
     std::vector<std::optional<VariantResult>> Trials(Candidates.size());
     auto Made = [&](size_t I) -> VariantResult & {
       return Trials[I] ? *Trials[I] : R;

@@ -14,9 +14,10 @@
 
 namespace gpumerge {
 
-std::vector<TuneCandidate> tuneCandidates(const SearchSpace &Space,
-                                          std::optional<TextureForm> OtherForm,
-                                          unsigned Limit) {
+std::vector<TuneCandidate>
+tuneCandidates(const SearchSpace &Space, std::optional<TextureForm> OtherForm,
+               unsigned Limit, std::array<std::int64_t, 2> ModelBlock,
+               std::array<std::int64_t, 2> ModelMerge) {
   std::vector<TuneCandidate> Out(1);
   if (OtherForm)
     Out.push_back({{}, OtherForm});
@@ -24,6 +25,8 @@ std::vector<TuneCandidate> tuneCandidates(const SearchSpace &Space,
     if (Space.FromBlock[0] <= 0 || Space.FromBlock[1] <= 0 ||
         V.Shape.Block[0] % Space.FromBlock[0] ||
         V.Shape.Block[1] % Space.FromBlock[1])
+      continue;
+    if (V.Shape.Block == ModelBlock && V.Shape.Merge == ModelMerge)
       continue;
     TuneCandidate C;
     C.Merge.BlockX = V.Shape.Block[0] / Space.FromBlock[0];

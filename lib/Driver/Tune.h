@@ -64,10 +64,12 @@ struct TuneCandidate {
 
 /// The model's choice, then (in the texture variant, when \p OtherForm is
 /// set) the model's choice in that texture form, then the versions of
-/// \p Space in rank order; at most \p Limit (0: all).
-std::vector<TuneCandidate> tuneCandidates(const SearchSpace &Space,
-                                          std::optional<TextureForm> OtherForm,
-                                          unsigned Limit);
+/// \p Space in rank order but the model's choice (block \p ModelBlock,
+/// merged \p ModelMerge); at most \p Limit (0: all).
+std::vector<TuneCandidate>
+tuneCandidates(const SearchSpace &Space, std::optional<TextureForm> OtherForm,
+               unsigned Limit, std::array<std::int64_t, 2> ModelBlock = {0, 0},
+               std::array<std::int64_t, 2> ModelMerge = {0, 0});
 
 /// What the driver generated for one candidate.
 struct TuneTrial {

@@ -98,6 +98,10 @@ TEST(TuneCandidates, ModelChoiceFirstThenTheSpaceAsMergeRequests) {
   EXPECT_EQ(C[3].Merge.BlockX, 2);
   EXPECT_EQ(C[3].Merge.BlockY, 4);
   EXPECT_EQ(tuneCandidates(S, std::nullopt, 2).size(), 2u);
+  // The model's own version is candidate 1 only.
+  auto Rest = tuneCandidates(S, std::nullopt, 0, {32, 8}, {1, 4});
+  ASSERT_EQ(Rest.size(), 2u);
+  EXPECT_EQ(Rest[1].Merge.BlockX, 2);
   EXPECT_EQ(tuneCandidates(SearchSpace{}, std::nullopt, 6).size(), 1u);
 }
 
