@@ -142,7 +142,8 @@ BATCH:
   The exit code is the worst of the files'.
 
 EXIT CODES:
-  0 done; 1 bad input (file and line given); 2 usage; 3 --verify mismatch;
+  0 done; 1 bad input (file and line given); 2 usage; 3 --verify mismatch
+  (or --tune found the model's choice wrong and nothing else ran);
   4 some kernel was written unchanged because of a gpumerge bug (the warning
   names it)
 )");
