@@ -83,6 +83,12 @@ TuneRecord recordOf(llvm::Expected<VerifyResult> R) {
     return Rec;
   }
   Rec.MaxRelError = R->MaxRelError;
+  if (R->Path == "fallback" && R->Outcome != VerifyResult::Status::Mismatch) {
+    Rec.Status = "precondition";
+    Rec.Reason = "the launcher runs the fallback at these sizes: " +
+                 R->FailedPrecondition;
+    return Rec;
+  }
   switch (R->Outcome) {
   case VerifyResult::Status::Mismatch:
     Rec.Status = "mismatch";
@@ -94,12 +100,6 @@ TuneRecord recordOf(llvm::Expected<VerifyResult> R) {
     return Rec;
   case VerifyResult::Status::Ok:
     break;
-  }
-  if (R->Path == "fallback") {
-    Rec.Status = "precondition";
-    Rec.Reason = "the launcher runs the fallback at these sizes: " +
-                 R->FailedPrecondition;
-    return Rec;
   }
   if (R->TimesMs.empty()) {
     Rec.Status = "launch-failure";
@@ -206,7 +206,7 @@ tuneKernel(const TuneOptions &Opts, const TuneSubject &Subject,
         E.Record = recordOf(Measure(I));
         E.Record.Key = Key;
         E.Record.ModelRank = int(I + 1);
-        ++Out.Timed;
+        Out.Timed += E.Record.Status != "precondition";
         std::lock_guard<std::mutex> G(State.Lock);
         if (auto Err = State.Cache->append(E.Record))
           Out.Warnings.push_back("tune cache: " +

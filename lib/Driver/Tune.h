@@ -7,9 +7,10 @@
 // form of the model's choice too), on the device --verify uses. Each
 // candidate is verified against the input kernel first; the verify run warms
 // it up, then it is timed Runs times on the device's clock and the median
-// decides. A candidate that does not build, mismatches, falls back at these
-// sizes or fails on the device is recorded with why and skipped; the search
-// goes on.
+// decides. A candidate that does not build, mismatches or fails on the
+// device is recorded with why and skipped, and one whose launcher would take
+// the fallback at these sizes is recorded without running; the search goes
+// on.
 //
 // Every measurement is a record of the tuning cache (TuneCache.h), appended
 // and flushed as soon as it is made. A candidate whose record is there is not

@@ -1195,6 +1195,12 @@ verifyStages(const Module &M, const std::vector<const Function *> &DomainFrom,
   }
   if (AnyPlan)
     Result.Path = AnyFallback ? "fallback" : "optimized";
+  // A version timed for --tune that would fall back here is no candidate at
+  // these sizes: nothing to build or run.
+  if (Opts.TimedRuns && AnyFallback) {
+    Result.Detail = "the launcher runs the fallback at these sizes";
+    return Result;
+  }
 
   DeviceRun Run;
   // The input as written, unless it is CUDA or had kernels split at global

@@ -54,6 +54,8 @@ struct VerifyOptions {
   std::string DebugFailCandidate;
   /// --tune: when the emitted kernel matched on its optimized path, it runs
   /// this many times more, each timed on the device (VerifyResult::TimesMs).
+  /// Where the launcher would take the fallback, nothing runs (`skipped`,
+  /// Path "fallback").
   unsigned TimedRuns = 0;
 };
 
