@@ -20,12 +20,18 @@ RankedVersion version(std::array<std::int64_t, 2> Block,
   return V;
 }
 
-std::string tempCache(const char *Name) {
+/// A cache file in a fresh directory, removed with it at the end.
+struct TempCache {
   llvm::SmallString<128> Dir;
-  EXPECT_FALSE(llvm::sys::fs::createUniqueDirectory("tune-test", Dir));
-  llvm::sys::path::append(Dir, Name);
-  return std::string(Dir);
-}
+  std::string Path;
+  explicit TempCache(const char *Name) {
+    EXPECT_FALSE(llvm::sys::fs::createUniqueDirectory("tune-test", Dir));
+    llvm::SmallString<128> P(Dir);
+    llvm::sys::path::append(P, Name);
+    Path = std::string(P);
+  }
+  ~TempCache() { llvm::sys::fs::remove_directories(Dir); }
+};
 
 /// Three candidates whose labels and codes differ; "slow", "fast", "bad".
 struct Fake {
@@ -109,8 +115,9 @@ TEST(TuneCandidates, ModelChoiceFirstThenTheSpaceAsMergeRequests) {
 // that matched wins, the mismatch is listed and never chosen, every
 // measurement is in the cache, and a second tune measures nothing.
 TEST(TuneKernel, FastestMatchingCandidateThenAWarmCache) {
+  TempCache Temp("tune.jsonl");
   TuneOptions O;
-  O.CachePath = tempCache("tune.jsonl");
+  O.CachePath = Temp.Path;
   Fake F;
   TuneOutcome First = run(O, F);
   ASSERT_TRUE(First.Warnings.empty()) << First.Warnings.front();
@@ -135,7 +142,8 @@ TEST(TuneKernel, FastestMatchingCandidateThenAWarmCache) {
 // Without the device: the records of the device with the most candidates
 // measured ok decide; nothing is measured.
 TEST(TuneKernel, ReadOnlyCacheTakesTheBestRecordedDevice) {
-  std::string Path = tempCache("recorded.jsonl");
+  TempCache Temp("recorded.jsonl");
+  const std::string &Path = Temp.Path;
   {
     auto Cache = TuneCache::open(Path);
     ASSERT_TRUE(bool(Cache));
