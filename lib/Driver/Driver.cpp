@@ -119,6 +119,36 @@ const char *extensionOf(Language L) {
   return L == Language::Cuda ? ".cu" : ".cl";
 }
 
+/// The parse's flags (after `--`) that change what the source means: -I,
+/// -D, -U and -include, each with its value, attached (-DN=4) or the next
+/// argument (-D N=4).
+std::vector<std::pair<std::string, std::string>>
+preprocessorFlags(const std::vector<std::string> &Args) {
+  std::vector<std::pair<std::string, std::string>> Out;
+  for (size_t I = 0; I < Args.size(); ++I) {
+    llvm::StringRef A = Args[I];
+    for (llvm::StringRef Flag : {"-include", "-I", "-D", "-U"}) {
+      if (!A.startswith(Flag))
+        continue;
+      std::string Value = A.size() > Flag.size()
+                              ? A.drop_front(Flag.size()).str()
+                          : I + 1 < Args.size() ? Args[++I]
+                                                : "";
+      Out.emplace_back(Flag.str(), Value);
+      break;
+    }
+  }
+  return Out;
+}
+
+/// "h=133,k=135,w=131".
+std::string sizesText(const SizeBindings &Sizes) {
+  std::string Text;
+  for (const auto &[Name, Value] : Sizes)
+    Text += (Text.empty() ? "" : ",") + Name + "=" + std::to_string(Value);
+  return Text;
+}
+
 /// One kernel in one variant: what the pipeline made of it.
 struct VariantResult {
   MemoryVariant Variant;
@@ -610,23 +640,15 @@ private:
   std::string buildOptions() const {
     std::string Dir(llvm::sys::path::parent_path(Input));
     std::string Options = "-I" + (Dir.empty() ? std::string(".") : Dir);
-    for (size_t I = 0; I < Opts.ClangArgs.size(); ++I) {
-      llvm::StringRef A = Opts.ClangArgs[I];
-      for (llvm::StringRef Flag : {"-I", "-D", "-U"}) {
-        if (!A.startswith(Flag))
-          continue;
-        std::string Value = A.size() > 2 ? A.drop_front(2).str()
-                            : I + 1 < Opts.ClangArgs.size()
-                                ? Opts.ClangArgs[++I]
-                                : "";
-        if (Flag == "-I" && !Value.empty() && Value.front() != '/') {
-          llvm::SmallString<256> Abs(Value);
-          llvm::sys::fs::make_absolute(Abs);
-          Value = std::string(Abs);
-        }
-        Options += " " + Flag.str() + Value;
-        break;
+    for (auto [Flag, Value] : preprocessorFlags(Opts.ClangArgs)) {
+      if (Flag == "-include")
+        continue;
+      if (Flag == "-I" && !Value.empty() && Value.front() != '/') {
+        llvm::SmallString<256> Abs(Value);
+        llvm::sys::fs::make_absolute(Abs);
+        Value = std::string(Abs);
       }
+      Options += " " + Flag + Value;
     }
     return Options;
   }
@@ -720,18 +742,11 @@ private:
     // The macros the parse was given change what the source means; other
     // flags (paths, the language standard, gpumerge-nvcc's) do not.
     Subject.Source = M->Source;
-    for (size_t I = 0; I < Opts.ClangArgs.size(); ++I) {
-      llvm::StringRef A = Opts.ClangArgs[I];
-      if (A.startswith("-D") || A.startswith("-U") || A == "-include") {
-        Subject.Source += '\0' + A.str();
-        if ((A.size() == 2 || A == "-include") && I + 1 < Opts.ClangArgs.size())
-          Subject.Source += ' ' + Opts.ClangArgs[++I];
-      }
-    }
+    for (const auto &[Flag, Value] : preprocessorFlags(Opts.ClangArgs))
+      if (Flag != "-I")
+        Subject.Source += '\0' + Flag + ' ' + Value;
     Subject.Target = MD.Name;
-    for (auto &[K, Value] : chooseSizes(Naive, Opts.Sizes))
-      Subject.Sizes +=
-          (Subject.Sizes.empty() ? "" : ",") + K + "=" + std::to_string(Value);
+    Subject.Sizes = sizesText(chooseSizes(Naive, Opts.Sizes));
     if (Opts.Grid)
       Subject.Sizes +=
           llvm::formatv(";grid={0},{1}", (*Opts.Grid)[0], (*Opts.Grid)[1]);
@@ -931,9 +946,8 @@ private:
         std::string Where = memoryVariantName(Variant);
         if (!VR->Path.empty()) {
           Where += ", " + VR->Path + " path";
-          for (auto &[K, V] : VR->Sizes)
-            Where += (&K == &VR->Sizes.begin()->first ? ", " : ",") + K + "=" +
-                     std::to_string(V);
+          if (!VR->Sizes.empty())
+            Where += ", " + sizesText(VR->Sizes);
         }
         Out << llvm::formatv(
             "verify {0} ({1}): {2}, max relative error {3:e}{4}\n", Name, Where,

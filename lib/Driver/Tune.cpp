@@ -162,9 +162,11 @@ tuneKernel(const TuneOptions &Opts, const TuneSubject &Subject,
   std::map<size_t, std::string> LineOf; ///< candidate → its text line
   std::map<size_t, llvm::json::Object> ListedOf; ///< and its report
   unsigned Cached = 0;
-  int Best = -1; // into Entries
+  std::optional<double> BestMs; // so far, for the progress lines
   for (size_t I = 0; I < Candidates.size(); ++I) {
     TuneTrial Trial = Generate(I);
+    // Forced factors can give an earlier candidate's kernel again.
+    size_t SameAs = llvm::find(Codes, Trial.Code) - Codes.begin();
     Codes.push_back(Trial.Generated ? Trial.Code : "");
     if (!Trial.Generated) {
       ListedOf[I] = llvm::json::Object{{"model_rank", int(I + 1)},
@@ -173,11 +175,9 @@ tuneKernel(const TuneOptions &Opts, const TuneSubject &Subject,
       LineOf[I] = llvm::formatv("  {0}. not generated: {1}", I + 1, Trial.Why);
       continue;
     }
-    // Forced factors can give an earlier candidate's kernel again.
-    if (auto Same = std::find(Codes.begin(), Codes.end() - 1, Trial.Code);
-        Same != Codes.end() - 1) {
+    if (SameAs < I) {
       LineOf[I] = llvm::formatv("  {0}. {1}: the same kernel as candidate {2}",
-                                I + 1, Trial.Label, Same - Codes.begin() + 1);
+                                I + 1, Trial.Label, SameAs + 1);
       continue;
     }
     TuneKey Key;
@@ -192,12 +192,13 @@ tuneKernel(const TuneOptions &Opts, const TuneSubject &Subject,
     if (Timing) {
       Key.Device = State.Device->Name;
       Key.Driver = State.Device->Driver;
-      const TuneRecord *Hit;
+      bool Hit = false;
       {
         std::lock_guard<std::mutex> G(State.Lock);
-        Hit = State.Cache->lookup(Key);
-        if (Hit)
-          E.Record = *Hit;
+        if (const TuneRecord *R = State.Cache->lookup(Key)) {
+          E.Record = *R;
+          Hit = true;
+        }
       }
       if (Hit) {
         E.FromCache = true;
@@ -227,26 +228,27 @@ tuneKernel(const TuneOptions &Opts, const TuneSubject &Subject,
     Entries.push_back(std::move(E));
     if (!Timing)
       continue;
-    const Entry &Last = Entries.back();
-    if (Last.Record.ok() &&
-        (Best < 0 || Last.Record.MedianMs < Entries[Best].Record.MedianMs))
-      Best = int(Entries.size() - 1);
+    const TuneRecord &Last = Entries.back().Record;
+    if (Last.ok() && (!BestMs || Last.MedianMs < *BestMs))
+      BestMs = Last.MedianMs;
     if (ShowProgress)
       Progress << llvm::formatv(
           "tune {0}: candidate {1} of {2}, {3}; best so far {4}\n", What, I + 1,
-          Candidates.size(),
-          Last.Record.ok() ? msText(Last.Record.MedianMs) : Last.Record.Status,
-          Best >= 0 ? msText(Entries[Best].Record.MedianMs) : "none");
+          Candidates.size(), Last.ok() ? msText(Last.MedianMs) : Last.Status,
+          BestMs ? msText(*BestMs) : "none");
   }
   if (!Timing) {
     // One device and one set of sizes for all candidates: the one with the
     // most candidates measured ok (ties: the first in the cache's order).
     using Group = std::pair<std::string, std::string>;
+    auto GroupOf = [](const TuneRecord &R) {
+      return Group{R.Key.Device + '\0' + R.Key.Driver, R.Key.Sizes};
+    };
     std::vector<Group> Order;
     std::map<Group, unsigned> OkCount;
     for (const Entry &E : Entries)
       for (const TuneRecord &R : E.Recorded) {
-        Group G{R.Key.Device + '\0' + R.Key.Driver, R.Key.Sizes};
+        Group G = GroupOf(R);
         if (!OkCount.count(G))
           Order.push_back(G);
         OkCount[G] += R.ok();
@@ -258,8 +260,7 @@ tuneKernel(const TuneOptions &Opts, const TuneSubject &Subject,
     std::vector<Entry> Kept;
     for (Entry &E : Entries) {
       auto R = llvm::find_if(E.Recorded, [&](const TuneRecord &R) {
-        return Chosen && Group{R.Key.Device + '\0' + R.Key.Driver,
-                               R.Key.Sizes} == *Chosen;
+        return Chosen && GroupOf(R) == *Chosen;
       });
       if (R == E.Recorded.end()) {
         LineOf[E.Index] = llvm::formatv("  {0}. {1}: no record in the cache",
@@ -271,14 +272,15 @@ tuneKernel(const TuneOptions &Opts, const TuneSubject &Subject,
       Kept.push_back(std::move(E));
     }
     Entries = std::move(Kept);
-    for (size_t I = 0; I < Entries.size(); ++I)
-      if (Entries[I].Record.ok() &&
-          (Best < 0 ||
-           Entries[I].Record.MedianMs < Entries[Best].Record.MedianMs))
-        Best = int(I);
     if (!Entries.empty())
       Out.Report["recorded_sizes"] = Entries.front().Record.Key.Sizes;
   }
+  int Best = -1; // into Entries: the fastest ok (ties: the model's rank)
+  for (size_t I = 0; I < Entries.size(); ++I)
+    if (Entries[I].Record.ok() &&
+        (Best < 0 ||
+         Entries[I].Record.MedianMs < Entries[Best].Record.MedianMs))
+      Best = int(I);
 
   const TuneRecord *Model = nullptr;
   for (const Entry &E : Entries) {
