@@ -278,8 +278,32 @@ std::map<std::string, const Expr *> singleAssignmentLocals(const Function &F) {
       Writes[L->Iter] += 2;
     }
   });
+  // C89 style: `int x; ... x = e;` at the top of the body, x unread
+  // before its one assignment, is x defined as e.
+  std::set<std::string> Declared, Read;
+  std::map<std::string, const Expr *> Late;
+  for (const StmtPtr &S : F.Body->Body) {
+    auto *A = llvm::dyn_cast<AssignStmt>(S.get());
+    auto *V = A ? llvm::dyn_cast<VarRef>(A->LHS.get()) : nullptr;
+    if (V && A->Op == AssignOp::Set && Declared.count(V->Name) &&
+        !Read.count(V->Name) && !Late.count(V->Name))
+      Late[V->Name] = A->RHS.get();
+    if (auto *D = llvm::dyn_cast<DeclStmt>(S.get());
+        D && !D->Init && D->Extents.empty())
+      Declared.insert(D->Name);
+    walkExprs(*S, [&](const Expr &E) {
+      walkExpr(E, [&](const Expr &X) {
+        if (auto *R = llvm::dyn_cast<VarRef>(&X); R && R != V)
+          Read.insert(R->Name);
+      });
+    });
+  }
+  for (const auto &[Name, Def] : Late)
+    if (Writes[Name] == 3) // the declaration and this assignment
+      Defs[Name] = Def;
   for (auto It = Defs.begin(); It != Defs.end();)
-    It = Writes[It->first] == 1 ? std::next(It) : Defs.erase(It);
+    It = Writes[It->first] == 1 || Late.count(It->first) ? std::next(It)
+                                                         : Defs.erase(It);
   return Defs;
 }
 

@@ -20,6 +20,7 @@ const std::map<std::string, PassInfo> &passRegistry() {
     for (PassInfo P : {
              scalarReplacePass(),
              coalescePass(),
+             haloTilePass(),
              blockMergePass(),
              threadMergePass(),
              partitionCampingPass(),
@@ -48,10 +49,10 @@ std::vector<std::string> defaultPipeline(MemoryVariant V) {
       V == MemoryVariant::Global
           // Vectorization last in both: the passes before it regenerate
           // the kernel from its origin, so it sees the final accesses.
-          ? std::vector<std::string>{"scalar-replace",    "coalesce",
-                                     "block-merge",       "thread-merge",
-                                     "partition-camping", "prefetch",
-                                     "vectorize"}
+          ? std::vector<std::string>{"scalar-replace", "coalesce",
+                                     "halo-tile",      "block-merge",
+                                     "thread-merge",   "partition-camping",
+                                     "prefetch",       "vectorize"}
           : std::vector<std::string>{"thread-merge", "texture-block-shape",
                                      "texture-memory", "partition-camping",
                                      "vectorize"};

@@ -19,6 +19,10 @@ PassInfo scalarReplacePass();
 /// share) read through shared memory tiles, §3.3 (Coalesce.cpp).
 PassInfo coalescePass();
 
+/// halo-tile: a stencil's neighbouring reads through a shared tile with its
+/// halo, for kernels without a loop to tile, §3.4 (HaloTile.cpp).
+PassInfo haloTilePass();
+
 /// block-merge and thread-merge: the factors of Fig. 12 chosen by the
 /// static model or forced by --merge (Merge.cpp).
 PassInfo blockMergePass();

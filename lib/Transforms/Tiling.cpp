@@ -1,5 +1,6 @@
 //===- Tiling.cpp - One generator for coalescing, block and thread merge --===//
 #include "Transforms/Tiling.h"
+#include "Transforms/NaiveShape.h"
 
 #include "Analysis/Accesses.h"
 #include "Analysis/BankConflicts.h"
@@ -164,88 +165,6 @@ std::vector<StmtPtr> unwrap(StmtPtr S) {
     return std::move(B->Body);
   Out.push_back(std::move(S));
   return Out;
-}
-
-//===----------------------------------------------------------------------===//
-// The shape of the naive kernel: prologue, guard, guarded statements
-//===----------------------------------------------------------------------===//
-
-struct NaiveShape {
-  std::vector<StmtPtr> Prologue; ///< declarations before the guard
-  std::vector<StmtPtr> Guarded;  ///< what the guard protects
-  ExprPtr Guard;                 ///< null when the kernel has none
-  /// The guard tests more than the upper bounds of the positions (a
-  /// stencil's `i > 0`): it must stay in the kernel, so nothing that drops
-  /// it (staging, whole tiles) applies.
-  bool GuardKeepsMore = false;
-  unsigned Dims = 1;
-  std::array<std::shared_ptr<const Expr>, 2> Extent;
-};
-
-void splitConjuncts(const Expr &E, BinaryOp Op, unsigned &N) {
-  if (auto *B = llvm::dyn_cast<BinaryExpr>(&E); B && B->Op == Op) {
-    splitConjuncts(*B->LHS, Op, N);
-    splitConjuncts(*B->RHS, Op, N);
-    return;
-  }
-  ++N;
-}
-
-llvm::Expected<NaiveShape> analyzeShape(const Function &F) {
-  NaiveShape S;
-  KernelDomain D = findDomain(F);
-  S.Dims = D.Dims;
-  unsigned Bounds = 0;
-  for (unsigned Dim = 0; Dim < 2; ++Dim) {
-    if (D.Bounds[Dim].size() > 1)
-      return cannot(llvm::formatv("dimension {0} has {1} bounds guards",
-                                  Dim == 0 ? "X" : "Y", D.Bounds[Dim].size()));
-    if (D.Bounds[Dim].empty())
-      continue;
-    ++Bounds;
-    const DomainBound &B = D.Bounds[Dim].front();
-    ExprPtr E = inlineSingleAssignmentLocals(*B.Bound, F);
-    if (B.Offset)
-      E = add(std::move(E), intLit(B.Offset));
-    S.Extent[Dim] = std::shared_ptr<const Expr>(simplifyExpr(std::move(E)));
-  }
-
-  std::vector<StmtPtr> Top;
-  for (const StmtPtr &St : F.Body->Body)
-    Top.push_back(St->clone());
-  size_t I = 0;
-  while (I < Top.size() && llvm::isa<DeclStmt>(Top[I].get()))
-    S.Prologue.push_back(std::move(Top[I++]));
-  if (Bounds == 0) {
-    for (; I < Top.size(); ++I)
-      S.Guarded.push_back(std::move(Top[I]));
-    return S;
-  }
-  auto *If = I < Top.size() ? llvm::dyn_cast<IfStmt>(Top[I].get()) : nullptr;
-  if (!If || If->Else)
-    return cannot("the bounds guard is not one `if` after the declarations");
-  bool EarlyReturn = false;
-  if (auto *R = llvm::dyn_cast<ReturnStmt>(If->Then.get()))
-    EarlyReturn = !R->Value;
-  if (auto *B = llvm::dyn_cast<BlockStmt>(If->Then.get()))
-    EarlyReturn =
-        B->Body.size() == 1 && llvm::isa<ReturnStmt>(B->Body[0].get());
-  unsigned Atoms = 0;
-  splitConjuncts(*If->Cond, EarlyReturn ? BinaryOp::LOr : BinaryOp::LAnd,
-                 Atoms);
-  S.GuardKeepsMore = Atoms != Bounds;
-  if (EarlyReturn) {
-    S.Guard = std::make_unique<UnaryExpr>(UnaryOp::Not, std::move(If->Cond),
-                                          Type::scalar(ScalarKind::Int));
-    for (++I; I < Top.size(); ++I)
-      S.Guarded.push_back(std::move(Top[I]));
-  } else {
-    if (I + 1 != Top.size())
-      return cannot("statements follow the bounds guard");
-    S.Guard = std::move(If->Cond);
-    S.Guarded = unwrap(std::move(If->Then));
-  }
-  return S;
 }
 
 //===----------------------------------------------------------------------===//

@@ -244,6 +244,33 @@ TEST(ToAffine, ThroughSingleAssignmentLocals) {
   EXPECT_FALSE(toAffine(*A->Indices[0], Ctx).has_value());
 }
 
+TEST(ToAffine, C89AssignmentAfterDeclarationDefines) {
+  // `int x; x = e;` at the top of the body defines x as e, unless x is
+  // read before it, assigned again, or assigned inside control flow.
+  auto M = parse(R"(
+__global__ void k(const float *a, float *c, int n) {
+  int x, y, z, u;
+  float s;
+  s = a[0];
+  y = x;
+  x = blockIdx.x * blockDim.x + threadIdx.x;
+  z = x + 1;
+  z = z + 1;
+  if (n > 0)
+    u = 2;
+  c[x + y + z + u] = s;
+}
+)");
+  const Function *F = onlyKernel(M.get());
+  ASSERT_NE(F, nullptr);
+  auto Defs = singleAssignmentLocals(*F);
+  EXPECT_EQ(Defs.count("x"), 0u); // read (by y = x) before its assignment
+  EXPECT_EQ(Defs.count("y"), 1u);
+  EXPECT_EQ(Defs.count("s"), 1u);
+  EXPECT_EQ(Defs.count("z"), 0u); // assigned twice
+  EXPECT_EQ(Defs.count("u"), 0u); // under an if
+}
+
 TEST(ToAffine, ReassignedLocalIsUnresolved) {
   auto M = parse(R"(
 __global__ void k(const float *a, float *c, int n) {

@@ -1,0 +1,623 @@
+//===- HaloTile.cpp - A stencil's reads through a shared tile with its halo
+//===//
+//
+// §3.4's data sharing for kernels without a loop to tile: when the threads
+// of a block read neighbouring elements of one array (a stencil: a[i-1],
+// a[i], a[i+1]), the block loads the elements it needs once, its own
+// positions and a halo of the stencil's reach around them, into a shared
+// tile, and each thread reads its neighbours from there. coalesce stages
+// the reads of a loop; this pass the reads of a kernel that has none (2-D
+// convolution, Jacobi, FDTD).
+//
+//   before (1-D, 3 points):             after (block 256):
+//   int i = idx;                        int i = idx;
+//   if (i > 0 && i < n - 1)             __shared__ float a_s[258];
+//     b[i] = a[i-1] + a[i] + a[i+1];    int a_lo = 0, a_hi = n - 1;
+//                                       for (l = tidx; l < 258; l += 256) {
+//                                         int a_g = bidx*256 + l - 1;
+//                                         if (0 < n - 1 && a_g >= a_lo &&
+//                                             a_g <= a_hi)
+//                                           a_s[l] = a[a_g];
+//                                       }
+//                                       __syncthreads();
+//                                       if (i > 0 && i < n - 1)
+//                                         b[i] = a_s[tidx] + a_s[tidx + 1] +
+//                                                a_s[tidx + 2];
+//
+// The kernel keeps its guard and one thread per output, so the launch
+// rounds the grid up (GuardsDomain) and any size runs the optimized path.
+// A tile element is loaded only when its index lies between the lowest and
+// the highest index the naive kernel reads over its domain: those two are
+// read, so everything between is inside the array, and the halo of an edge
+// block never reads past it. That needs the domain to be the guard's box
+// (every conjunct a bound on a position) and the staged reads to run in
+// every thread of it (not under a further `if`, a loop, `?:` or `&&`).
+// 2-D reads are a[(y + di) * s + x + dj] for a row stride s; the launcher
+// checks s is at least the stencil's width, so the offsets order by row.
+//
+//===----------------------------------------------------------------------===//
+#include "Analysis/Accesses.h"
+#include "Analysis/Affine.h"
+#include "Analysis/Domain.h"
+#include "Analysis/Extents.h"
+#include "IR/Printer.h"
+#include "IR/Substitute.h"
+#include "Transforms/NaiveShape.h"
+#include "Transforms/Passes.h"
+#include "Transforms/Tiling.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <set>
+
+namespace gpumerge {
+
+namespace {
+
+/// The farthest a staged read may reach from its thread's position, in
+/// rows or columns.
+constexpr std::int64_t MaxReach = 4;
+
+/// One array read as a stencil: the offsets of its reads from the thread's
+/// position, and the row stride they share (2-D).
+struct Stencil {
+  std::string Array;
+  Type ElemTy;
+  unsigned ElementBytes = 4;
+  std::optional<AffineForm> Stride; ///< coefficient of idy; 1-D: none
+  std::set<std::pair<std::int64_t, std::int64_t>> Offsets; ///< (di, dj)
+  std::int64_t Rows[2] = {0, 0}; ///< halo above and below (di < 0, > 0)
+  std::int64_t Cols[2] = {0, 0}; ///< halo left and right
+};
+
+/// Reads of each array in the guarded statements, and the arrays read
+/// where not every thread of the domain reads them (under an `if`, in a
+/// loop, in an arm of `?:` or behind `&&`/`||`).
+struct ReadSites {
+  std::map<std::string, std::vector<ArrayRef *>> Plain;
+  std::set<std::string> Conditional;
+};
+
+void collectReads(Expr &E, bool Conditional, ReadSites &Sites) {
+  if (auto *R = llvm::dyn_cast<ArrayRef>(&E)) {
+    if (Conditional)
+      Sites.Conditional.insert(R->Array);
+    else
+      Sites.Plain[R->Array].push_back(R);
+    for (ExprPtr &I : R->Indices)
+      collectReads(*I, Conditional, Sites);
+    return;
+  }
+  if (auto *S = llvm::dyn_cast<SelectExpr>(&E)) {
+    collectReads(*S->Cond, Conditional, Sites);
+    collectReads(*S->TrueVal, true, Sites);
+    collectReads(*S->FalseVal, true, Sites);
+    return;
+  }
+  if (auto *B = llvm::dyn_cast<BinaryExpr>(&E);
+      B && (B->Op == BinaryOp::LAnd || B->Op == BinaryOp::LOr)) {
+    collectReads(*B->LHS, Conditional, Sites);
+    collectReads(*B->RHS, true, Sites);
+    return;
+  }
+  E.forEachChild([&](ExprPtr &C) { collectReads(*C, Conditional, Sites); });
+}
+
+void collectReads(Stmt &St, ReadSites &Sites) {
+  if (llvm::isa<DeclStmt>(&St) || llvm::isa<ExprStmt>(&St)) {
+    St.forEachExpr([&](ExprPtr &E) { collectReads(*E, false, Sites); });
+    return;
+  }
+  if (auto *A = llvm::dyn_cast<AssignStmt>(&St)) {
+    // The stored-to element itself is no read (unless compound).
+    if (auto *R = llvm::dyn_cast<ArrayRef>(A->LHS.get())) {
+      for (ExprPtr &I : R->Indices)
+        collectReads(*I, false, Sites);
+      if (A->Op != AssignOp::Set)
+        Sites.Conditional.insert(R->Array); // written anyway
+    } else {
+      collectReads(*A->LHS, false, Sites);
+    }
+    collectReads(*A->RHS, false, Sites);
+    return;
+  }
+  if (auto *B = llvm::dyn_cast<BlockStmt>(&St)) {
+    for (StmtPtr &S : B->Body)
+      collectReads(*S, Sites);
+    return;
+  }
+  // if, for and the rest: what they read is not read by every thread.
+  walkExprs(St, [&](const Expr &E) {
+    walkExpr(E, [&](const Expr &X) {
+      if (auto *R = llvm::dyn_cast<ArrayRef>(&X))
+        Sites.Conditional.insert(R->Array);
+    });
+  });
+}
+
+/// The offset of read \p R from the thread's position, filling \p S's
+/// stride; an error message when it is not a stencil read.
+std::optional<std::string> offsetOf(const ArrayRef &R, const Function &F,
+                                    const AffineContext &Ctx, unsigned Dims,
+                                    Stencil &S) {
+  if (R.Indices.size() != 1)
+    return std::string("it is indexed in several dimensions");
+  auto Form = toAffine(*R.Indices[0], Ctx);
+  if (!Form || !Form->isAffine() || Form->mentions(AffineVar::Kind::Loop))
+    return "its index '" + printExprDebug(*R.Indices[0]) +
+           "' is not affine in the thread position";
+  AffineVar X{AffineVar::Kind::Thread, "idx"},
+      Y{AffineVar::Kind::Thread, "idy"};
+  if (Form->coefficientOf(X).asConstant() != std::optional<std::int64_t>(1))
+    return "its index '" + printExprDebug(*R.Indices[0]) +
+           "' does not move by one element with the X position";
+  AffineForm Rest = Form->without(X).without(Y);
+  if (Rest.mentions(AffineVar::Kind::Thread))
+    return "its index '" + printExprDebug(*R.Indices[0]) +
+           "' uses another thread or block id";
+  std::int64_t Di = 0;
+  if (Dims == 2) {
+    AffineForm Stride = Form->coefficientOf(Y);
+    if (Stride.isConstant() && Stride.constantTerm() == 0)
+      return "its index '" + printExprDebug(*R.Indices[0]) +
+             "' does not move with the Y position";
+    if (S.Stride && !(*S.Stride == Stride))
+      return std::string("its reads have different row strides");
+    S.Stride = Stride;
+    // Rest = di * stride + dj with small di and dj.
+    bool Found = false;
+    for (std::int64_t D = -MaxReach; D <= MaxReach && !Found; ++D) {
+      auto C = (Rest - Stride.scaled(D)).asConstant();
+      if (C && *C >= -MaxReach && *C <= MaxReach) {
+        Di = D;
+        Rest = AffineForm::constant(*C);
+        Found = true;
+      }
+    }
+    if (!Found)
+      return "its index '" + printExprDebug(*R.Indices[0]) +
+             llvm::formatv("' is not within {0} rows and columns of the "
+                           "thread's position",
+                           MaxReach)
+                 .str();
+  }
+  auto Dj = Rest.asConstant();
+  if (!Dj || *Dj < -MaxReach || *Dj > MaxReach)
+    return "its index '" + printExprDebug(*R.Indices[0]) +
+           llvm::formatv("' is not within {0} elements of the thread's "
+                         "position",
+                         MaxReach)
+               .str();
+  S.Offsets.insert({Di, *Dj});
+  S.Rows[0] = std::max(S.Rows[0], -Di);
+  S.Rows[1] = std::max(S.Rows[1], Di);
+  S.Cols[0] = std::max(S.Cols[0], -*Dj);
+  S.Cols[1] = std::max(S.Cols[1], *Dj);
+  return std::nullopt;
+}
+
+/// The row stride as the source spells it (`NJ`, not the 1003 it expands
+/// to, so a rebuild with another -DNJ stays right): the other factor of a
+/// product `(y + c) * s` in one of \p Refs' indices. Null when none is.
+ExprPtr strideSpelling(const std::vector<ArrayRef *> &Refs,
+                       const AffineForm &Stride, const AffineContext &Ctx) {
+  AffineVar X{AffineVar::Kind::Thread, "idx"},
+      Y{AffineVar::Kind::Thread, "idy"};
+  auto RowOf = [&](const Expr &E) {
+    auto A = toAffine(E, Ctx);
+    return A &&
+           A->coefficientOf(Y).asConstant() == std::optional<std::int64_t>(1) &&
+           A->coefficientOf(X).isConstant() &&
+           A->coefficientOf(X).constantTerm() == 0;
+  };
+  auto IsStride = [&](const Expr &E) {
+    auto A = toAffine(E, Ctx);
+    return A && !A->mentions(AffineVar::Kind::Thread) && *A == Stride;
+  };
+  const Expr *Found = nullptr;
+  for (const ArrayRef *R : Refs)
+    walkExpr(*R->Indices[0], [&](const Expr &E) {
+      auto *B = llvm::dyn_cast<BinaryExpr>(&E);
+      if (Found || !B || B->Op != BinaryOp::Mul)
+        return;
+      if (RowOf(*B->LHS) && IsStride(*B->RHS))
+        Found = B->RHS.get();
+      else if (RowOf(*B->RHS) && IsStride(*B->LHS))
+        Found = B->LHS.get();
+    });
+  return Found ? Found->clone() : nullptr;
+}
+
+ExprPtr binop(BinaryOp Op, ExprPtr L, ExprPtr R) {
+  return binary(Op, std::move(L), std::move(R));
+}
+ExprPtr sub(ExprPtr L, ExprPtr R) {
+  return binop(BinaryOp::Sub, std::move(L), std::move(R));
+}
+/// \p E + \p C, written E - 1 rather than E + -1.
+ExprPtr offset(ExprPtr E, std::int64_t C) {
+  if (C == 0)
+    return E;
+  if (auto *L = llvm::dyn_cast<IntLit>(E.get()))
+    return intLit(L->Value + C);
+  // (x - 1) - 1 is x - 2.
+  if (auto *B = llvm::dyn_cast<BinaryExpr>(E.get());
+      B && (B->Op == BinaryOp::Add || B->Op == BinaryOp::Sub))
+    if (auto *L = llvm::dyn_cast<IntLit>(B->RHS.get())) {
+      std::int64_t Sum = (B->Op == BinaryOp::Add ? L->Value : -L->Value) + C;
+      return offset(std::move(B->LHS), Sum);
+    }
+  return C > 0 ? add(std::move(E), intLit(C)) : sub(std::move(E), intLit(-C));
+}
+ExprPtr conj(ExprPtr L, ExprPtr R) {
+  if (!L)
+    return R;
+  return binop(BinaryOp::LAnd, std::move(L), std::move(R));
+}
+/// The lowest (\p Max false) or highest of \p Bounds, each offset.
+ExprPtr extreme(const std::vector<DomainBound> &Bounds, const Function &F,
+                bool Max) {
+  ExprPtr Out;
+  for (const DomainBound &B : Bounds) {
+    ExprPtr E = simplifyExpr(
+        add(inlineSingleAssignmentLocals(*B.Bound, F), intLit(B.Offset)));
+    if (!Out) {
+      Out = std::move(E);
+      continue;
+    }
+    ExprPtr Cmp =
+        binop(Max ? BinaryOp::GT : BinaryOp::LT, Out->clone(), E->clone());
+    Out = std::make_unique<SelectExpr>(std::move(Cmp), std::move(Out),
+                                       std::move(E),
+                                       Type::scalar(ScalarKind::Int));
+  }
+  return Out;
+}
+
+StmtPtr block(std::vector<StmtPtr> Stmts) {
+  auto B = std::make_unique<BlockStmt>();
+  B->Body = std::move(Stmts);
+  return B;
+}
+
+StmtPtr intDecl(const std::string &Name, ExprPtr Init) {
+  return std::make_unique<DeclStmt>(Name, Type::scalar(ScalarKind::Int),
+                                    simplifyExpr(std::move(Init)));
+}
+
+llvm::Expected<std::optional<AppliedPass>>
+apply(Function &F, const PassContext &Ctx, std::string &Why) {
+  if (F.Plan && (F.Plan->Origin || !F.Plan->SameLaunch)) {
+    Why = "the kernel is already tiled";
+    return std::nullopt;
+  }
+  auto NSOr = analyzeShape(F);
+  if (!NSOr) {
+    Why = llvm::toString(NSOr.takeError());
+    return std::nullopt;
+  }
+  NaiveShape &NS = *NSOr;
+  KernelDomain D = findDomain(F);
+  unsigned Dims = NS.Dims;
+  if (!NS.Guard) {
+    Why = "the kernel has no bounds guard, so its domain cannot bound a "
+          "tile's halo";
+    return std::nullopt;
+  }
+  unsigned BoundAtoms = 0;
+  for (unsigned I = 0; I < 2; ++I)
+    BoundAtoms += unsigned(D.Bounds[I].size() + D.Lower[I].size());
+  if (BoundAtoms != NS.GuardAtoms) {
+    Why = "the bounds guard tests more than the thread positions, so the "
+          "elements the kernel reads cannot be bounded";
+    return std::nullopt;
+  }
+  for (unsigned I = 0; I < Dims; ++I)
+    if (!NS.Extent[I]) {
+      Why =
+          llvm::formatv("no guard bounds the {0} position", I == 0 ? "X" : "Y");
+      return std::nullopt;
+    }
+
+  // The arrays every thread of the domain reads as a stencil.
+  std::set<std::string> Written;
+  for (const Access &A : collectAccesses(F))
+    if (A.IsWrite)
+      Written.insert(A.Array);
+  ReadSites Sites;
+  for (StmtPtr &St : NS.Guarded)
+    collectReads(*St, Sites);
+  for (const StmtPtr &St : NS.Prologue)
+    walkExprs(*St, [&](const Expr &E) {
+      walkExpr(E, [&](const Expr &X) {
+        if (auto *R = llvm::dyn_cast<ArrayRef>(&X))
+          Sites.Conditional.insert(R->Array);
+      });
+    });
+  AffineContext ACtx = kernelAffineContext(F);
+  std::vector<Stencil> Stencils;
+  std::vector<std::string> Skipped;
+  std::map<std::string, ExprPtr> Strides;
+  for (auto &[Array, Refs] : Sites.Plain) {
+    const Param *P = F.findParam(Array);
+    if (!P || !P->isArray())
+      continue;
+    if (Written.count(Array) || Sites.Conditional.count(Array)) {
+      Skipped.push_back("'" + Array + "' is " +
+                        (Written.count(Array) ? "written by the kernel"
+                                              : "not read by every thread"));
+      continue;
+    }
+    Stencil S;
+    S.Array = Array;
+    S.ElemTy = Refs.front()->getType();
+    S.ElementBytes = S.ElemTy.elementBytes();
+    std::optional<std::string> Bad;
+    for (ArrayRef *R : Refs)
+      if ((Bad = offsetOf(*R, F, ACtx, Dims, S)))
+        break;
+    if (Bad) {
+      Skipped.push_back("'" + Array + "': " + *Bad);
+      continue;
+    }
+    if (S.Offsets.size() < 2) {
+      Skipped.push_back("'" + Array + "' is read at one position per thread");
+      continue;
+    }
+    if (S.Stride) {
+      ExprPtr Spelled = strideSpelling(Refs, *S.Stride, ACtx);
+      if (!Spelled && S.Stride->isConstant()) {
+        Skipped.push_back("'" + Array + "': its row stride " + S.Stride->str() +
+                          " is not spelled as a factor of its index");
+        continue;
+      }
+      Strides[Array] =
+          Spelled ? std::move(Spelled) : affineToExpr(*S.Stride, F);
+    }
+    Stencils.push_back(std::move(S));
+  }
+  if (Stencils.empty()) {
+    Why = Skipped.empty() ? "no array is read at several neighbouring positions"
+                          : "no array is read as a stencil (" +
+                                llvm::join(Skipped, "; ") + ")";
+    return std::nullopt;
+  }
+
+  // The block: a row of coalescing groups, 8 rows in 2-D; the input's own
+  // block where its positions assume one.
+  const MachineDescription &MD = Ctx.Target;
+  std::array<std::int64_t, 2> Block =
+      Dims == 2 ? std::array<std::int64_t, 2>{MD.CoalescedThread,
+                                              256 / MD.CoalescedThread}
+                : std::array<std::int64_t, 2>{256, 1};
+  if (F.FixedBlock[0])
+    Block[0] = F.FixedBlock[0];
+  if (Dims == 2)
+    Block[1] = F.FixedBlock[1] ? F.FixedBlock[1]
+                               : std::max<std::int64_t>(1, 256 / Block[0]);
+  std::int64_t Threads = Block[0] * Block[1];
+
+  LaunchPlan Plan;
+  if (F.Plan) { // scalar replacement's conditions carry over
+    Plan.Preconditions = F.Plan->Preconditions;
+    Plan.Disjoint = F.Plan->Disjoint;
+    Plan.Elements = F.Plan->Elements;
+  }
+  Plan.Dims = Dims;
+  Plan.Block = Block;
+  Plan.Extent = NS.Extent;
+  Plan.GuardsDomain = true;
+  Plan.ShapeFixedBy = "the halo tile of halo-tile sets the block shape";
+
+  std::set<std::string> Names = declaredNames(F);
+  std::vector<StmtPtr> Top = std::move(NS.Prologue);
+  std::vector<StmtPtr> Loads;
+  // The domain's box: [Lo, Hi) per dimension; not empty, or nothing reads.
+  ExprPtr Lo[2], Hi[2], NonEmpty;
+  for (unsigned I = 0; I < Dims; ++I) {
+    Lo[I] = D.Lower[I].empty() ? intLit(0) : extreme(D.Lower[I], F, true);
+    Hi[I] = NS.Extent[I]->clone();
+    NonEmpty = conj(std::move(NonEmpty),
+                    binop(BinaryOp::LT, Lo[I]->clone(), Hi[I]->clone()));
+  }
+  std::vector<std::string> Shapes;
+  double LoadsBefore = 0, LoadsAfter = 0;
+  for (Stencil &S : Stencils) {
+    ExprPtr Stride = S.Stride ? Strides[S.Array]->clone() : nullptr;
+    std::int64_t Width = Block[0] + S.Cols[0] + S.Cols[1];
+    std::int64_t Height = Dims == 2 ? Block[1] + S.Rows[0] + S.Rows[1] : 1;
+    if (Dims == 2) {
+      // Offsets order by row only when a row is wider than the stencil.
+      std::int64_t Span = S.Cols[0] + S.Cols[1] + 1;
+      if (auto C = S.Stride->asConstant()) {
+        if (*C < Span) {
+          Why = llvm::formatv("the rows of '{0}' ({1} elements) are narrower "
+                              "than its stencil ({2})",
+                              S.Array, *C, Span);
+          return std::nullopt;
+        }
+      } else {
+        Plan.Preconditions.push_back(
+            {std::shared_ptr<const Expr>(
+                 binop(BinaryOp::GE, Stride->clone(), intLit(Span))),
+             llvm::formatv("the rows of '{0}' are at least as wide as its "
+                           "stencil, so its halo tile's bounds hold",
+                           S.Array)
+                 .str()});
+      }
+    }
+    // The tile, declared first.
+    std::string TileName = uniqueName(Names, S.Array + "_s");
+    Type TileTy = S.ElemTy;
+    TileTy.IsConst = false;
+    TileTy.Space = AddressSpace::Shared;
+    auto Decl = std::make_unique<DeclStmt>(TileName, TileTy);
+    Decl->Extents = Dims == 2 ? std::vector<std::int64_t>{Height, Width}
+                              : std::vector<std::int64_t>{Width};
+    Top.insert(Top.begin(), std::move(Decl));
+    Plan.SharedBytes += Height * Width * S.ElementBytes;
+
+    // The lowest and highest index the naive kernel reads: at the box's
+    // first and last positions, with the first and last offsets.
+    // At the last position, Last = 1: the bound minus one.
+    auto At = [&](ExprPtr *Box, std::int64_t Last, std::int64_t Di,
+                  std::int64_t Dj) -> ExprPtr {
+      ExprPtr Col = offset(Box[0]->clone(), Dj - Last);
+      if (Dims == 1)
+        return Col;
+      return add(mul(offset(Box[1]->clone(), Di - Last), Stride->clone()),
+                 std::move(Col));
+    };
+    auto First = *S.Offsets.begin(), Last = *S.Offsets.rbegin();
+    std::string LoName = uniqueName(Names, S.Array + "_lo");
+    std::string HiName = uniqueName(Names, S.Array + "_hi");
+    Loads.push_back(intDecl(LoName, At(Lo, 0, First.first, First.second)));
+    Loads.push_back(intDecl(HiName, At(Hi, 1, Last.first, Last.second)));
+
+    // for (l = tid; l < Height * Width; l += Threads): element (r, c) of
+    // the tile is the array at (bidy*By + r - above, bidx*Bx + c - left).
+    std::string L = uniqueName(Names, "l");
+    std::string G = uniqueName(Names, S.Array + "_g");
+    ExprPtr Tid = Block[1] > 1
+                      ? add(mul(builtin(Builtin::Tidy), intLit(Block[0])),
+                            builtin(Builtin::Tidx))
+                      : builtin(Builtin::Tidx);
+    ExprPtr Row =
+        Dims == 2 ? binop(BinaryOp::Div, var(L), intLit(Width)) : intLit(0);
+    ExprPtr Col =
+        Dims == 2 ? binop(BinaryOp::Rem, var(L), intLit(Width)) : var(L);
+    ExprPtr GX =
+        sub(add(mul(builtin(Builtin::Bidx), intLit(Block[0])), Col->clone()),
+            intLit(S.Cols[0]));
+    ExprPtr GIndex = std::move(GX);
+    if (Dims == 2) {
+      ExprPtr GY =
+          sub(add(mul(builtin(Builtin::Bidy), intLit(Block[1])), Row->clone()),
+              intLit(S.Rows[0]));
+      GIndex = add(mul(std::move(GY), Stride->clone()), std::move(GIndex));
+    }
+    std::vector<ExprPtr> TileIdx;
+    if (Dims == 2)
+      TileIdx.push_back(std::move(Row));
+    TileIdx.push_back(std::move(Col));
+    auto TileRef =
+        std::make_unique<ArrayRef>(TileName, std::move(TileIdx), S.ElemTy);
+    TileRef->Space = AddressSpace::Shared;
+    std::vector<ExprPtr> GIdx;
+    GIdx.push_back(var(G));
+    auto GlobalRef =
+        std::make_unique<ArrayRef>(S.Array, std::move(GIdx), S.ElemTy);
+    ExprPtr InRange =
+        conj(conj(NonEmpty->clone(), binop(BinaryOp::GE, var(G), var(LoName))),
+             binop(BinaryOp::LE, var(G), var(HiName)));
+    std::vector<StmtPtr> Body;
+    Body.push_back(intDecl(G, std::move(GIndex)));
+    Body.push_back(std::make_unique<IfStmt>(
+        std::move(InRange),
+        std::make_unique<AssignStmt>(std::move(TileRef), AssignOp::Set,
+                                     std::move(GlobalRef))));
+    auto Loop = std::make_unique<ForStmt>();
+    Loop->Iter = L;
+    Loop->Init = std::move(Tid);
+    Loop->Bound = intLit(Height * Width);
+    Loop->Step = Threads;
+    Loop->Body = block(std::move(Body));
+    Loads.push_back(std::move(Loop));
+
+    // The reads, from the tile.
+    for (StmtPtr &Top : NS.Guarded)
+      walkStmts(*Top, [&](Stmt &St) {
+        St.forEachExpr([&](ExprPtr &E) {
+          E = rewriteExpr(std::move(E), [&](Expr &X) -> ExprPtr {
+            auto *R = llvm::dyn_cast<ArrayRef>(&X);
+            if (!R || R->Array != S.Array || R->Space != AddressSpace::Global)
+              return nullptr;
+            Stencil One = S;
+            One.Offsets.clear();
+            if (offsetOf(*R, F, ACtx, Dims, One))
+              return nullptr; // cannot happen: checked above
+            auto [Di, Dj] = *One.Offsets.begin();
+            std::vector<ExprPtr> Idx;
+            if (Dims == 2)
+              Idx.push_back(simplifyExpr(
+                  add(builtin(Builtin::Tidy), intLit(Di + S.Rows[0]))));
+            Idx.push_back(simplifyExpr(
+                add(builtin(Builtin::Tidx), intLit(Dj + S.Cols[0]))));
+            auto T = std::make_unique<ArrayRef>(TileName, std::move(Idx),
+                                                R->getType());
+            T->Space = AddressSpace::Shared;
+            return T;
+          });
+        });
+      });
+    for (const std::string &W : Written) {
+      for (const std::string &A : {S.Array, W})
+        if (!Plan.Elements.count(A)) {
+          ExprPtr N = symbolicElements(F, A);
+          if (!N) {
+            Why = "cannot bound the extent of '" + A +
+                  "' for the run-time aliasing check";
+            return std::nullopt;
+          }
+          Plan.Elements[A] = std::shared_ptr<const Expr>(std::move(N));
+        }
+      Plan.Disjoint.push_back({S.Array, W});
+    }
+    LoadsBefore += double(S.Offsets.size());
+    LoadsAfter += double(Height * Width) / double(Threads);
+    Shapes.push_back(
+        llvm::formatv("{0}_s[{1}] for {2} offsets ({3} row(s) "
+                      "above, {4} below, {5} column(s) left, {6} "
+                      "right)",
+                      S.Array,
+                      Dims == 2 ? llvm::formatv("{0}][{1}", Height, Width).str()
+                                : std::to_string(Width),
+                      S.Offsets.size(), S.Rows[0], S.Rows[1], S.Cols[0],
+                      S.Cols[1])
+            .str());
+  }
+  if (Plan.SharedBytes > staticSharedLimit(MD)) {
+    Why = llvm::formatv("the halo tiles need {0} bytes of shared memory, more "
+                        "than the {1} a block may declare",
+                        Plan.SharedBytes, staticSharedLimit(MD));
+    return std::nullopt;
+  }
+  // The model: global loads per output, each stencil read against the
+  // tile's elements per thread.
+  if (LoadsAfter >= LoadsBefore) {
+    Why = "the halo tiles would load as much as the reads they replace";
+    return std::nullopt;
+  }
+
+  for (StmtPtr &St : Loads)
+    Top.push_back(std::move(St));
+  Top.push_back(std::make_unique<SyncStmt>());
+  Top.push_back(std::make_unique<IfStmt>(std::move(NS.Guard),
+                                         block(std::move(NS.Guarded))));
+  auto K = F.withBody(std::make_unique<BlockStmt>());
+  K->Body->Body = std::move(Top);
+  Plan.EstimatedRegisters = 20;
+  Plan.Origin = std::shared_ptr<const Function>(F.clone());
+  K->Plan = std::move(Plan);
+  F = std::move(*K);
+
+  AppliedPass P{"halo-tile", {}};
+  P.Parameters["block"] = llvm::formatv("{0}x{1}", Block[0], Block[1]).str();
+  P.Parameters["tiles"] = llvm::join(Shapes, ", ");
+  P.Parameters["loads-per-output"] =
+      llvm::formatv("{0:f2} -> {1:f2}", LoadsBefore, LoadsAfter).str();
+  if (!Skipped.empty())
+    P.Parameters["kept-in-global"] = llvm::join(Skipped, "; ");
+  return P;
+}
+
+} // namespace
+
+PassInfo haloTilePass() {
+  return {"halo-tile",
+          "a stencil's neighbouring reads loaded once per block into a shared "
+          "tile with its halo (§3.4, kernels without a loop to tile)",
+          apply};
+}
+
+} // namespace gpumerge
