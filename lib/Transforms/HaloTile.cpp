@@ -32,8 +32,10 @@
 // block never reads past it. That needs the domain to be the guard's box
 // (every conjunct a bound on a position) and the staged reads to run in
 // every thread of it (not under a further `if`, a loop, `?:` or `&&`).
-// 2-D reads are a[(y + di) * s + x + dj] for a row stride s; the launcher
-// checks s is at least the stencil's width, so the offsets order by row.
+// 2-D reads are a[(y + di) * s + x + dj] for a row stride s at least the
+// stencil's width, so the offsets order by row: implied where the X bound
+// is s less a constant (`j > 0 && j < m - 1`: m >= 3 or the domain is
+// empty), else a launch precondition.
 //
 //===----------------------------------------------------------------------===//
 #include "Analysis/Accesses.h"
@@ -226,6 +228,30 @@ ExprPtr strideSpelling(const std::vector<ArrayRef *> &Refs,
         Found = B->LHS.get();
     });
   return Found ? Found->clone() : nullptr;
+}
+
+/// Does a domain that is not empty imply rows of at least \p Span
+/// elements? So when the X bound is the stride less a constant (`j < m - 1`
+/// with rows of m) and the lowest X position is constant: then lo < m - c
+/// gives m >= lo + c + 1 (jacobi: j > 0 && j < m - 1 means m >= 3).
+bool rowsImplied(const Function &F, const KernelDomain &D, const Expr &XBound,
+                 const AffineForm &Stride, std::int64_t Span,
+                 const AffineContext &Ctx) {
+  auto Hi = toAffine(*inlineSingleAssignmentLocals(XBound, F), Ctx);
+  if (!Hi)
+    return false;
+  auto Less = (Stride - *Hi).asConstant(); // Hi = stride - Less
+  if (!Less)
+    return false;
+  std::int64_t Lo = 0;
+  for (const DomainBound &B : D.Lower[0]) {
+    auto L = toAffine(*inlineSingleAssignmentLocals(*B.Bound, F), Ctx);
+    auto C = L ? L->asConstant() : std::nullopt;
+    if (!C)
+      return false;
+    Lo = std::max(Lo, *C + B.Offset);
+  }
+  return Lo + *Less + 1 >= Span;
 }
 
 ExprPtr binop(BinaryOp Op, ExprPtr L, ExprPtr R) {
@@ -436,7 +462,7 @@ apply(Function &F, const PassContext &Ctx, std::string &Why) {
                               S.Array, *C, Span);
           return std::nullopt;
         }
-      } else {
+      } else if (!rowsImplied(F, D, *NS.Extent[0], *S.Stride, Span, ACtx)) {
         Plan.Preconditions.push_back(
             {std::shared_ptr<const Expr>(
                  binop(BinaryOp::GE, Stride->clone(), intLit(Span))),
