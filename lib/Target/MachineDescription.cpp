@@ -68,6 +68,7 @@ template <> struct MappingTraits<MachineDescription> {
     Io.mapRequired("ThreadInBlock", MD.ThreadInBlock);
     Io.mapRequired("ShareMemoryInMP", MD.ShareMemoryInMP);
     Io.mapRequired("Vectorization", MD.Vectorization);
+    Io.mapOptional("StreamVectorization", MD.StreamVectorization, 0u);
     Io.mapRequired("CacheLineSize", MD.CacheLineSize);
     Io.mapRequired("SMCount", MD.SMCount);
     Io.mapRequired("MaxRegistersPerThread", MD.MaxRegistersPerThread);
@@ -273,6 +274,11 @@ llvm::Error validate(const MachineDescription &MD, llvm::StringRef FileName) {
   if (MD.Vectorization != 2 && MD.Vectorization != 4)
     V.fail("Vectorization",
            "must be 2 or 4, got " + llvm::Twine(MD.Vectorization));
+
+  if (MD.StreamVectorization != 0 && MD.StreamVectorization != 2 &&
+      MD.StreamVectorization != 4)
+    V.fail("StreamVectorization",
+           "must be 0, 2 or 4, got " + llvm::Twine(MD.StreamVectorization));
 
   // The coalescing check (§3.2) and the bank-conflict model look at groups of
   // threads inside one warp.

@@ -37,7 +37,14 @@ struct MachineDescription {
   unsigned ThreadInBlock = 512;  ///< max threads per block
   unsigned ShareMemoryInMP = 16384; ///< shared memory per SM, bytes
   unsigned Vectorization = 2;       ///< global-variant vector width (2 or 4)
-  unsigned CacheLineSize = 64;      ///< texture cache line, bytes
+  /// NVIDIA: the vector width at which the global variant merges
+  /// neighbouring threads of a kernel that only streams memory (nothing
+  /// shared, nothing tiled), so each thread moves 16 bytes per access
+  /// (§3.1's inter-thread kind); 0 keeps the paper's Fig. 4 policy
+  /// (intra-thread float2 only), as on the GT200 and Fermi parts it
+  /// measured.
+  unsigned StreamVectorization = 0;
+  unsigned CacheLineSize = 64; ///< texture cache line, bytes
 
   // --- For the models ------------------------------------------------------
   unsigned SMCount = 1;
