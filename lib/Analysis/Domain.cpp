@@ -1,5 +1,6 @@
 //===- Domain.cpp - Launch domain and buffer extents of a kernel ----------===//
 #include "Analysis/Domain.h"
+#include "Analysis/Extents.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -74,9 +75,13 @@ foldedIntervalOf(const AffineForm &A,
   return Sum;
 }
 
-/// Is \p E the thread position of dimension \p Dim plus a constant?
-std::optional<std::int64_t>
-positionOffset(const Expr &E, const AffineContext &Ctx, unsigned &Dim) {
+/// Is \p E the thread position of dimension \p Dim plus a constant, and
+/// (where \p Symbolic is given) plus a polynomial over scalar parameters,
+/// returned there without its constant term?
+std::optional<std::int64_t> positionOffset(const Expr &E,
+                                           const AffineContext &Ctx,
+                                           unsigned &Dim,
+                                           AffineForm *Symbolic = nullptr) {
   auto A = toAffine(E, Ctx);
   if (!A)
     return std::nullopt;
@@ -84,9 +89,18 @@ positionOffset(const Expr &E, const AffineContext &Ctx, unsigned &Dim) {
     AffineVar V{AffineVar::Kind::Thread, D == 0 ? "idx" : "idy"};
     auto Coeff = A->coefficientOf(V).asConstant();
     AffineForm Rest = A->without(V);
-    if (Coeff && *Coeff == 1 && Rest.isConstant()) {
+    if (!Coeff || *Coeff != 1)
+      continue;
+    if (Rest.isConstant()) {
       Dim = D;
       return Rest.constantTerm();
+    }
+    if (Symbolic && !Rest.mentions(AffineVar::Kind::Thread) &&
+        !Rest.mentions(AffineVar::Kind::Loop)) {
+      Dim = D;
+      std::int64_t C = Rest.constantTerm();
+      *Symbolic = Rest - AffineForm::constant(C);
+      return C;
     }
   }
   return std::nullopt;
@@ -116,7 +130,7 @@ unsigned globalWrites(Stmt &S) {
 class GuardFinder {
 public:
   GuardFinder(const Function &F, KernelDomain &D)
-      : Ctx(kernelAffineContext(F)), D(D) {}
+      : F(F), Ctx(kernelAffineContext(F)), D(D) {}
 
   /// Upper bounds from `pos < b` style atoms. \p Negated: the atoms come from
   /// an early-return condition, so `pos >= b` is what bounds the domain.
@@ -130,10 +144,11 @@ public:
       BinaryOp Op = B->Op;
       const Expr *Pos = B->LHS.get(), *Bound = B->RHS.get();
       unsigned Dim = 0;
-      auto Off = positionOffset(*Pos, Ctx, Dim);
+      AffineForm Symbolic;
+      auto Off = positionOffset(*Pos, Ctx, Dim, &Symbolic);
       if (!Off) {
         std::swap(Pos, Bound);
-        Off = positionOffset(*Pos, Ctx, Dim);
+        Off = positionOffset(*Pos, Ctx, Dim, &Symbolic);
         Op = swapComparison(Op);
       }
       if (!Off)
@@ -142,6 +157,14 @@ public:
       if (!BoundForm || BoundForm->mentions(AffineVar::Kind::Thread) ||
           BoundForm->mentions(AffineVar::Kind::Loop))
         continue;
+      // pos + s + c < b  ⇔  pos + c < b - s: the bound less the symbolic
+      // part of the offset, built here.
+      std::shared_ptr<const Expr> Owned;
+      if (!Symbolic.Terms.empty()) {
+        Owned =
+            binary(BinaryOp::Sub, Bound->clone(), affineToExpr(Symbolic, F));
+        Bound = Owned.get();
+      }
       // pos + off < b  ⇔  pos < b - off.
       std::optional<std::int64_t> Extra;
       if (!Negated && Op == BinaryOp::LT)
@@ -153,7 +176,7 @@ public:
       else if (Negated && Op == BinaryOp::GT)
         Extra = 1;
       if (Extra) {
-        D.Bounds[Dim].push_back({Bound, *Extra - *Off, Line});
+        D.Bounds[Dim].push_back({Bound, *Extra - *Off, Line, Owned});
         continue;
       }
       // pos + off > b  ⇔  pos >= b + 1 - off: a lower bound.
@@ -167,7 +190,7 @@ public:
       else if (Negated && Op == BinaryOp::LT)
         Low = 0;
       if (Low)
-        D.Lower[Dim].push_back({Bound, *Low - *Off, Line});
+        D.Lower[Dim].push_back({Bound, *Low - *Off, Line, Owned});
     }
   }
 
@@ -193,6 +216,7 @@ public:
   }
 
 private:
+  const Function &F;
   AffineContext Ctx;
   KernelDomain &D;
 

@@ -26,6 +26,9 @@ struct DomainBound {
   const Expr *Bound = nullptr; ///< an expression over scalar parameters
   std::int64_t Offset = 0;     ///< `x <= b` is `x < b + 1`: Offset 1
   unsigned Line = 0;
+  /// Bound when the finder built it: a position offset by a scalar (LU's
+  /// `j = get_global_id(0) + (k + 1); if (j < n)` bounds x by n - k, -1).
+  std::shared_ptr<const Expr> Owned;
 };
 
 struct KernelDomain {
