@@ -23,6 +23,16 @@ std::vector<StmtPtr> unwrap(StmtPtr S) {
   return Out;
 }
 
+/// `if (c) return;` (no else).
+bool isEarlyReturn(const IfStmt &If) {
+  if (If.Else)
+    return false;
+  if (auto *R = llvm::dyn_cast<ReturnStmt>(If.Then.get()))
+    return !R->Value;
+  auto *B = llvm::dyn_cast<BlockStmt>(If.Then.get());
+  return B && B->Body.size() == 1 && llvm::isa<ReturnStmt>(B->Body[0].get());
+}
+
 /// Set-up before the guard: a declaration, or a scalar local assigned
 /// from what reads no memory (PolyBench's `c11 = +0.2;`).
 bool isPrologue(const Stmt &St) {
@@ -82,21 +92,28 @@ llvm::Expected<NaiveShape> analyzeShape(const Function &F) {
   auto *If = I < Top.size() ? llvm::dyn_cast<IfStmt>(Top[I].get()) : nullptr;
   if (!If || If->Else)
     return cannot("the bounds guard is not one `if` after the declarations");
-  bool EarlyReturn = false;
-  if (auto *R = llvm::dyn_cast<ReturnStmt>(If->Then.get()))
-    EarlyReturn = !R->Value;
-  if (auto *B = llvm::dyn_cast<BlockStmt>(If->Then.get()))
-    EarlyReturn =
-        B->Body.size() == 1 && llvm::isa<ReturnStmt>(B->Body[0].get());
+  bool EarlyReturn = isEarlyReturn(*If);
   unsigned Atoms = 0;
   splitConjuncts(*If->Cond, EarlyReturn ? BinaryOp::LOr : BinaryOp::LAnd,
                  Atoms);
-  S.GuardKeepsMore = Atoms != Bounds;
-  S.GuardAtoms = Atoms;
   if (EarlyReturn) {
-    S.Guard = std::make_unique<UnaryExpr>(UnaryOp::Not, std::move(If->Cond),
-                                          Type::scalar(ScalarKind::Int));
-    for (++I; I < Top.size(); ++I)
+    // One early return per dimension (Rodinia's `if (x >= n) return;
+    // if (y >= m) return;`) is one guard: !(a) && !(b). Every return
+    // left after it would leave the merged copies that follow undone.
+    auto Not = [](ExprPtr E) -> ExprPtr {
+      return std::make_unique<UnaryExpr>(UnaryOp::Not, std::move(E),
+                                         Type::scalar(ScalarKind::Int));
+    };
+    S.Guard = Not(std::move(If->Cond));
+    for (++I; I < Top.size(); ++I) {
+      auto *Next = llvm::dyn_cast<IfStmt>(Top[I].get());
+      if (!Next || !isEarlyReturn(*Next))
+        break;
+      splitConjuncts(*Next->Cond, BinaryOp::LOr, Atoms);
+      S.Guard = binary(BinaryOp::LAnd, std::move(S.Guard),
+                       Not(std::move(Next->Cond)));
+    }
+    for (; I < Top.size(); ++I)
       S.Guarded.push_back(std::move(Top[I]));
   } else {
     if (I + 1 != Top.size())
@@ -104,6 +121,8 @@ llvm::Expected<NaiveShape> analyzeShape(const Function &F) {
     S.Guard = std::move(If->Cond);
     S.Guarded = unwrap(std::move(If->Then));
   }
+  S.GuardKeepsMore = Atoms != Bounds;
+  S.GuardAtoms = Atoms;
   return S;
 }
 

@@ -1222,6 +1222,17 @@ llvm::Expected<TiledKernel> Generator::run() {
   NaiveShape &NS = *NSOr;
   if (NS.Dims == 1 && (S.Block[1] != 1 || S.Merge[1] != 1))
     return cannot("a 1-D kernel takes no Y factors");
+  // A return in one merged copy would leave the copies after it undone.
+  if (S.Merge[0] * S.Merge[1] > 1)
+    for (StmtPtr &St : NS.Guarded) {
+      bool Returns = false;
+      walkStmts(*St, [&](Stmt &X) { Returns |= llvm::isa<ReturnStmt>(&X); });
+      if (Returns)
+        return cannot(llvm::formatv("the return at line {0}, after the bounds "
+                                    "guard, would end a merged thread's "
+                                    "other copies",
+                                    St->getLine()));
+    }
   collectNames(*Origin.Body, Names);
   Accesses = collectAccesses(Origin);
   for (const Access &A : Accesses)

@@ -190,10 +190,15 @@ class Gen:
             if r.random() < 0.7 or len(negs) == 1:
                 self.emit(f"if ({' || '.join(negs)})")
                 self.emit("  return;")
-            else:
+            elif r.random() < 0.5:
                 self.open(f"if ({' || '.join(negs)})")
                 self.emit("return;")
                 self.close()
+            else:
+                # One early return per bound (Rodinia's gaussian).
+                self.feature("early-returns-split")
+                for n in negs:
+                    self.emit(f"if ({n}) return;")
             return lambda: None
         self.open(f"if ({' && '.join(atoms)})")
         return self.close
