@@ -13,12 +13,12 @@
 //   int i = idx;                        int i = idx;
 //   if (i > 0 && i < n - 1)             __shared__ float a_s[258];
 //     b[i] = a[i-1] + a[i] + a[i+1];    int a_lo = 0, a_hi = n - 1;
-//                                       for (l = tidx; l < 258; l += 256) {
-//                                         int a_g = bidx*256 + l - 1;
-//                                         if (0 < n - 1 && a_g >= a_lo &&
-//                                             a_g <= a_hi)
-//                                           a_s[l] = a[a_g];
-//                                       }
+//                                       if (1 < n - 1)
+//                                         for (c = tidx; c < 258; c += 256) {
+//                                           int a_g = bidx*256 + c - 1;
+//                                           if (a_g >= a_lo && a_g <= a_hi)
+//                                             a_s[c] = a[a_g];
+//                                         }
 //                                       __syncthreads();
 //                                       if (i > 0 && i < n - 1)
 //                                         b[i] = a_s[tidx] + a_s[tidx + 1] +
@@ -500,32 +500,34 @@ apply(Function &F, const PassContext &Ctx, std::string &Why) {
     Loads.push_back(intDecl(LoName, At(Lo, 0, First.first, First.second)));
     Loads.push_back(intDecl(HiName, At(Hi, 1, Last.first, Last.second)));
 
-    // for (l = tid; l < Height * Width; l += Threads): element (r, c) of
-    // the tile is the array at (bidy*By + r - above, bidx*Bx + c - left).
-    std::string L = uniqueName(Names, "l");
+    // Element (r, c) of the tile is the array at (bidy*By + r - above,
+    // bidx*Bx + c - left): the block's threads walk its rows By apart and
+    // its columns Bx apart (no division per element), loading what lies
+    // between the lowest and highest index read.
+    auto Walk = [&](const std::string &Iter, Builtin From, std::int64_t Count,
+                    std::int64_t Step, std::vector<StmtPtr> Body) {
+      auto Loop = std::make_unique<ForStmt>();
+      Loop->Iter = Iter;
+      Loop->Init = builtin(From);
+      Loop->Bound = intLit(Count);
+      Loop->Step = Step;
+      Loop->Body = block(std::move(Body));
+      return Loop;
+    };
+    std::string C = uniqueName(Names, "c");
     std::string G = uniqueName(Names, S.Array + "_g");
-    ExprPtr Tid = Block[1] > 1
-                      ? add(mul(builtin(Builtin::Tidy), intLit(Block[0])),
-                            builtin(Builtin::Tidx))
-                      : builtin(Builtin::Tidx);
-    ExprPtr Row =
-        Dims == 2 ? binop(BinaryOp::Div, var(L), intLit(Width)) : intLit(0);
-    ExprPtr Col =
-        Dims == 2 ? binop(BinaryOp::Rem, var(L), intLit(Width)) : var(L);
-    ExprPtr GX =
-        sub(add(mul(builtin(Builtin::Bidx), intLit(Block[0])), Col->clone()),
-            intLit(S.Cols[0]));
-    ExprPtr GIndex = std::move(GX);
+    ExprPtr GIndex = offset(
+        add(mul(builtin(Builtin::Bidx), intLit(Block[0])), var(C)), -S.Cols[0]);
+    std::string R, RowStart;
     if (Dims == 2) {
-      ExprPtr GY =
-          sub(add(mul(builtin(Builtin::Bidy), intLit(Block[1])), Row->clone()),
-              intLit(S.Rows[0]));
-      GIndex = add(mul(std::move(GY), Stride->clone()), std::move(GIndex));
+      R = uniqueName(Names, "r");
+      RowStart = uniqueName(Names, S.Array + "_row");
+      GIndex = add(var(RowStart), std::move(GIndex));
     }
     std::vector<ExprPtr> TileIdx;
     if (Dims == 2)
-      TileIdx.push_back(std::move(Row));
-    TileIdx.push_back(std::move(Col));
+      TileIdx.push_back(var(R));
+    TileIdx.push_back(var(C));
     auto TileRef =
         std::make_unique<ArrayRef>(TileName, std::move(TileIdx), S.ElemTy);
     TileRef->Space = AddressSpace::Shared;
@@ -534,21 +536,28 @@ apply(Function &F, const PassContext &Ctx, std::string &Why) {
     auto GlobalRef =
         std::make_unique<ArrayRef>(S.Array, std::move(GIdx), S.ElemTy);
     ExprPtr InRange =
-        conj(conj(NonEmpty->clone(), binop(BinaryOp::GE, var(G), var(LoName))),
-             binop(BinaryOp::LE, var(G), var(HiName)));
+        binop(BinaryOp::LAnd, binop(BinaryOp::GE, var(G), var(LoName)),
+              binop(BinaryOp::LE, var(G), var(HiName)));
     std::vector<StmtPtr> Body;
     Body.push_back(intDecl(G, std::move(GIndex)));
     Body.push_back(std::make_unique<IfStmt>(
         std::move(InRange),
         std::make_unique<AssignStmt>(std::move(TileRef), AssignOp::Set,
                                      std::move(GlobalRef))));
-    auto Loop = std::make_unique<ForStmt>();
-    Loop->Iter = L;
-    Loop->Init = std::move(Tid);
-    Loop->Bound = intLit(Height * Width);
-    Loop->Step = Threads;
-    Loop->Body = block(std::move(Body));
-    Loads.push_back(std::move(Loop));
+    StmtPtr Loop = Walk(C, Builtin::Tidx, Width, Block[0], std::move(Body));
+    if (Dims == 2) {
+      std::vector<StmtPtr> RowBody;
+      RowBody.push_back(intDecl(
+          RowStart,
+          mul(offset(add(mul(builtin(Builtin::Bidy), intLit(Block[1])), var(R)),
+                     -S.Rows[0]),
+              Stride->clone())));
+      RowBody.push_back(std::move(Loop));
+      Loop = Walk(R, Builtin::Tidy, Height, Block[1], std::move(RowBody));
+    }
+    Loads.push_back(std::make_unique<IfStmt>(NonEmpty->clone(), block({})));
+    llvm::cast<BlockStmt>(llvm::cast<IfStmt>(Loads.back().get())->Then.get())
+        ->Body.push_back(std::move(Loop));
 
     // The reads, from the tile.
     for (StmtPtr &Top : NS.Guarded)
