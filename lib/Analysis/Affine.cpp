@@ -298,12 +298,11 @@ std::map<std::string, const Expr *> singleAssignmentLocals(const Function &F) {
       });
     });
   }
+  for (auto It = Defs.begin(); It != Defs.end();)
+    It = Writes[It->first] == 1 ? std::next(It) : Defs.erase(It);
   for (const auto &[Name, Def] : Late)
     if (Writes[Name] == 3) // the declaration and this assignment
       Defs[Name] = Def;
-  for (auto It = Defs.begin(); It != Defs.end();)
-    It = Writes[It->first] == 1 || Late.count(It->first) ? std::next(It)
-                                                         : Defs.erase(It);
   return Defs;
 }
 

@@ -63,4 +63,18 @@ void rewriteExprs(Stmt &S, const std::function<ExprPtr(Expr &)> &F) {
   });
 }
 
+StmtPtr block(std::vector<StmtPtr> Stmts) {
+  auto B = std::make_unique<BlockStmt>();
+  B->Body = std::move(Stmts);
+  return B;
+}
+
+std::vector<StmtPtr> unwrap(StmtPtr S) {
+  if (auto *B = llvm::dyn_cast<BlockStmt>(S.get()))
+    return std::move(B->Body);
+  std::vector<StmtPtr> Out;
+  Out.push_back(std::move(S));
+  return Out;
+}
+
 } // namespace gpumerge

@@ -222,6 +222,11 @@ void walkExprs(Stmt &S, const std::function<void(const Expr &)> &F);
 /// Applies rewriteExpr to every expression slot under \p S.
 void rewriteExprs(Stmt &S, const std::function<ExprPtr(Expr &)> &F);
 
+/// A block holding \p Stmts.
+StmtPtr block(std::vector<StmtPtr> Stmts);
+/// The statements of \p S: its body when it is a block, else S alone.
+std::vector<StmtPtr> unwrap(StmtPtr S);
+
 } // namespace gpumerge
 
 #endif

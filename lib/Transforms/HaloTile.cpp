@@ -60,6 +60,9 @@ namespace {
 /// rows or columns.
 constexpr std::int64_t MaxReach = 4;
 
+const AffineVar PosX{AffineVar::Kind::Thread, "idx"};
+const AffineVar PosY{AffineVar::Kind::Thread, "idy"};
+
 /// One array read as a stencil: the offsets of its reads from the thread's
 /// position, and the row stride they share (2-D).
 struct Stencil {
@@ -70,6 +73,10 @@ struct Stencil {
   std::set<std::pair<std::int64_t, std::int64_t>> Offsets; ///< (di, dj)
   std::int64_t Rows[2] = {0, 0}; ///< halo above and below (di < 0, > 0)
   std::int64_t Cols[2] = {0, 0}; ///< halo left and right
+  /// Each read's offset, for its rewrite as a tile element.
+  std::map<const ArrayRef *, std::pair<std::int64_t, std::int64_t>> At;
+  /// The stride as the source spells it (strideSpelling), 2-D only.
+  ExprPtr Spelled;
 };
 
 /// Reads of each array in the guarded statements, and the arrays read
@@ -79,6 +86,16 @@ struct ReadSites {
   std::map<std::string, std::vector<ArrayRef *>> Plain;
   std::set<std::string> Conditional;
 };
+
+/// Every array \p St reads, as read by only some threads.
+void markConditional(Stmt &St, ReadSites &Sites) {
+  walkExprs(St, [&](const Expr &E) {
+    walkExpr(E, [&](const Expr &X) {
+      if (auto *R = llvm::dyn_cast<ArrayRef>(&X))
+        Sites.Conditional.insert(R->Array);
+    });
+  });
+}
 
 void collectReads(Expr &E, bool Conditional, ReadSites &Sites) {
   if (auto *R = llvm::dyn_cast<ArrayRef>(&E)) {
@@ -129,40 +146,32 @@ void collectReads(Stmt &St, ReadSites &Sites) {
     return;
   }
   // if, for and the rest: what they read is not read by every thread.
-  walkExprs(St, [&](const Expr &E) {
-    walkExpr(E, [&](const Expr &X) {
-      if (auto *R = llvm::dyn_cast<ArrayRef>(&X))
-        Sites.Conditional.insert(R->Array);
-    });
-  });
+  markConditional(St, Sites);
 }
 
-/// The offset of read \p R from the thread's position, filling \p S's
-/// stride; an error message when it is not a stencil read.
-std::optional<std::string> offsetOf(const ArrayRef &R, const Function &F,
-                                    const AffineContext &Ctx, unsigned Dims,
-                                    Stencil &S) {
+/// Records the offset of read \p R from the thread's position in \p S,
+/// with its stride; an error message when it is not a stencil read.
+std::optional<std::string> offsetOf(const ArrayRef &R, const AffineContext &Ctx,
+                                    unsigned Dims, Stencil &S) {
   if (R.Indices.size() != 1)
     return std::string("it is indexed in several dimensions");
+  std::string Index = "its index '" + printExprDebug(*R.Indices[0]) + "'";
   auto Form = toAffine(*R.Indices[0], Ctx);
   if (!Form || !Form->isAffine() || Form->mentions(AffineVar::Kind::Loop))
-    return "its index '" + printExprDebug(*R.Indices[0]) +
-           "' is not affine in the thread position";
-  AffineVar X{AffineVar::Kind::Thread, "idx"},
-      Y{AffineVar::Kind::Thread, "idy"};
-  if (Form->coefficientOf(X).asConstant() != std::optional<std::int64_t>(1))
-    return "its index '" + printExprDebug(*R.Indices[0]) +
-           "' does not move by one element with the X position";
-  AffineForm Rest = Form->without(X).without(Y);
+    return Index + " is not affine in the thread position";
+  if (Form->coefficientOf(PosX).asConstant() != std::optional<std::int64_t>(1))
+    return Index + " does not move by one element with the X position";
+  AffineForm Rest = Form->without(PosX).without(PosY);
   if (Rest.mentions(AffineVar::Kind::Thread))
-    return "its index '" + printExprDebug(*R.Indices[0]) +
-           "' uses another thread or block id";
+    return Index + " uses another thread or block id";
+  std::string Far = llvm::formatv(" is not within {0} rows and columns of the "
+                                  "thread's position",
+                                  MaxReach);
   std::int64_t Di = 0;
   if (Dims == 2) {
-    AffineForm Stride = Form->coefficientOf(Y);
+    AffineForm Stride = Form->coefficientOf(PosY);
     if (Stride.isConstant() && Stride.constantTerm() == 0)
-      return "its index '" + printExprDebug(*R.Indices[0]) +
-             "' does not move with the Y position";
+      return Index + " does not move with the Y position";
     if (S.Stride && !(*S.Stride == Stride))
       return std::string("its reads have different row strides");
     S.Stride = Stride;
@@ -177,20 +186,13 @@ std::optional<std::string> offsetOf(const ArrayRef &R, const Function &F,
       }
     }
     if (!Found)
-      return "its index '" + printExprDebug(*R.Indices[0]) +
-             llvm::formatv("' is not within {0} rows and columns of the "
-                           "thread's position",
-                           MaxReach)
-                 .str();
+      return Index + Far;
   }
   auto Dj = Rest.asConstant();
   if (!Dj || *Dj < -MaxReach || *Dj > MaxReach)
-    return "its index '" + printExprDebug(*R.Indices[0]) +
-           llvm::formatv("' is not within {0} elements of the thread's "
-                         "position",
-                         MaxReach)
-               .str();
+    return Index + Far;
   S.Offsets.insert({Di, *Dj});
+  S.At[&R] = {Di, *Dj};
   S.Rows[0] = std::max(S.Rows[0], -Di);
   S.Rows[1] = std::max(S.Rows[1], Di);
   S.Cols[0] = std::max(S.Cols[0], -*Dj);
@@ -203,14 +205,13 @@ std::optional<std::string> offsetOf(const ArrayRef &R, const Function &F,
 /// product `(y + c) * s` in one of \p Refs' indices. Null when none is.
 ExprPtr strideSpelling(const std::vector<ArrayRef *> &Refs,
                        const AffineForm &Stride, const AffineContext &Ctx) {
-  AffineVar X{AffineVar::Kind::Thread, "idx"},
-      Y{AffineVar::Kind::Thread, "idy"};
   auto RowOf = [&](const Expr &E) {
     auto A = toAffine(E, Ctx);
     return A &&
-           A->coefficientOf(Y).asConstant() == std::optional<std::int64_t>(1) &&
-           A->coefficientOf(X).isConstant() &&
-           A->coefficientOf(X).constantTerm() == 0;
+           A->coefficientOf(PosY).asConstant() ==
+               std::optional<std::int64_t>(1) &&
+           A->coefficientOf(PosX).isConstant() &&
+           A->coefficientOf(PosX).constantTerm() == 0;
   };
   auto IsStride = [&](const Expr &E) {
     auto A = toAffine(E, Ctx);
@@ -254,11 +255,8 @@ bool rowsImplied(const Function &F, const KernelDomain &D, const Expr &XBound,
   return Lo + *Less + 1 >= Span;
 }
 
-ExprPtr binop(BinaryOp Op, ExprPtr L, ExprPtr R) {
-  return binary(Op, std::move(L), std::move(R));
-}
 ExprPtr sub(ExprPtr L, ExprPtr R) {
-  return binop(BinaryOp::Sub, std::move(L), std::move(R));
+  return binary(BinaryOp::Sub, std::move(L), std::move(R));
 }
 /// \p E + \p C, written E - 1 rather than E + -1.
 ExprPtr offset(ExprPtr E, std::int64_t C) {
@@ -278,11 +276,10 @@ ExprPtr offset(ExprPtr E, std::int64_t C) {
 ExprPtr conj(ExprPtr L, ExprPtr R) {
   if (!L)
     return R;
-  return binop(BinaryOp::LAnd, std::move(L), std::move(R));
+  return binary(BinaryOp::LAnd, std::move(L), std::move(R));
 }
-/// The lowest (\p Max false) or highest of \p Bounds, each offset.
-ExprPtr extreme(const std::vector<DomainBound> &Bounds, const Function &F,
-                bool Max) {
+/// The highest of \p Bounds (lower bounds of one position), each offset.
+ExprPtr highest(const std::vector<DomainBound> &Bounds, const Function &F) {
   ExprPtr Out;
   for (const DomainBound &B : Bounds) {
     ExprPtr E = simplifyExpr(
@@ -291,19 +288,12 @@ ExprPtr extreme(const std::vector<DomainBound> &Bounds, const Function &F,
       Out = std::move(E);
       continue;
     }
-    ExprPtr Cmp =
-        binop(Max ? BinaryOp::GT : BinaryOp::LT, Out->clone(), E->clone());
+    ExprPtr Cmp = binary(BinaryOp::GT, Out->clone(), E->clone());
     Out = std::make_unique<SelectExpr>(std::move(Cmp), std::move(Out),
                                        std::move(E),
                                        Type::scalar(ScalarKind::Int));
   }
   return Out;
-}
-
-StmtPtr block(std::vector<StmtPtr> Stmts) {
-  auto B = std::make_unique<BlockStmt>();
-  B->Body = std::move(Stmts);
-  return B;
 }
 
 StmtPtr intDecl(const std::string &Name, ExprPtr Init) {
@@ -354,16 +344,10 @@ apply(Function &F, const PassContext &Ctx, std::string &Why) {
   for (StmtPtr &St : NS.Guarded)
     collectReads(*St, Sites);
   for (const StmtPtr &St : NS.Prologue)
-    walkExprs(*St, [&](const Expr &E) {
-      walkExpr(E, [&](const Expr &X) {
-        if (auto *R = llvm::dyn_cast<ArrayRef>(&X))
-          Sites.Conditional.insert(R->Array);
-      });
-    });
+    markConditional(*St, Sites);
   AffineContext ACtx = kernelAffineContext(F);
   std::vector<Stencil> Stencils;
   std::vector<std::string> Skipped;
-  std::map<std::string, ExprPtr> Strides;
   for (auto &[Array, Refs] : Sites.Plain) {
     const Param *P = F.findParam(Array);
     if (!P || !P->isArray())
@@ -380,7 +364,7 @@ apply(Function &F, const PassContext &Ctx, std::string &Why) {
     S.ElementBytes = S.ElemTy.elementBytes();
     std::optional<std::string> Bad;
     for (ArrayRef *R : Refs)
-      if ((Bad = offsetOf(*R, F, ACtx, Dims, S)))
+      if ((Bad = offsetOf(*R, ACtx, Dims, S)))
         break;
     if (Bad) {
       Skipped.push_back("'" + Array + "': " + *Bad);
@@ -391,14 +375,14 @@ apply(Function &F, const PassContext &Ctx, std::string &Why) {
       continue;
     }
     if (S.Stride) {
-      ExprPtr Spelled = strideSpelling(Refs, *S.Stride, ACtx);
-      if (!Spelled && S.Stride->isConstant()) {
+      S.Spelled = strideSpelling(Refs, *S.Stride, ACtx);
+      if (!S.Spelled && S.Stride->isConstant()) {
         Skipped.push_back("'" + Array + "': its row stride " + S.Stride->str() +
                           " is not spelled as a factor of its index");
         continue;
       }
-      Strides[Array] =
-          Spelled ? std::move(Spelled) : affineToExpr(*S.Stride, F);
+      if (!S.Spelled)
+        S.Spelled = affineToExpr(*S.Stride, F);
     }
     Stencils.push_back(std::move(S));
   }
@@ -441,15 +425,15 @@ apply(Function &F, const PassContext &Ctx, std::string &Why) {
   // The domain's box: [Lo, Hi) per dimension; not empty, or nothing reads.
   ExprPtr Lo[2], Hi[2], NonEmpty;
   for (unsigned I = 0; I < Dims; ++I) {
-    Lo[I] = D.Lower[I].empty() ? intLit(0) : extreme(D.Lower[I], F, true);
+    Lo[I] = D.Lower[I].empty() ? intLit(0) : highest(D.Lower[I], F);
     Hi[I] = NS.Extent[I]->clone();
     NonEmpty = conj(std::move(NonEmpty),
-                    binop(BinaryOp::LT, Lo[I]->clone(), Hi[I]->clone()));
+                    binary(BinaryOp::LT, Lo[I]->clone(), Hi[I]->clone()));
   }
   std::vector<std::string> Shapes;
   double LoadsBefore = 0, LoadsAfter = 0;
   for (Stencil &S : Stencils) {
-    ExprPtr Stride = S.Stride ? Strides[S.Array]->clone() : nullptr;
+    const Expr *Stride = S.Spelled.get();
     std::int64_t Width = Block[0] + S.Cols[0] + S.Cols[1];
     std::int64_t Height = Dims == 2 ? Block[1] + S.Rows[0] + S.Rows[1] : 1;
     if (Dims == 2) {
@@ -465,7 +449,7 @@ apply(Function &F, const PassContext &Ctx, std::string &Why) {
       } else if (!rowsImplied(F, D, *NS.Extent[0], *S.Stride, Span, ACtx)) {
         Plan.Preconditions.push_back(
             {std::shared_ptr<const Expr>(
-                 binop(BinaryOp::GE, Stride->clone(), intLit(Span))),
+                 binary(BinaryOp::GE, Stride->clone(), intLit(Span))),
              llvm::formatv("the rows of '{0}' are at least as wide as its "
                            "stencil, so its halo tile's bounds hold",
                            S.Array)
@@ -536,8 +520,8 @@ apply(Function &F, const PassContext &Ctx, std::string &Why) {
     auto GlobalRef =
         std::make_unique<ArrayRef>(S.Array, std::move(GIdx), S.ElemTy);
     ExprPtr InRange =
-        binop(BinaryOp::LAnd, binop(BinaryOp::GE, var(G), var(LoName)),
-              binop(BinaryOp::LE, var(G), var(HiName)));
+        binary(BinaryOp::LAnd, binary(BinaryOp::GE, var(G), var(LoName)),
+               binary(BinaryOp::LE, var(G), var(HiName)));
     std::vector<StmtPtr> Body;
     Body.push_back(intDecl(G, std::move(GIndex)));
     Body.push_back(std::make_unique<IfStmt>(
@@ -560,43 +544,33 @@ apply(Function &F, const PassContext &Ctx, std::string &Why) {
         ->Body.push_back(std::move(Loop));
 
     // The reads, from the tile.
-    for (StmtPtr &Top : NS.Guarded)
-      walkStmts(*Top, [&](Stmt &St) {
-        St.forEachExpr([&](ExprPtr &E) {
-          E = rewriteExpr(std::move(E), [&](Expr &X) -> ExprPtr {
-            auto *R = llvm::dyn_cast<ArrayRef>(&X);
-            if (!R || R->Array != S.Array || R->Space != AddressSpace::Global)
-              return nullptr;
-            Stencil One = S;
-            One.Offsets.clear();
-            if (offsetOf(*R, F, ACtx, Dims, One))
-              return nullptr; // cannot happen: checked above
-            auto [Di, Dj] = *One.Offsets.begin();
-            std::vector<ExprPtr> Idx;
-            if (Dims == 2)
-              Idx.push_back(simplifyExpr(
-                  add(builtin(Builtin::Tidy), intLit(Di + S.Rows[0]))));
-            Idx.push_back(simplifyExpr(
-                add(builtin(Builtin::Tidx), intLit(Dj + S.Cols[0]))));
-            auto T = std::make_unique<ArrayRef>(TileName, std::move(Idx),
-                                                R->getType());
-            T->Space = AddressSpace::Shared;
-            return T;
-          });
-        });
+    for (StmtPtr &St : NS.Guarded)
+      rewriteExprs(*St, [&](Expr &X) -> ExprPtr {
+        auto It = S.At.find(llvm::dyn_cast<ArrayRef>(&X));
+        if (It == S.At.end())
+          return nullptr;
+        auto [Di, Dj] = It->second;
+        std::vector<ExprPtr> Idx;
+        if (Dims == 2)
+          Idx.push_back(offset(builtin(Builtin::Tidy), Di + S.Rows[0]));
+        Idx.push_back(offset(builtin(Builtin::Tidx), Dj + S.Cols[0]));
+        auto T =
+            std::make_unique<ArrayRef>(TileName, std::move(Idx), X.getType());
+        T->Space = AddressSpace::Shared;
+        return T;
       });
     for (const std::string &W : Written) {
+      std::map<std::string, std::shared_ptr<const Expr>> Counts;
       for (const std::string &A : {S.Array, W})
         if (!Plan.Elements.count(A)) {
-          ExprPtr N = symbolicElements(F, A);
-          if (!N) {
+          Counts[A] = symbolicElements(F, A);
+          if (!Counts[A]) {
             Why = "cannot bound the extent of '" + A +
                   "' for the run-time aliasing check";
             return std::nullopt;
           }
-          Plan.Elements[A] = std::shared_ptr<const Expr>(std::move(N));
         }
-      Plan.Disjoint.push_back({S.Array, W});
+      Plan.requireDisjoint(S.Array, W, Counts);
     }
     LoadsBefore += double(S.Offsets.size());
     LoadsAfter += double(Height * Width) / double(Threads);

@@ -15,14 +15,6 @@ llvm::Error cannot(const llvm::Twine &Why) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), Why.str());
 }
 
-std::vector<StmtPtr> unwrap(StmtPtr S) {
-  if (auto *B = llvm::dyn_cast<BlockStmt>(S.get()))
-    return std::move(B->Body);
-  std::vector<StmtPtr> Out;
-  Out.push_back(std::move(S));
-  return Out;
-}
-
 /// `if (c) return;` (no else).
 bool isEarlyReturn(const IfStmt &If) {
   if (If.Else)

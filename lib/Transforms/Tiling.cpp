@@ -153,20 +153,6 @@ void collectNames(Stmt &S, std::set<std::string> &Names) {
   });
 }
 
-StmtPtr block(std::vector<StmtPtr> Stmts) {
-  auto B = std::make_unique<BlockStmt>();
-  B->Body = std::move(Stmts);
-  return B;
-}
-
-std::vector<StmtPtr> unwrap(StmtPtr S) {
-  std::vector<StmtPtr> Out;
-  if (auto *B = llvm::dyn_cast<BlockStmt>(S.get()))
-    return std::move(B->Body);
-  Out.push_back(std::move(S));
-  return Out;
-}
-
 //===----------------------------------------------------------------------===//
 // Staging: the loop tiled and the accesses read through shared memory
 //===----------------------------------------------------------------------===//

@@ -751,9 +751,8 @@ size_t combinedReads(const Vectorizer &V) {
 /// has anyway); null otherwise.
 std::unique_ptr<Function> mergedForVectors(const Function &F,
                                            const MachineDescription &MD,
-                                           VectorPolicy Policy,
+                                           const VectorPolicy &Policy,
                                            std::string &Shape) {
-  Policy.Width = Policy.MergedWidth;
   unsigned Dims = findDomain(F).Dims;
   TileShape S;
   S.Block = Dims == 1 ? std::array<std::int64_t, 2>{256, 1}
@@ -810,12 +809,15 @@ PassInfo vectorizePass() {
             // combines more accesses than the kernel as it is.
             std::unique_ptr<Function> Merged;
             std::string MergedShape;
+            VectorPolicy MergedPolicy = Policy;
+            MergedPolicy.Width = Policy.MergedWidth;
             if (Policy.InterThread && !F.Plan)
-              Merged = mergedForVectors(F, Ctx.Target, Policy, MergedShape);
+              Merged =
+                  mergedForVectors(F, Ctx.Target, MergedPolicy, MergedShape);
+            if (Merged)
+              Policy = MergedPolicy;
             const Function &Naive = tilingOrigin(F);
             Function &G = Merged ? *Merged : F;
-            if (Merged)
-              Policy.Width = Policy.MergedWidth;
             Vectorizer V(G, Policy, ScalarTextures, Naive);
             V.run();
             if (G.Plan)
