@@ -48,6 +48,7 @@
 #include "Analysis/Affine.h"
 #include "Analysis/Domain.h"
 #include "Analysis/Extents.h"
+#include "IR/Printer.h"
 #include "IR/Substitute.h"
 #include "Target/MachineDescription.h"
 #include "Transforms/Passes.h"
@@ -369,7 +370,7 @@ private:
     S.forEachExpr([&](ExprPtr &E) {
       walkExpr(*E, [&](const Expr &X) {
         auto *A = llvm::dyn_cast<ArrayRef>(&X);
-        if (!A || !candidate(*A) || Written.count(A->Array))
+        if (!A || !candidate(*A))
           return;
         if (auto Form = toAffine(*A->Indices[0], Ctx))
           Reads[A->Array].push_back(
@@ -450,6 +451,11 @@ private:
           Stable &= !Vars.count(D);
       if (!Stable)
         continue;
+      // An array the kernel writes is read as a vector within one
+      // statement only, before that statement's own store.
+      if (Written.count(Array) &&
+          (First != Last || !readsBeforeOwnWrite(*Body[First], Array)))
+        continue;
       // The vector read moves before writes to other arrays in the span.
       std::set<std::string> Moved;
       for (size_t S = First; S < Last; ++S)
@@ -503,13 +509,42 @@ private:
     auto *R = llvm::dyn_cast<ArrayRef>(A->LHS.get());
     if (!R || !candidate(*R))
       return nullptr;
-    // The stored values must not read the array being written.
-    bool ReadsIt = false;
+    // The stored value may read the array being written only at the
+    // element it overwrites (`y[i] = a * x[i] + y[i]`), which no other
+    // store of the group writes.
+    auto Written = toAffine(*R->Indices[0], Ctx);
+    bool ReadsOther = !Written;
     walkExpr(*A->RHS, [&](const Expr &X) {
-      if (auto *Q = llvm::dyn_cast<ArrayRef>(&X))
-        ReadsIt |= Q->Array == R->Array;
+      if (auto *V = llvm::dyn_cast<VarRef>(&X))
+        ReadsOther |= V->Name == R->Array;
+      if (auto *Q = llvm::dyn_cast<ArrayRef>(&X); Q && Q->Array == R->Array) {
+        auto Form = Q->Indices.size() == 1 && Q->VectorWidth == 1
+                        ? toAffine(*Q->Indices[0], Ctx)
+                        : std::nullopt;
+        ReadsOther |= !Form || !Written || !(*Form == *Written);
+      }
     });
-    return ReadsIt ? nullptr : R;
+    return ReadsOther ? nullptr : R;
+  }
+
+  /// Whether a vector read of written \p Array may replace reads of it in
+  /// statement \p S alone: S writes the array only through its left side
+  /// (it does not pass it whole), so its reads all happen before that.
+  static bool readsBeforeOwnWrite(const Stmt &S, const std::string &Array) {
+    auto *A = llvm::dyn_cast<AssignStmt>(&S);
+    if (!A || !llvm::isa<ArrayRef>(A->LHS.get()))
+      return false;
+    bool PassedWhole = false;
+    walkExpr(*A->RHS, [&](const Expr &X) {
+      if (auto *V = llvm::dyn_cast<VarRef>(&X))
+        PassedWhole |= V->Name == Array;
+    });
+    for (const ExprPtr &I : llvm::cast<ArrayRef>(A->LHS.get())->Indices)
+      walkExpr(*I, [&](const Expr &X) {
+        if (auto *Q = llvm::dyn_cast<ArrayRef>(&X))
+          PassedWhole |= Q->Array == Array;
+      });
+    return !PassedWhole;
   }
 
   bool combineWriteGroup(std::vector<StmtPtr> &Body, size_t S, unsigned W) {
@@ -744,11 +779,123 @@ size_t combinedReads(const Vectorizer &V) {
   return N;
 }
 
+bool signedInteger(const Type &T) {
+  return !T.IsPointer && T.VectorWidth == 1 &&
+         (T.Scalar == ScalarKind::Char || T.Scalar == ScalarKind::Short ||
+          T.Scalar == ScalarKind::Int || T.Scalar == ScalarKind::Long);
+}
+
+/// Whether condition \p E (negated when \p Negated) holds on a whole run of
+/// positions whenever it holds at the run's two ends: a conjunction of
+/// linear comparisons (a bound is a half-space; an equality, a plane) over
+/// signed integers, which cannot wrap between the ends as unsigned ones can.
+bool convexInPositions(const Expr &E, bool Negated, const AffineContext &Ctx) {
+  if (auto *U = llvm::dyn_cast<UnaryExpr>(&E); U && U->Op == UnaryOp::Not)
+    return convexInPositions(*U->Sub, !Negated, Ctx);
+  auto *B = llvm::dyn_cast<BinaryExpr>(&E);
+  if (!B)
+    return false;
+  if (B->Op == (Negated ? BinaryOp::LOr : BinaryOp::LAnd))
+    return convexInPositions(*B->LHS, Negated, Ctx) &&
+           convexInPositions(*B->RHS, Negated, Ctx);
+  if (!isComparison(B->Op) || B->Op == (Negated ? BinaryOp::EQ : BinaryOp::NE))
+    return false;
+  bool Signed = true;
+  for (const Expr *Side : {B->LHS.get(), B->RHS.get()})
+    walkExpr(*Side,
+             [&](const Expr &X) { Signed &= signedInteger(X.getType()); });
+  auto L = toAffine(*B->LHS, Ctx), R = toAffine(*B->RHS, Ctx);
+  return Signed && L && R && (*L - *R).isAffine();
+}
+
+/// The statements of \p S: a block's, or S alone.
+std::vector<const Stmt *> statementsOf(const Stmt &S) {
+  std::vector<const Stmt *> R;
+  if (auto *B = llvm::dyn_cast<BlockStmt>(&S))
+    for (const StmtPtr &X : B->Body)
+      R.push_back(X.get());
+  else
+    R.push_back(&S);
+  return R;
+}
+
+void conjuncts(ExprPtr E, std::vector<ExprPtr> &Out) {
+  if (auto *B = llvm::dyn_cast<BinaryExpr>(E.get());
+      B && B->Op == BinaryOp::LAnd) {
+    conjuncts(std::move(B->LHS), Out);
+    conjuncts(std::move(B->RHS), Out);
+    return;
+  }
+  Out.push_back(std::move(E));
+}
+
+/// A kernel merged in X with a guard per copy (`if (G_k) B_k`, k < W, as
+/// the generator writes an unstaged kernel that keeps its guard) gets one
+/// branch where every copy is inside the domain, its bodies straight code
+/// whose neighbouring accesses combine, and the copies as they were for the
+/// rest (the domain's edges):
+///
+///   if (G_0 && G_{W-1}) { B_0; ...; B_{W-1}; }
+///   else { if (G_0) B_0; ...; if (G_{W-1}) B_{W-1}; }
+///
+/// Two ends stand for the run when the guard is convex in the positions;
+/// otherwise every G_k is tested. False when the body is not of that shape.
+bool branchOnWholeGroups(Function &K, std::int64_t W) {
+  std::vector<StmtPtr> &Top = K.Body->Body;
+  std::size_t First = 0;
+  while (First < Top.size() && !llvm::isa<IfStmt>(Top[First].get()))
+    ++First;
+  if (Top.size() - First != std::size_t(W))
+    return false;
+  std::vector<IfStmt *> Copies;
+  std::set<std::string> Declared;
+  for (std::size_t I = First; I < Top.size(); ++I) {
+    auto *If = llvm::dyn_cast<IfStmt>(Top[I].get());
+    if (!If || If->Else)
+      return false;
+    for (const Stmt *S : statementsOf(*If->Then))
+      if (auto *D = llvm::dyn_cast<DeclStmt>(S))
+        if (!Declared.insert(D->Name).second)
+          return false; // copies declare one name: one block cannot hold both
+    Copies.push_back(If);
+  }
+  AffineContext Ctx = kernelAffineContext(K);
+  bool Ends = convexInPositions(*Copies.front()->Cond, false, Ctx) &&
+              convexInPositions(*Copies.back()->Cond, false, Ctx);
+  std::vector<ExprPtr> Atoms;
+  std::set<std::string> Seen;
+  for (std::size_t I = 0; I < Copies.size(); ++I) {
+    if (Ends && I != 0 && I + 1 != Copies.size())
+      continue;
+    std::vector<ExprPtr> Parts;
+    conjuncts(Copies[I]->Cond->clone(), Parts);
+    for (ExprPtr &P : Parts)
+      if (Seen.insert(printExprDebug(*P)).second)
+        Atoms.push_back(std::move(P));
+  }
+  ExprPtr Whole = std::move(Atoms.front());
+  for (std::size_t I = 1; I < Atoms.size(); ++I)
+    Whole = binary(BinaryOp::LAnd, std::move(Whole), std::move(Atoms[I]));
+  auto Fast = std::make_unique<BlockStmt>();
+  auto Edge = std::make_unique<BlockStmt>();
+  for (std::size_t I = First; I < Top.size(); ++I) {
+    for (const Stmt *S : statementsOf(*llvm::cast<IfStmt>(Top[I].get())->Then))
+      Fast->Body.push_back(S->clone());
+    Edge->Body.push_back(std::move(Top[I]));
+  }
+  Top.resize(First);
+  Top.push_back(std::make_unique<IfStmt>(std::move(Whole), std::move(Fast),
+                                         std::move(Edge)));
+  return true;
+}
+
 /// \p F (not yet tiled) with Width neighbouring threads merged in X (§3.1
-/// inter-thread: idx → idx*W + k, whole tiles), when vectorizing that
-/// combines more reads per naive thread than vectorizing F (the merged
-/// copies' reads of neighbours, not merely the loop-based ones each copy
-/// has anyway); null otherwise.
+/// inter-thread: idx → idx*W + k), when vectorizing that combines more
+/// reads per naive thread than vectorizing F (the merged copies' reads of
+/// neighbours, not merely the loop-based ones each copy has anyway); null
+/// otherwise. A guarded kernel keeps its guard, with a branch for the
+/// threads whose copies are all inside it (every size runs it, in one
+/// launch); one without a guard runs on whole tiles.
 std::unique_ptr<Function> mergedForVectors(const Function &F,
                                            const MachineDescription &MD,
                                            const VectorPolicy &Policy,
@@ -758,28 +905,44 @@ std::unique_ptr<Function> mergedForVectors(const Function &F,
   S.Block = Dims == 1 ? std::array<std::int64_t, 2>{256, 1}
                       : std::array<std::int64_t, 2>{16, 16};
   S.Merge = {Policy.Width, 1};
-  S.WholeTiles = true;
   S.AdjacentX = true;
-  auto K = generateTiled(F, S, MD);
-  if (!K) {
-    llvm::consumeError(K.takeError());
-    return nullptr;
-  }
-  if (!K->Staged.empty())
-    return nullptr;
   auto Plain = F.clone();
   Vectorizer AsIs(*Plain, Policy, {}, F);
   AsIs.run();
-  auto Trial = K->Kernel->clone();
-  Vectorizer Merged(*Trial, Policy, {}, F);
-  Merged.run();
-  // Per naive thread: the merged kernel does the work of Width of them.
-  if (combinedReads(Merged) <= combinedReads(AsIs) * Policy.Width)
+  // Guarded copies first: they run at every size, edges included, in one
+  // launch. Whole tiles (and <name>_edge) where the kernel has no guard, or
+  // where the copies' reads combine only in control flow they share (a
+  // loop each copy of a guard would repeat).
+  std::unique_ptr<Function> Chosen;
+  for (bool Whole : {false, true}) {
+    S.WholeTiles = Whole;
+    auto K = generateTiled(F, S, MD);
+    if (!K) {
+      llvm::consumeError(K.takeError());
+      continue;
+    }
+    bool Branched = !Whole && K->Kernel->Plan->GuardsDomain &&
+                    branchOnWholeGroups(*K->Kernel, Policy.Width);
+    if (!K->Staged.empty() || (!Whole && !Branched))
+      continue;
+    // The gain counts the threads whose copies are all inside the guard.
+    auto Trial = K->Kernel->clone();
+    if (Branched)
+      llvm::cast<IfStmt>(*Trial->Body->Body.back()).Else = nullptr;
+    Vectorizer Merged(*Trial, Policy, {}, F);
+    Merged.run();
+    // Per naive thread: the merged kernel does the work of Width of them.
+    if (combinedReads(Merged) > combinedReads(AsIs) * Policy.Width) {
+      Chosen = std::move(K->Kernel);
+      break;
+    }
+  }
+  if (!Chosen)
     return nullptr;
   Shape = llvm::formatv("{0} neighbouring threads in X (block {1}x{2})",
                         Policy.Width, S.Block[0], S.Block[1])
               .str();
-  return std::move(K->Kernel);
+  return Chosen;
 }
 
 } // namespace
