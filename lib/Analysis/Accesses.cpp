@@ -124,9 +124,11 @@ private:
       Guards.pop_back();
       return;
     }
+    // File-scope constant arrays (not parameters) are read-only tables in
+    // their own memory: no pass moves or stages them.
     if (const auto *R = llvm::dyn_cast<ArrayRef>(&E);
         R && (R->Space == AddressSpace::Global ||
-              R->Space == AddressSpace::Constant))
+              (R->Space == AddressSpace::Constant && F.findParam(R->Array))))
       record(*R, &E == Written);
     const_cast<Expr &>(E).forEachChild(
         [&](ExprPtr &C) { visitExprUnder(*C, Written); });

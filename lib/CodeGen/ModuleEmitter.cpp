@@ -273,6 +273,14 @@ emitTranslated(const Module &M, Language L,
     OS << Def << "\n";
   for (const auto &[Name, Def] : M.Typedefs)
     OS << Def << "\n";
+  std::unique_ptr<Printer> P = makeEmitter(L, OS);
+  for (const Module::ConstantDefinition &C : M.ConstantDefinitions) {
+    OS << (L == Language::Cuda ? "__constant__ " : "__constant ")
+       << P->typeSpelling(C.Element) << " " << C.Name;
+    for (std::int64_t X : C.Extents)
+      OS << "[" << X << "]";
+    OS << " = " << C.Initializer << ";\n";
+  }
   for (const Unsupported &U : M.PassedThrough) {
     std::string W = llvm::formatv("{0}:{1}: kernel '{2}' not translated to "
                                   "{3}: {4}",
@@ -282,7 +290,6 @@ emitTranslated(const Module &M, Language L,
     OS << "\n// gpumerge: " << W << "\n";
     Out.Warnings.push_back(W);
   }
-  std::unique_ptr<Printer> P = makeEmitter(L, OS);
   std::map<std::string, const Function *> Planned;
   for (const auto &F : M.Functions) {
     bool UsesPlan;

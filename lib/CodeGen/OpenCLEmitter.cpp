@@ -105,6 +105,11 @@ protected:
         OS << ", ";
       printParam(F.Params[I]);
     }
+    // A CUDA __constant__ array the host fills: an OpenCL argument.
+    for (const Param &C : F.ConstantArrays) {
+      OS << (F.Params.empty() && &C == &F.ConstantArrays.front() ? "" : ", ");
+      printParam(C);
+    }
     OS << ")";
   }
   std::string calleeName(const std::string &Callee,

@@ -106,7 +106,7 @@ public:
   run(const FunctionDecl &FD) {
     auto F = std::make_unique<Function>();
     F->Name = FD.getNameAsString();
-    F->IsKernel = isKernelDecl(FD);
+    F->IsKernel = CurrentIsKernel = isKernelDecl(FD);
     F->ReturnType = lowerType(FD.getReturnType(), FD.getBeginLoc());
     for (const ParmVarDecl *P : FD.parameters()) {
       Param KP;
@@ -128,6 +128,7 @@ public:
     if (Failure)
       return *Failure;
     F->FixedBlock = FixedBlock;
+    F->ConstantArrays = std::move(ConstantArrays);
     F->Body.reset(llvm::cast<BlockStmt>(Body.release()));
     F->PaperDialect = UsesDialect;
     if (UsesDialect) {
@@ -153,6 +154,8 @@ private:
   Module &M;
   std::optional<LoweringFailure> Failure;
   bool UsesDialect = false;
+  bool CurrentIsKernel = false;
+  std::vector<Param> ConstantArrays;
   std::array<std::int64_t, 2> FixedBlock = {0, 0};
   bool FixedBlockConflict = false;
 
@@ -319,6 +322,65 @@ private:
     Type T = lowerScalar(Q, Loc);
     T.IsConst = Q.isConstQualified();
     return T;
+  }
+
+  /// A read of file-scope constant array \p V (`__constant__ float w[9]`
+  /// in CUDA, `__constant float w[9] = {...}` in OpenCL): read-only, kept
+  /// as the input names it. One the host fills is recorded on the function
+  /// (an OpenCL translation passes it as a parameter); one with an
+  /// initializer on the module (a translation declares it again).
+  ExprPtr lowerConstantArray(const VarDecl &V, std::vector<ExprPtr> Indices,
+                             const ArraySubscriptExpr &A, SourceLocation Loc) {
+    std::string Name = V.getNameAsString();
+    std::vector<std::int64_t> Extents;
+    QualType Elem = V.getType();
+    while (const auto *CA = Ctx.getAsConstantArrayType(Elem)) {
+      Extents.push_back(CA->getSize().getSExtValue());
+      Elem = CA->getElementType();
+    }
+    if (Extents.empty())
+      return failExpr(
+          "a read through the file-scope constant pointer '" + Name + "'", Loc);
+    if (Indices.size() != Extents.size())
+      return failExpr(
+          "a row of the constant array '" + Name + "' taken as a pointer", Loc);
+    Type T = lowerScalar(Elem.getUnqualifiedType(), Loc);
+    if (!V.hasInit()) {
+      if (!CurrentIsKernel)
+        return failExpr("a read of the __constant__ array '" + Name +
+                            "' in a helper function (only kernels may read "
+                            "those the host fills)",
+                        Loc);
+      bool Known = false;
+      for (const Param &P : ConstantArrays)
+        Known |= P.Name == Name;
+      if (!Known) {
+        Param P;
+        P.Name = Name;
+        P.Ty = T;
+        P.Ty.IsPointer = true;
+        P.Ty.IsConst = true;
+        P.Ty.Space = AddressSpace::Constant;
+        P.Ty.InnerExtents.assign(Extents.begin() + 1, Extents.end());
+        P.DeclaredRows = Extents.front();
+        ConstantArrays.push_back(std::move(P));
+      }
+    } else {
+      bool Known = false;
+      for (const Module::ConstantDefinition &D : M.ConstantDefinitions)
+        Known |= D.Name == Name;
+      if (!Known)
+        M.ConstantDefinitions.push_back(
+            {Name, T, Extents,
+             Lexer::getSourceText(
+                 CharSourceRange::getTokenRange(V.getInit()->getSourceRange()),
+                 SM, Ctx.getLangOpts())
+                 .str()});
+    }
+    auto R = std::make_unique<ArrayRef>(Name, std::move(Indices),
+                                        lowerScalar(A.getType(), Loc));
+    R->Space = AddressSpace::Constant;
+    return R;
   }
 
   // --- expressions -------------------------------------------------------
@@ -539,13 +601,14 @@ private:
       const auto *BD = llvm::dyn_cast<DeclRefExpr>(strip(Base));
       const auto *BV = BD ? llvm::dyn_cast<VarDecl>(BD->getDecl()) : nullptr;
       if (BV && !BV->isLocalVarDeclOrParm()) {
-        const char *Space = BV->hasAttr<CUDAConstantAttr>() ? "__constant__ "
-                            : BV->hasAttr<CUDADeviceAttr>() ? "__device__ "
-                                                            : "";
+        if (BV->hasAttr<CUDAConstantAttr>() ||
+            BV->getType().getAddressSpace() == LangAS::opencl_constant)
+          return lowerConstantArray(*BV, std::move(Indices), *A, Loc);
+        const char *Space = BV->hasAttr<CUDADeviceAttr>() ? "__device__ " : "";
         return failExpr((llvm::Twine("a read of the file-scope ") + Space +
                          "array '" + BV->getName() +
-                         "' (only parameters are arrays gpumerge can "
-                         "follow yet)")
+                         "' (of file-scope arrays, gpumerge follows the "
+                         "constant ones only)")
                             .str(),
                         Loc);
       }

@@ -115,6 +115,7 @@ Function::withBody(std::unique_ptr<BlockStmt> NewBody) const {
   F->IsKernel = IsKernel;
   F->ReturnType = ReturnType;
   F->Params = Params;
+  F->ConstantArrays = ConstantArrays;
   F->Body = std::move(NewBody);
   F->Span = Span;
   F->SizeHints = SizeHints;

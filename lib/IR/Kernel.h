@@ -63,6 +63,12 @@ struct Function {
   /// input kernel's name, and which phase this is; PhaseOf empty otherwise.
   std::string PhaseOf;
   unsigned PhaseIndex = 0;
+  /// The CUDA `__constant__` arrays without an initializer that the kernel
+  /// reads (host code fills them, cudaMemcpyToSymbol): in CUDA file-scope
+  /// symbols the kernel names, in an OpenCL translation parameters after
+  /// its own (`__constant float (*c)[4]`). DeclaredRows and InnerExtents
+  /// give the declared size.
+  std::vector<Param> ConstantArrays;
   /// Set by the passes that change how the kernel is launched (block shape,
   /// merges, tiling); absent for a kernel launched like the naive one.
   std::optional<LaunchPlan> Plan;
@@ -155,6 +161,15 @@ struct Module {
   /// functions mention, in source order.
   std::vector<std::pair<std::string, std::string>> Typedefs;
   std::vector<std::pair<std::string, std::string>> Macros;
+  /// File-scope constant arrays with an initializer that kernels read, for a
+  /// translation to declare again: `float w[3]` and `{0.25f, 0.5f, 0.25f}`.
+  struct ConstantDefinition {
+    std::string Name;
+    Type Element;
+    std::vector<std::int64_t> Extents;
+    std::string Initializer; ///< as written
+  };
+  std::vector<ConstantDefinition> ConstantDefinitions;
   /// Launches and other uses of the kernels in host code, in source order.
   std::vector<KernelCallSite> CallSites;
   /// Kernels split at their global barriers, in source order.

@@ -26,6 +26,8 @@ public:
   /// The parameter declarations of \p F, comma-separated, as its signature
   /// writes them (for generated host code that takes the same arguments).
   void printParams(const Function &F);
+  /// How the language spells \p T ("unsigned int", "uint", "DATA_TYPE").
+  std::string typeSpelling(const Type &T) const { return typeName(T); }
 
 protected:
   llvm::raw_ostream &OS;

@@ -16,6 +16,8 @@ public:
     Scopes.emplace_back();
     for (const Param &P : F.Params)
       declare(P.Name, P.Ty.IsPointer ? P.Ty.InnerExtents.size() + 1 : 0);
+    for (const Param &P : F.ConstantArrays)
+      declare(P.Name, P.Ty.InnerExtents.size() + 1);
     checkStmt(*F.Body);
     if (Problem.empty())
       return llvm::Error::success();
@@ -56,6 +58,10 @@ private:
           fail("use of undeclared '" + V->Name + "'", Line);
       } else if (const auto *A = llvm::dyn_cast<ArrayRef>(&X)) {
         const unsigned *Dims = lookup(A->Array);
+        // A file-scope constant array with an initializer is declared
+        // outside every function.
+        if (!Dims && A->Space == AddressSpace::Constant)
+          return;
         if (!Dims)
           fail("access to undeclared array '" + A->Array + "'", Line);
         else if (*Dims != A->Indices.size())

@@ -825,6 +825,9 @@ struct DeviceRun {
   unsigned TimedRuns = 0;
   std::vector<Launch> Launches;
   std::vector<Param> Params;
+  /// The last of Params that stand for __constant__ arrays: they follow
+  /// every other argument, <name>_edge's bounds included.
+  std::size_t ConstantArrays = 0;
   std::map<std::string, std::int64_t> Extents;
   std::vector<std::vector<std::uint8_t>> Inputs;
   std::vector<double> Scalars;
@@ -967,9 +970,11 @@ void executeOnDevice(const DeviceRun &Run, VerifyResult Result,
       if (Reference)
         continue;
       for (const Launch::Edge &Edge : L.Edges) {
-        std::vector<KernelArg> EdgeArgs = Plain;
+        auto Own = Plain.end() - std::ptrdiff_t(Run.ConstantArrays);
+        std::vector<KernelArg> EdgeArgs(Plain.begin(), Own);
         for (std::int64_t B : Edge.Bounds)
           EdgeArgs.push_back(KernelArg::i32(std::int32_t(B)));
+        EdgeArgs.insert(EdgeArgs.end(), Own, Plain.end());
         if (auto E = Go(edgeName(L.Naive), EdgeArgs, Edge.Range))
           return E;
       }
@@ -1232,12 +1237,27 @@ verifyStages(const Module &M, const std::vector<const Function *> &DomainFrom,
   Run.TimedRuns = Opts.TimedRuns;
   Run.Launches = std::move(Launches);
   Run.Params = Naive.Params;
+  // CUDA __constant__ arrays the host fills: arguments after the kernel's
+  // own in the OpenCL translation, random like every input.
+  if (!Naive.ConstantArrays.empty() && !Opts.ReferenceSource.empty()) {
+    Result.Detail = "the kernel reads __constant__ arrays, which a "
+                    "--reference kernel cannot take as the translation does";
+    return Result;
+  }
+  for (const Param &C : Naive.ConstantArrays) {
+    std::int64_t N = C.DeclaredRows;
+    for (std::int64_t X : C.Ty.InnerExtents)
+      N *= X;
+    Extents[C.Name] = N;
+    Run.Params.push_back(C);
+    ++Run.ConstantArrays;
+  }
   Run.Extents = Extents;
 
   // Same inputs for both runs: generate once, upload twice.
   Random R{Opts.Seed};
   unsigned FloatParam = 0;
-  for (const Param &P : Naive.Params) {
+  for (const Param &P : Run.Params) {
     if (P.Ty.IsPointer) {
       Run.Inputs.push_back(randomContents(P.Ty.element(), Extents[P.Name], R));
       Run.Scalars.push_back(0);
