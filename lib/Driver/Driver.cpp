@@ -3,6 +3,7 @@
 #include "Analysis/Coalescing.h"
 #include "CodeGen/Emitter.h"
 #include "Driver/Batch.h"
+#include "Driver/Carving.h"
 #include "Driver/Tune.h"
 #include "Frontend/Frontend.h"
 #include "IR/Printer.h"
@@ -703,16 +704,18 @@ private:
     if (Debug.consume_front("tune-kill-after="))
       Debug.getAsInteger(10, TO.DebugKillAfter);
     const LaunchPlan &Model = *R.Kernel->Plan;
-    std::vector<TuneCandidate> Candidates =
+    std::vector<TuneCandidate> All =
         tuneCandidates(Space, Other, TO.Top, Model.Block, Model.Coverage);
-    std::vector<std::optional<VariantResult>> Trials(Candidates.size());
+    for (size_t I = 0; I < All.size(); ++I)
+      All[I].Rank = unsigned(I + 1);
+    std::vector<std::optional<VariantResult>> Trials(All.size());
     auto Made = [&](size_t I) -> VariantResult & {
       return Trials[I] ? *Trials[I] : R;
     };
-    auto Generate = [&](size_t I) {
+    auto GenerateAll = [&](size_t I) {
       TuneTrial T;
-      if (!Candidates[I].modelChoice()) {
-        auto C = runPipeline(Naive, V, &Candidates[I]);
+      if (!All[I].modelChoice()) {
+        auto C = runPipeline(Naive, V, &All[I]);
         if (!C) {
           T.Why = llvm::toString(C.takeError());
           return T;
@@ -729,10 +732,48 @@ private:
       T.Code = emitFunction(*C.Kernel, outputLang());
       return T;
     };
-    auto Measure = [&](size_t I) {
+    // The whole space timed (--tune=all) or pruned by carving
+    // (--tune=pareto): every version generated first, for its metrics.
+    std::vector<size_t> Order(All.size());
+    for (size_t I = 0; I < All.size(); ++I)
+      Order[I] = I;
+    std::vector<std::optional<TuneTrial>> Pre(All.size());
+    if (TO.Measure && TO.Top == 0) {
+      SizeBindings Sizes = chooseSizes(Naive, Opts.Sizes);
+      std::vector<CarvingMetrics> Metrics;
+      std::vector<size_t> Of;
+      for (size_t I = 0; I < All.size(); ++I) {
+        Pre[I] = GenerateAll(I);
+        if (!Pre[I]->Generated)
+          continue;
+        Metrics.push_back(carvingMetrics(*Made(I).Kernel, MD, Sizes));
+        Of.push_back(I);
+      }
+      std::vector<bool> Front = paretoFront(Metrics);
+      for (size_t J = 0; J < Of.size(); ++J) {
+        TuneTrial &T = *Pre[Of[J]];
+        T.Efficiency = Metrics[J].Efficiency;
+        T.Utilization = Metrics[J].Utilization;
+        T.OnParetoFront = Front[J];
+      }
+      if (Opts.TunePareto) {
+        Order.clear();
+        for (size_t I = 0; I < All.size(); ++I)
+          if (All[I].modelChoice() || All[I].Form ||
+              (Pre[I]->Generated && Pre[I]->OnParetoFront))
+            Order.push_back(I);
+      }
+    }
+    std::vector<TuneCandidate> Candidates;
+    for (size_t I : Order)
+      Candidates.push_back(All[I]);
+    auto Generate = [&](size_t J) {
+      return Pre[Order[J]] ? *Pre[Order[J]] : GenerateAll(Order[J]);
+    };
+    auto Measure = [&](size_t J) {
       VerifyOptions VO = verifyOptions();
       VO.TimedRuns = TO.Runs;
-      const VariantResult &C = Made(I);
+      const VariantResult &C = Made(Order[J]);
       return verifyStages(*M, domainKernels(Naive),
                           {{&Naive, C.Kernel.get(), C.Shape}}, VO);
     };
@@ -764,8 +805,8 @@ private:
                            O.KeptMismatch ? "error" : "warning", Naive.Name,
                            memoryVariantName(V), Bad);
     Mismatch |= O.KeptMismatch;
-    if (O.Chosen > 0 && Trials[O.Chosen]) {
-      R = std::move(*Trials[O.Chosen]);
+    if (O.Chosen >= 0 && Trials[Order[O.Chosen]]) {
+      R = std::move(*Trials[Order[O.Chosen]]);
       for (AppliedPass &P : R.Passes)
         if (P.Parameters.count("chosen-by"))
           P.Parameters["chosen-by"] = "--tune (the fastest candidate)";

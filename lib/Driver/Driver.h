@@ -70,6 +70,9 @@ struct DriverOptions {
   /// --tune[=N] (Tune.h): candidates per kernel and variant, 0 for the
   /// whole space; unset: the model's choice, untimed.
   std::optional<unsigned> Tune;
+  /// --tune=pareto: time the model's choice and the versions on the
+  /// carving Pareto front (Carving.h) instead of the first N.
+  bool TunePareto = false;
   /// --device: where --verify and --tune run kernels: "auto" and "opencl"
   /// (the first OpenCL device: PoCL here), "cuda[:N]" (not wired yet: an
   /// error that says whether a CUDA device is there).

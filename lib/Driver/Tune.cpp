@@ -163,21 +163,25 @@ tuneKernel(const TuneOptions &Opts, const TuneSubject &Subject,
   std::map<size_t, llvm::json::Object> ListedOf; ///< and its report
   unsigned Cached = 0;
   std::optional<double> BestMs; // so far, for the progress lines
+  auto Rank = [&](size_t I) {
+    return int(Candidates[I].Rank ? Candidates[I].Rank : I + 1);
+  };
   for (size_t I = 0; I < Candidates.size(); ++I) {
     TuneTrial Trial = Generate(I);
     // Forced factors can give an earlier candidate's kernel again.
     size_t SameAs = llvm::find(Codes, Trial.Code) - Codes.begin();
     Codes.push_back(Trial.Generated ? Trial.Code : "");
     if (!Trial.Generated) {
-      ListedOf[I] = llvm::json::Object{{"model_rank", int(I + 1)},
+      ListedOf[I] = llvm::json::Object{{"model_rank", Rank(I)},
                                        {"status", "not-generated"},
                                        {"reason", Trial.Why}};
-      LineOf[I] = llvm::formatv("  {0}. not generated: {1}", I + 1, Trial.Why);
+      LineOf[I] =
+          llvm::formatv("  {0}. not generated: {1}", Rank(I), Trial.Why);
       continue;
     }
     if (SameAs < I) {
       LineOf[I] = llvm::formatv("  {0}. {1}: the same kernel as candidate {2}",
-                                I + 1, Trial.Label, SameAs + 1);
+                                Rank(I), Trial.Label, Rank(SameAs));
       continue;
     }
     TuneKey Key;
@@ -206,7 +210,7 @@ tuneKernel(const TuneOptions &Opts, const TuneSubject &Subject,
       } else {
         E.Record = recordOf(Measure(I));
         E.Record.Key = Key;
-        E.Record.ModelRank = int(I + 1);
+        E.Record.ModelRank = Rank(I);
         Out.Timed += E.Record.Status != "precondition";
         std::lock_guard<std::mutex> G(State.Lock);
         if (auto Err = State.Cache->append(E.Record))
@@ -264,7 +268,7 @@ tuneKernel(const TuneOptions &Opts, const TuneSubject &Subject,
       });
       if (R == E.Recorded.end()) {
         LineOf[E.Index] = llvm::formatv("  {0}. {1}: no record in the cache",
-                                        E.Index + 1, E.Trial.Label);
+                                        Rank(E.Index), E.Trial.Label);
         continue;
       }
       E.Record = *R;
@@ -285,12 +289,17 @@ tuneKernel(const TuneOptions &Opts, const TuneSubject &Subject,
   const TuneRecord *Model = nullptr;
   for (const Entry &E : Entries) {
     llvm::json::Object C{{"candidate", E.Trial.Label},
-                         {"model_rank", int(E.Index + 1)},
+                         {"model_rank", Rank(E.Index)},
                          {"status", E.Record.Status},
                          {"from_cache", E.FromCache},
                          {"chosen", Best >= 0 && &E == &Entries[Best]}};
+    if (E.Trial.Efficiency) {
+      C["efficiency"] = *E.Trial.Efficiency;
+      C["utilization"] = *E.Trial.Utilization;
+      C["pareto_front"] = E.Trial.OnParetoFront;
+    }
     std::string Line =
-        llvm::formatv("  {0}. {1}: ", E.Index + 1, E.Trial.Label).str();
+        llvm::formatv("  {0}. {1}: ", Rank(E.Index), E.Trial.Label).str();
     if (E.Record.ok()) {
       C["median_ms"] = E.Record.MedianMs;
       C["times_ms"] = llvm::json::Array(E.Record.TimesMs);
@@ -340,7 +349,7 @@ tuneKernel(const TuneOptions &Opts, const TuneSubject &Subject,
   const Entry &B = Entries[Best];
   Out.Chosen = int(B.Index);
   Out.Report["chosen"] = B.Trial.Label;
-  Out.Report["chosen_model_rank"] = int(B.Index + 1);
+  Out.Report["chosen_model_rank"] = Rank(B.Index);
   Out.Report["chosen_median_ms"] = B.Record.MedianMs;
   std::string Versus;
   if (Model && Model->ok() && &B.Record != Model) {
@@ -352,7 +361,7 @@ tuneKernel(const TuneOptions &Opts, const TuneSubject &Subject,
   }
   Out.Lines.push_back(llvm::formatv("tune {0}: chose {1} (model rank {2}), "
                                     "{3}{4}",
-                                    What, B.Trial.Label, B.Index + 1,
+                                    What, B.Trial.Label, Rank(B.Index),
                                     msText(B.Record.MedianMs), Versus));
   return Out;
 }

@@ -60,6 +60,9 @@ struct TuneOptions {
 struct TuneCandidate {
   MergeRequest Merge;
   std::optional<TextureForm> Form;
+  /// Its place in the model's order (1: the model's choice); 0: its index
+  /// in the list plus one.
+  unsigned Rank = 0;
   bool modelChoice() const { return !Merge.any() && !Form; }
 };
 
@@ -78,6 +81,9 @@ struct TuneTrial {
   std::string Why;   ///< not generated: why
   std::string Label; ///< "block 64x8, 1x4 outputs per thread"
   std::string Code;  ///< the output it gives: hashed into the cache key
+  /// The carving metrics (Carving.h), for the report, where computed.
+  std::optional<double> Efficiency, Utilization;
+  bool OnParetoFront = false;
 };
 
 /// The kernel being tuned, as the cache keys it.

@@ -94,8 +94,10 @@ static cl::list<std::string>
 static cl::opt<std::string>
     Tune("tune", cl::ValueOptional,
          cl::desc("Run the model's first N versions of each kernel (default "
-                  "6; 'all': the whole space) on the verify device, each "
-                  "verified, then timed; write the fastest"),
+                  "6; 'all': the whole space; 'pareto': the model's choice "
+                  "and the versions on the carving Pareto front) on the "
+                  "verify device, each verified, then timed; write the "
+                  "fastest"),
          cl::value_desc("N"), cl::cat(Category));
 static cl::opt<std::string>
     Device("device",
@@ -236,15 +238,17 @@ int main(int argc, char **argv) {
   Opts.FileGlobs = FileGlobs;
   if (Tune.getNumOccurrences()) {
     unsigned N = DefaultTuneCandidates;
-    if (Tune == "all")
+    if (Tune == "all" || Tune == "pareto")
       N = 0;
     else if (!Tune.empty() &&
              (llvm::StringRef(Tune).getAsInteger(10, N) || N == 0)) {
-      errs() << "error: --tune wants a number of candidates or 'all', got '"
+      errs() << "error: --tune wants a number of candidates, 'all' or "
+                "'pareto', got '"
              << Tune << "'\n";
       return ExitUsage;
     }
     Opts.Tune = N;
+    Opts.TunePareto = Tune == "pareto";
   }
   Opts.TuneCache = TuneCacheFile;
   Opts.Device = Device;
