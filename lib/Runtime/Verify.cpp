@@ -458,6 +458,57 @@ repairSizes(const std::vector<const Function *> &DomainFrom,
   return Sizes;
 }
 
+/// \p Sizes, with the sizes the user did not give (\p Given) changed where
+/// that makes a tiny guarded domain larger (LU's `j = idx + k + 1; if (j <
+/// n)` at k = 67, n = 69 runs one thread): a run over a few threads hardly
+/// tests a kernel. Each round takes the one change that most raises the
+/// smallest guarded extent (toward 16) and keeps the sizes free of a
+/// sizeProblem.
+static SizeBindings
+widenDomain(const std::vector<const Function *> &DomainFrom,
+            const std::vector<VerifyStage> &Stages, SizeBindings Sizes,
+            const SizeBindings &Given,
+            const std::optional<std::array<std::int64_t, 2>> &Grid) {
+  constexpr std::int64_t Enough = 16;
+  auto Score = [&](const SizeBindings &X) -> std::int64_t {
+    std::array<bool, 2> Guarded;
+    auto D = sequenceDomain(DomainFrom, X, Grid, &Guarded);
+    if (!D) {
+      llvm::consumeError(D.takeError());
+      return -1;
+    }
+    std::int64_t Least = Enough;
+    for (unsigned Dim = 0; Dim < 2; ++Dim)
+      if (Guarded[Dim])
+        Least = std::min(Least, (*D)[Dim]);
+    return Least;
+  };
+  std::int64_t Best = Score(Sizes);
+  for (unsigned Round = 0; Round < 4 && Best >= 0 && Best < Enough; ++Round) {
+    std::optional<SizeBindings> Pick;
+    for (const auto &[Name, V] : Sizes) {
+      if (Given.count(Name))
+        continue;
+      for (std::int64_t T : {V / 8, V / 4, V / 2, V - 16, V + 16, V + 64, V * 2,
+                             std::int64_t(1), std::int64_t(3)}) {
+        if (T < 1 || T == V)
+          continue;
+        SizeBindings X = Sizes;
+        X[Name] = T;
+        std::int64_t N = Score(X);
+        if (N > Best && sizeProblem(DomainFrom, Stages, X, Grid).empty()) {
+          Best = N;
+          Pick = X;
+        }
+      }
+    }
+    if (!Pick)
+      break;
+    Sizes = *Pick;
+  }
+  return Sizes;
+}
+
 static PlanSatisfiability
 solveConditions(const std::vector<const Function *> &DomainFrom,
                 const std::vector<VerifyStage> &Stages,
@@ -1073,6 +1124,8 @@ verifyStages(const Module &M, const std::vector<const Function *> &DomainFrom,
     }
   Result.Sizes = repairSizes(DomainFrom, Stages, chooseSizes(Naive, Opts.Sizes),
                              Opts.Sizes, Opts.Grid);
+  Result.Sizes =
+      widenDomain(DomainFrom, Stages, Result.Sizes, Opts.Sizes, Opts.Grid);
   bool Race;
   std::string Problem =
       sizeProblem(DomainFrom, Stages, Result.Sizes, Opts.Grid, &Race);

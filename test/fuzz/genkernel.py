@@ -125,6 +125,24 @@ class Gen:
         return r.choice(["1U", "2u", "3U", "5u", "0x10u", "7U", "100U", "0x3U",
                          "12u"])
 
+    def const_table(self, index):
+        """A file-scope constant table read at \p index modulo its size: in
+        CUDA a __constant__ array the host fills (verify fills it with random
+        values) or one with an initializer, in OpenCL a program-scope
+        __constant array (initialized, as OpenCL requires)."""
+        r = self.rng
+        name = self.fresh(r.choice(["coef", "table", "weights", "lut"]))
+        k = r.randint(3, 8)
+        init = ", ".join(self.lit() for _ in range(k))
+        if self.cuda and r.random() < 0.5:
+            self.top.append(f"__constant__ {self.spelled} {name}[{k}];")
+        elif self.cuda:
+            self.top.append(f"__constant__ {self.spelled} {name}[{k}] = {{{init}}};")
+        else:
+            self.top.append(f"__constant {self.spelled} {name}[{k}] = {{{init}}};")
+        self.feature("constant-table")
+        return f"{name}[({index}) % {k}]"
+
     def size_param(self, name, lo=20, hi=80):
         name = self.fresh(name)
         self.params.append((f"int {name}", name))
@@ -506,8 +524,15 @@ class Gen:
         inplace = r.random() < 0.4
         out = self.array_param(self.fresh(r.choice(["c", "y", "out", "dst"])), False)
         i = self.pos1()
-        end = self.guard([(i, n)])
+        if r.random() < 0.25:
+            # An interior (a Jacobi copy's `i >= 1`).
+            self.feature("lower-bound")
+            end = self.guard([(i, ">=", r.choice(["1", "2", "3"])), (i, n)])
+        else:
+            end = self.guard([(i, n)])
         reads = [f"{a}[{i}]" for a in ins]
+        if r.random() < 0.2:
+            reads.append(self.const_table(i))
         e = self.combine(reads)
         if r.random() < 0.3:
             e = self.select(reads[0], e, self.combine(reads[-1:]))

@@ -20,7 +20,8 @@ WANTED = (
        "const-trip", "macro-trip", "scalar-param", "in-place", "select",
        "access-macro", "nested-loops", "stencil-two-sided", "mv-transposed",
        "mm-a-transposed", "mm-b-transposed", "global-accumulate", "row-on-x",
-       "two-per-thread", "compound-store", "array-2d"]
+       "two-per-thread", "compound-store", "array-2d", "lower-bound",
+       "constant-table"]
     + [f"passthrough:{p}" for p in ["while", "do", "switch", "break",
                                      "continue", "modassign", "ptrarith",
                                      "unroll"]])
