@@ -10,6 +10,10 @@
 // VERIFY-NOT: skipped
 // VERIFY: verify scale_row (global{{.*}}): ok
 // VERIFY: verify update (global{{.*}}): ok
+// Without --size, the default sizes (k=67, repaired to n=69) leave one
+// thread; verify widens the domain to n - k - 1 = 60 threads.
+// RUN: %gpumerge --target=h100 --memory=global --verify --out-dir=%t/c %s | FileCheck --check-prefix=WIDE %s
+// WIDE: verify scale_row (global, optimized path, k=8,n=69): ok
 // CHECK:      "name": "scale_row",
 // CHECK:        "verify": "ok",
 // CHECK:          "sizes": {
