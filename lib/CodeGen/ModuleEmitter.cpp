@@ -282,11 +282,12 @@ emitTranslated(const Module &M, Language L,
     OS << " = " << C.Initializer << ";\n";
   }
   for (const Unsupported &U : M.PassedThrough) {
-    std::string W = llvm::formatv("{0}:{1}: kernel '{2}' not translated to "
-                                  "{3}: {4}",
-                                  M.FileName, U.Line, U.Kernel, languageName(L),
-                                  U.Construct)
-                        .str();
+    std::string W =
+        llvm::formatv("{0}:{1}: {2} '{3}' not translated to {4}: {5}",
+                      M.FileName, U.Line,
+                      U.IsKernel ? "kernel" : "helper function", U.Kernel,
+                      languageName(L), U.Construct)
+            .str();
     OS << "\n// gpumerge: " << W << "\n";
     Out.Warnings.push_back(W);
   }
