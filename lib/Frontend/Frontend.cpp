@@ -393,8 +393,22 @@ parseSource(const std::string &Source, const std::string &FileName,
   std::set<std::string> FailedHelpers;
   for (const FunctionDecl *FD : All) {
     SourceSpan Span = spanOf(*FD, SM);
-    auto Lowered = lowerFunction(*FD, Ctx, AST->getPreprocessor(), *M);
     bool IsKernel = isKernelDecl(*FD);
+    // A template's body names its parameters' types (`T`), which no
+    // lowering can give a size; its instantiations are not taken yet.
+    if (FD->isTemplateInstantiation())
+      continue; // its template is reported
+    if (FD->getDescribedFunctionTemplate()) {
+      Unsupported U{FD->getNameAsString(),
+                    "a template (gpumerge does not optimize the "
+                    "instantiations of template functions yet)",
+                    Span.Line, Span, IsKernel};
+      if (!IsKernel)
+        FailedHelpers.insert(U.Kernel);
+      M->PassedThrough.push_back(std::move(U));
+      continue;
+    }
+    auto Lowered = lowerFunction(*FD, Ctx, AST->getPreprocessor(), *M);
     if (auto *Failure = std::get_if<LoweringFailure>(&Lowered)) {
       Unsupported U{FD->getNameAsString(), Failure->Construct, Failure->Line,
                     Span, IsKernel};
