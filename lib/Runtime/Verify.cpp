@@ -483,6 +483,14 @@ widenDomain(const std::vector<const Function *> &DomainFrom,
         Least = std::min(Least, (*D)[Dim]);
     return Least;
   };
+  // A read the analysis places before an array at every size (in a branch
+  // that never runs there) is no reason to keep a tiny domain.
+  std::string Before = sizeProblem(DomainFrom, Stages, Sizes, Grid);
+  auto Usable = [&](const SizeBindings &X) {
+    bool Race;
+    std::string P = sizeProblem(DomainFrom, Stages, X, Grid, &Race);
+    return P.empty() || (!Race && P == Before);
+  };
   std::int64_t Best = Score(Sizes);
   for (unsigned Round = 0; Round < 4 && Best >= 0 && Best < Enough; ++Round) {
     std::optional<SizeBindings> Pick;
@@ -496,7 +504,7 @@ widenDomain(const std::vector<const Function *> &DomainFrom,
         SizeBindings X = Sizes;
         X[Name] = T;
         std::int64_t N = Score(X);
-        if (N > Best && sizeProblem(DomainFrom, Stages, X, Grid).empty()) {
+        if (N > Best && Usable(X)) {
           Best = N;
           Pick = X;
         }
@@ -556,11 +564,21 @@ std::optional<SizeBindings> sizesForOptimizedStages(
     S = Solved;
   if (!Holds(S))
     return std::nullopt;
-  // Sizes where the input kernel races are no use: repair them, keeping
-  // the conditions.
-  if (!sizeProblem(DomainFrom, Stages, S, Grid).empty()) {
+  // Sizes where the input kernel races, or reaches before an array where
+  // the given sizes did not, are no use: repair them, keeping the
+  // conditions. (A read the analysis places before an array at every size,
+  // in a branch that never runs there, `i == 0 ? ... : hz[(i-1)*NY + j]`,
+  // does not count: verify runs the given sizes with it too.)
+  std::string Before =
+      sizeProblem(DomainFrom, Stages, chooseSizes(Naive, Sizes), Grid);
+  auto Usable = [&](const SizeBindings &X) {
+    bool Race;
+    std::string P = sizeProblem(DomainFrom, Stages, X, Grid, &Race);
+    return P.empty() || (!Race && P == Before);
+  };
+  if (!Usable(S)) {
     S = repairSizes(DomainFrom, Stages, S, Sizes, Grid);
-    if (!Holds(S) || !sizeProblem(DomainFrom, Stages, S, Grid).empty())
+    if (!Holds(S) || !Usable(S))
       return std::nullopt;
   }
   return S;
