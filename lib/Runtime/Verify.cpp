@@ -531,7 +531,11 @@ std::optional<SizeBindings> sizesForOptimizedStages(
   if (Plans.empty())
     return Sizes;
   const Function &Naive = *Stages.front().Naive;
-  SizeBindings S = chooseSizes(Naive, Sizes);
+  // From sizes where the input kernel is sound (ADI's (n - 3 - i1) * n
+  // needs n > i1 + 2): raising one size for a condition from unsound ones
+  // may leave the repair nothing that keeps the condition.
+  SizeBindings S =
+      repairSizes(DomainFrom, Stages, chooseSizes(Naive, Sizes), Sizes, Grid);
   unsigned Total = 0;
   auto Score = [&](const SizeBindings &X) {
     return conditionsHeldAt(DomainFrom, Plans, X, Grid, Total);
