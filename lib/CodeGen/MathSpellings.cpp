@@ -3,6 +3,8 @@
 
 #include "llvm/ADT/StringRef.h"
 
+#include <set>
+
 namespace gpumerge {
 
 namespace {
@@ -53,6 +55,41 @@ std::string cudaSpelling(const std::string &Callee, const Type &Result) {
     if (Callee == P.OpenCL)
       return P.Cuda;
   return Callee;
+}
+
+bool isOpenCLBuiltinFunction(const std::string &Name) {
+  static const std::set<std::string> Builtins = {
+      // math
+      "acos", "acosh", "acospi", "asin", "asinh", "asinpi", "atan", "atan2",
+      "atanh", "atanpi", "atan2pi", "cbrt", "ceil", "copysign", "cos", "cosh",
+      "cospi", "erfc", "erf", "exp", "exp2", "exp10", "expm1", "fabs", "fdim",
+      "floor", "fma", "fmax", "fmin", "fmod", "fract", "frexp", "hypot",
+      "ilogb", "ldexp", "lgamma", "lgamma_r", "log", "log2", "log10", "log1p",
+      "logb", "mad", "maxmag", "minmag", "modf", "nan", "nextafter", "pow",
+      "pown", "powr", "remainder", "remquo", "rint", "rootn", "round", "rsqrt",
+      "sin", "sincos", "sinh", "sinpi", "sqrt", "tan", "tanh", "tanpi",
+      "tgamma", "trunc",
+      // integer
+      "abs", "abs_diff", "add_sat", "hadd", "rhadd", "clz", "ctz", "mad_hi",
+      "mad_sat", "max", "min", "mul_hi", "rotate", "sub_sat", "upsample",
+      "popcount", "mad24", "mul24",
+      // common
+      "clamp", "degrees", "mix", "radians", "step", "smoothstep", "sign",
+      // geometric
+      "cross", "dot", "distance", "length", "normalize", "fast_distance",
+      "fast_length", "fast_normalize",
+      // relational
+      "isequal", "isnotequal", "isgreater", "isgreaterequal", "isless",
+      "islessequal", "islessgreater", "isfinite", "isinf", "isnan", "isnormal",
+      "isordered", "isunordered", "signbit", "any", "all", "bitselect",
+      "select",
+      // synchronization, work-items, memory
+      "barrier", "mem_fence", "read_mem_fence", "write_mem_fence",
+      "get_work_dim", "get_global_size", "get_global_id", "get_local_size",
+      "get_local_id", "get_num_groups", "get_group_id", "get_global_offset",
+      "prefetch", "wait_group_events", "async_work_group_copy", "printf",
+      "shuffle", "shuffle2", "vec_step"};
+  return Builtins.count(Name) > 0;
 }
 
 } // namespace gpumerge

@@ -28,6 +28,11 @@ Spelling openclSpelling(const std::string &Callee, const Type &Result);
 /// How CUDA spells a call of OpenCL's \p Callee returning \p Result.
 std::string cudaSpelling(const std::string &Callee, const Type &Result);
 
+/// Is \p Name one of OpenCL C's built-in functions (`step`, `mix`, `dot`,
+/// `sqrt`, ...)? An OpenCL program cannot define a kernel of that name, so
+/// a CUDA kernel named so is renamed where gpumerge runs it as OpenCL.
+bool isOpenCLBuiltinFunction(const std::string &Name);
+
 } // namespace gpumerge
 
 #endif

@@ -2,6 +2,7 @@
 #include "CodeGen/EdgeKernel.h"
 #include "CodeGen/Emitter.h"
 #include "CodeGen/Launcher.h"
+#include "CodeGen/MathSpellings.h"
 #include "CodeGen/PhasedLaunch.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -291,6 +292,16 @@ emitTranslated(const Module &M, Language L,
     OS << "\n// gpumerge: " << W << "\n";
     Out.Warnings.push_back(W);
   }
+  if (L == Language::OpenCL)
+    for (const Function *K : M.kernels())
+      if (isOpenCLBuiltinFunction(K->Name))
+        Out.Warnings.push_back(
+            llvm::formatv("{0}:{1}: kernel '{2}' has the name of an OpenCL "
+                          "built-in function, which an OpenCL program cannot "
+                          "define as a kernel: rename it for the OpenCL "
+                          "output",
+                          M.FileName, K->Span.Line, K->Name)
+                .str());
   std::map<std::string, const Function *> Planned;
   for (const auto &F : M.Functions) {
     bool UsesPlan;

@@ -4,6 +4,7 @@
 #include "Analysis/Races.h"
 #include "CodeGen/EdgeKernel.h"
 #include "CodeGen/Emitter.h"
+#include "CodeGen/MathSpellings.h"
 #include "IR/Evaluate.h"
 #include "IR/Printer.h"
 #include "Runtime/Isolate.h"
@@ -898,6 +899,9 @@ struct DeviceRun {
   unsigned TimedRuns = 0;
   std::vector<Launch> Launches;
   std::vector<Param> Params;
+  /// Kernels that run under another name on each side (a CUDA kernel named
+  /// like an OpenCL built-in function).
+  std::map<std::string, std::string> ReferenceNames, CandidateNames;
   /// The last of Params that stand for __constant__ arrays: they follow
   /// every other argument, <name>_edge's bounds included.
   std::size_t ConstantArrays = 0;
@@ -1037,7 +1041,12 @@ void executeOnDevice(const DeviceRun &Run, VerifyResult Result,
         }
         Args.push_back(KernelArg::buffer(ImageOf[P.Name]));
       }
-      if (auto E = Go(Reference ? L.Naive : L.Candidate, Args,
+      auto Named = [&](const std::string &K) {
+        const auto &Names = Reference ? Run.ReferenceNames : Run.CandidateNames;
+        auto It = Names.find(K);
+        return It == Names.end() ? K : It->second;
+      };
+      if (auto E = Go(Named(Reference ? L.Naive : L.Candidate), Args,
                       Reference ? L.NaiveRange : L.CandidateRange))
         return E;
       if (Reference)
@@ -1307,6 +1316,26 @@ verifyStages(const Module &M, const std::vector<const Function *> &DomainFrom,
   for (const VerifyStage &St : Stages)
     Replacements[St.Naive->Name] = St.Emitted;
   Run.Candidate = emitModule(M, Language::OpenCL, Replacements).Text;
+  // A CUDA kernel named like an OpenCL built-in function (`step`, `dot`)
+  // runs under another name in the translation.
+  if (M.Lang == Language::Cuda)
+    for (const Function *F : M.kernels()) {
+      if (!isOpenCLBuiltinFunction(F->Name))
+        continue;
+      std::string New = "gpumerge_" + F->Name;
+      auto Rename = [&](std::string &Text) {
+        std::string From = "__kernel void " + F->Name + "(";
+        for (size_t At = Text.find(From); At != std::string::npos;
+             At = Text.find(From, At + 1))
+          Text.replace(At, From.size(), "__kernel void " + New + "(");
+      };
+      Rename(Run.Candidate);
+      Run.CandidateNames[F->Name] = New;
+      if (Opts.ReferenceSource.empty()) {
+        Rename(Run.Reference);
+        Run.ReferenceNames[F->Name] = New;
+      }
+    }
   Run.BuildOptions = Opts.BuildOptions;
   Run.DebugFail = Opts.DebugFailCandidate;
   Run.TimedRuns = Opts.TimedRuns;

@@ -368,8 +368,9 @@ class Gen:
     def build(self):
         r = self.rng
         self.make_helpers()
-        # Not `step`: an OpenCL built-in, which a CUDA kernel translated to
-        # OpenCL cannot be named today (see the fuzz notes in the report).
+        # Not `step`: an OpenCL built-in. Verify runs such a CUDA kernel
+        # under another name, but an OpenCL output (--lang=opencl, which
+        # the fuzzer asks for too) cannot define it (a warning says so).
         kname = self.fresh(r.choice(["kern", "k", "compute", "stage", "update",
                                      "apply", "op"]))
         shape = self.shape()
