@@ -294,6 +294,15 @@ emitTranslated(const Module &M, Language L,
   }
   if (L == Language::OpenCL)
     for (const Function *K : M.kernels())
+      for (const Param &C : K->ConstantArrays)
+        Out.Warnings.push_back(
+            llvm::formatv("{0}:{1}: kernel '{2}' reads the __constant__ array "
+                          "'{3}', which OpenCL passes as an argument: the "
+                          "OpenCL kernel takes it after its own parameters",
+                          M.FileName, K->Span.Line, K->Name, C.Name)
+                .str());
+  if (L == Language::OpenCL)
+    for (const Function *K : M.kernels())
       if (isOpenCLBuiltinFunction(K->Name))
         Out.Warnings.push_back(
             llvm::formatv("{0}:{1}: kernel '{2}' has the name of an OpenCL "
