@@ -459,6 +459,19 @@ repairSizes(const std::vector<const Function *> &DomainFrom,
   return Sizes;
 }
 
+/// Whether two sizeProblem reports name the same problem, whatever the
+/// index values in them ("reaches 'hz' at index -53" and "... -64").
+static bool sameProblem(llvm::StringRef A, llvm::StringRef B) {
+  auto Shape = [](llvm::StringRef S) {
+    std::string R;
+    for (char C : S)
+      if (!llvm::isDigit(C) && C != '-')
+        R += C;
+    return R;
+  };
+  return Shape(A) == Shape(B);
+}
+
 /// \p Sizes, with the sizes the user did not give (\p Given) changed where
 /// that makes a tiny guarded domain larger (LU's `j = idx + k + 1; if (j <
 /// n)` at k = 67, n = 69 runs one thread): a run over a few threads hardly
@@ -490,7 +503,7 @@ widenDomain(const std::vector<const Function *> &DomainFrom,
   auto Usable = [&](const SizeBindings &X) {
     bool Race;
     std::string P = sizeProblem(DomainFrom, Stages, X, Grid, &Race);
-    return P.empty() || (!Race && P == Before);
+    return P.empty() || (!Race && sameProblem(P, Before));
   };
   std::int64_t Best = Score(Sizes);
   for (unsigned Round = 0; Round < 4 && Best >= 0 && Best < Enough; ++Round) {
@@ -579,7 +592,7 @@ std::optional<SizeBindings> sizesForOptimizedStages(
   auto Usable = [&](const SizeBindings &X) {
     bool Race;
     std::string P = sizeProblem(DomainFrom, Stages, X, Grid, &Race);
-    return P.empty() || (!Race && P == Before);
+    return P.empty() || (!Race && sameProblem(P, Before));
   };
   if (!Usable(S)) {
     S = repairSizes(DomainFrom, Stages, S, Sizes, Grid);
