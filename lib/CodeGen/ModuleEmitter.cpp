@@ -292,8 +292,10 @@ emitTranslated(const Module &M, Language L,
     OS << "\n// gpumerge: " << W << "\n";
     Out.Warnings.push_back(W);
   }
+  // What an OpenCL program of these kernels needs from its host code, or
+  // cannot do.
   if (L == Language::OpenCL)
-    for (const Function *K : M.kernels())
+    for (const Function *K : M.kernels()) {
       for (const Param &C : K->ConstantArrays)
         Out.Warnings.push_back(
             llvm::formatv("{0}:{1}: kernel '{2}' reads the __constant__ array "
@@ -301,8 +303,6 @@ emitTranslated(const Module &M, Language L,
                           "OpenCL kernel takes it after its own parameters",
                           M.FileName, K->Span.Line, K->Name, C.Name)
                 .str());
-  if (L == Language::OpenCL)
-    for (const Function *K : M.kernels())
       if (isOpenCLBuiltinFunction(K->Name))
         Out.Warnings.push_back(
             llvm::formatv("{0}:{1}: kernel '{2}' has the name of an OpenCL "
@@ -311,6 +311,7 @@ emitTranslated(const Module &M, Language L,
                           "output",
                           M.FileName, K->Span.Line, K->Name)
                 .str());
+    }
   std::map<std::string, const Function *> Planned;
   for (const auto &F : M.Functions) {
     bool UsesPlan;

@@ -459,9 +459,17 @@ repairSizes(const std::vector<const Function *> &DomainFrom,
   return Sizes;
 }
 
-/// Whether two sizeProblem reports name the same problem, whatever the
-/// index values in them ("reaches 'hz' at index -53" and "... -64").
-static bool sameProblem(llvm::StringRef A, llvm::StringRef B) {
+/// Whether \p X is free of a sizeProblem, but for one \p Before (the
+/// problem of the sizes it derives from) already had: the same problem
+/// whatever index values it names ("reaches 'hz' at index -53" or "-64"),
+/// never a race.
+static bool usableSizes(const std::vector<const Function *> &DomainFrom,
+                        const std::vector<VerifyStage> &Stages,
+                        const SizeBindings &X,
+                        const std::optional<std::array<std::int64_t, 2>> &Grid,
+                        llvm::StringRef Before) {
+  bool Race;
+  std::string P = sizeProblem(DomainFrom, Stages, X, Grid, &Race);
   auto Shape = [](llvm::StringRef S) {
     std::string R;
     for (char C : S)
@@ -469,7 +477,7 @@ static bool sameProblem(llvm::StringRef A, llvm::StringRef B) {
         R += C;
     return R;
   };
-  return Shape(A) == Shape(B);
+  return P.empty() || (!Race && Shape(P) == Shape(Before));
 }
 
 /// \p Sizes, with the sizes the user did not give (\p Given) changed where
@@ -501,9 +509,7 @@ widenDomain(const std::vector<const Function *> &DomainFrom,
   // that never runs there) is no reason to keep a tiny domain.
   std::string Before = sizeProblem(DomainFrom, Stages, Sizes, Grid);
   auto Usable = [&](const SizeBindings &X) {
-    bool Race;
-    std::string P = sizeProblem(DomainFrom, Stages, X, Grid, &Race);
-    return P.empty() || (!Race && sameProblem(P, Before));
+    return usableSizes(DomainFrom, Stages, X, Grid, Before);
   };
   std::int64_t Best = Score(Sizes);
   for (unsigned Round = 0; Round < 4 && Best >= 0 && Best < Enough; ++Round) {
@@ -590,9 +596,7 @@ std::optional<SizeBindings> sizesForOptimizedStages(
   std::string Before =
       sizeProblem(DomainFrom, Stages, chooseSizes(Naive, Sizes), Grid);
   auto Usable = [&](const SizeBindings &X) {
-    bool Race;
-    std::string P = sizeProblem(DomainFrom, Stages, X, Grid, &Race);
-    return P.empty() || (!Race && sameProblem(P, Before));
+    return usableSizes(DomainFrom, Stages, X, Grid, Before);
   };
   if (!Usable(S)) {
     S = repairSizes(DomainFrom, Stages, S, Sizes, Grid);
