@@ -147,63 +147,108 @@ bool hasToken(llvm::StringRef List, llvm::StringRef Name) {
   return false;
 }
 
-/// Loads every OpenCL driver (ICD) the loader will find, each with
-/// RTLD_DEEPBIND, before the loader's own dlopen() finds it already loaded.
-///
-/// Why: gpumerge links Debian's libLLVM-16 and libclang-cpp16 into the global
-/// symbol scope, and PoCL 3.1 links libLLVM-15 and libclang-cpp15. The 15
-/// libraries carry unversioned template instantiations (PassModel vtables,
-/// all of clang::) that a plain dlopen() binds to the already-loaded 16 ones,
-/// and PoCL's first clBuildProgram then crashes inside LLVM
-/// (pocl/pocl#1421). Deep binding makes the driver and its dependencies look
-/// in their own libraries first. The handles stay open for the process.
+/// The OpenCL driver (ICD) libraries the ICD loader will load, in its order.
+/// Where ocl-icd looks: OCL_ICD_FILENAMES (libraries, ':'-separated), then
+/// OCL_ICD_VENDORS (a directory of .icd files, one .icd file, or a
+/// library), else OPENCL_VENDOR_PATH or /etc/OpenCL/vendors.
+std::vector<std::string> driverLibraries() {
+  std::vector<std::string> Libraries;
+  auto AddIcdFile = [&](const llvm::Twine &Path) {
+    auto Text = llvm::MemoryBuffer::getFile(Path);
+    if (!Text)
+      return;
+    llvm::StringRef Name = (*Text)->getBuffer().trim();
+    if (!Name.empty())
+      Libraries.push_back(Name.str());
+  };
+  auto AddIcdDirectory = [&](llvm::StringRef Dir) {
+    std::error_code EC;
+    for (llvm::sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC;
+         It.increment(EC))
+      if (llvm::StringRef(It->path()).endswith(".icd"))
+        AddIcdFile(It->path());
+  };
+  if (const char *Files = std::getenv("OCL_ICD_FILENAMES")) {
+    llvm::SmallVector<llvm::StringRef, 4> Names;
+    llvm::StringRef(Files).split(Names, ':', -1, /*KeepEmpty=*/false);
+    for (llvm::StringRef Name : Names)
+      Libraries.push_back(Name.str());
+  }
+  const char *Vendors = std::getenv("OCL_ICD_VENDORS");
+  if (Vendors && *Vendors) {
+    if (llvm::sys::fs::is_directory(Vendors))
+      AddIcdDirectory(Vendors);
+    else if (llvm::StringRef(Vendors).endswith(".icd"))
+      AddIcdFile(Vendors);
+    else
+      Libraries.push_back(Vendors);
+  } else {
+    const char *Dir = std::getenv("OPENCL_VENDOR_PATH");
+    AddIcdDirectory(Dir && *Dir ? Dir : "/etc/OpenCL/vendors");
+  }
+  return Libraries;
+}
+
+// Why the drivers need care: gpumerge links Debian's libLLVM-16 and
+// libclang-cpp16 into the global symbol scope, and PoCL 3.1 links libLLVM-15
+// and libclang-cpp15. The 15 libraries carry unversioned template
+// instantiations (PassModel vtables, all of clang::) that a plain dlopen()
+// binds to the already-loaded 16 ones, and PoCL's first clBuildProgram then
+// crashes inside LLVM (pocl/pocl#1421).
+
+#if defined(__SANITIZE_ADDRESS__)
+/// Under AddressSanitizer, whose runtime drops RTLD_DEEPBIND: each driver is
+/// loaded into a link-map namespace of its own (dlmopen), where gpumerge's
+/// LLVM is not visible at all, and its platforms are asked for directly
+/// (clIcdGetPlatformIDsKHR, the entry the ICD loader itself calls). Every
+/// later call goes through the ICD loader, which dispatches on the object.
+/// The handles stay open for the process. The ICD loader is then told of no
+/// driver (OCL_ICD_VENDORS names none): it would load each one again into
+/// the global scope, whose binding into LLVM 16 breaks the process's exit.
+std::vector<cl_platform_id> platformsFromIsolatedDrivers() {
+  static std::once_flag Once;
+  static std::vector<cl_platform_id> Platforms;
+  std::call_once(Once, [] {
+    using GetPlatformsFn = cl_int (*)(cl_uint, cl_platform_id *, cl_uint *);
+    std::vector<std::string> Libraries = driverLibraries();
+    ::unsetenv("OCL_ICD_FILENAMES");
+    ::setenv("OCL_ICD_VENDORS",
+             "gpumerge-drivers-loaded-in-their-own-namespace", 1);
+    for (const std::string &Library : Libraries) {
+      void *Handle = dlmopen(LM_ID_NEWLM, Library.c_str(), RTLD_NOW);
+      if (!Handle)
+        continue;
+      // How the ICD loader finds the entry: drivers need not export it.
+      using LookupFn = void *(*)(const char *);
+      auto Lookup = reinterpret_cast<LookupFn>(
+          dlsym(Handle, "clGetExtensionFunctionAddress"));
+      auto Get = Lookup ? reinterpret_cast<GetPlatformsFn>(
+                              Lookup("clIcdGetPlatformIDsKHR"))
+                        : nullptr;
+      cl_uint N = 0;
+      if (!Get || Get(0, nullptr, &N) != CL_SUCCESS || N == 0)
+        continue;
+      std::vector<cl_platform_id> Found(N);
+      if (Get(N, Found.data(), nullptr) == CL_SUCCESS)
+        Platforms.insert(Platforms.end(), Found.begin(), Found.end());
+    }
+  });
+  return Platforms;
+}
+#else
+/// Loads every driver the ICD loader will find, each with RTLD_DEEPBIND,
+/// before the loader's own dlopen() finds it already loaded: deep binding
+/// makes the driver and its dependencies look in their own libraries first.
+/// The handles stay open for the process.
 void preloadDriversWithDeepBinding() {
-#if defined(RTLD_DEEPBIND) && !defined(__SANITIZE_ADDRESS__)
   static std::once_flag Once;
   std::call_once(Once, [] {
-    // Where ocl-icd looks: OCL_ICD_FILENAMES (libraries, ':'-separated), then
-    // OCL_ICD_VENDORS (a directory of .icd files, one .icd file, or a
-    // library), else OPENCL_VENDOR_PATH or /etc/OpenCL/vendors.
-    std::vector<std::string> Libraries;
-    auto AddIcdFile = [&](const llvm::Twine &Path) {
-      auto Text = llvm::MemoryBuffer::getFile(Path);
-      if (!Text)
-        return;
-      llvm::StringRef Name = (*Text)->getBuffer().trim();
-      if (!Name.empty())
-        Libraries.push_back(Name.str());
-    };
-    auto AddIcdDirectory = [&](llvm::StringRef Dir) {
-      std::error_code EC;
-      for (llvm::sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC;
-           It.increment(EC))
-        if (llvm::StringRef(It->path()).endswith(".icd"))
-          AddIcdFile(It->path());
-    };
-    if (const char *Files = std::getenv("OCL_ICD_FILENAMES")) {
-      llvm::SmallVector<llvm::StringRef, 4> Names;
-      llvm::StringRef(Files).split(Names, ':', -1, /*KeepEmpty=*/false);
-      for (llvm::StringRef Name : Names)
-        Libraries.push_back(Name.str());
-    }
-    const char *Vendors = std::getenv("OCL_ICD_VENDORS");
-    if (Vendors && *Vendors) {
-      if (llvm::sys::fs::is_directory(Vendors))
-        AddIcdDirectory(Vendors);
-      else if (llvm::StringRef(Vendors).endswith(".icd"))
-        AddIcdFile(Vendors);
-      else
-        Libraries.push_back(Vendors);
-    } else {
-      const char *Dir = std::getenv("OPENCL_VENDOR_PATH");
-      AddIcdDirectory(Dir && *Dir ? Dir : "/etc/OpenCL/vendors");
-    }
     // A driver that fails to load here is reported by the ICD loader later.
-    for (const std::string &Library : Libraries)
+    for (const std::string &Library : driverLibraries())
       (void)dlopen(Library.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
   });
-#endif
 }
+#endif
 
 /// OpenCL rejects 0-byte buffers; give them this many bytes instead.
 constexpr std::size_t MinBufferBytes = 4;
@@ -263,6 +308,12 @@ OpenCLSession::~OpenCLSession() = default;
 llvm::Expected<std::unique_ptr<OpenCLSession>> OpenCLSession::create() {
   static const char *NoPlatform =
       "no OpenCL platform found: install pocl-opencl-icd (OpenCL on the CPU)";
+#if defined(__SANITIZE_ADDRESS__)
+  std::vector<cl_platform_id> Platforms = platformsFromIsolatedDrivers();
+  if (Platforms.empty())
+    return makeError(NoPlatform);
+  cl_int Err = CL_SUCCESS;
+#else
   preloadDriversWithDeepBinding();
   cl_uint NumPlatforms = 0;
   cl_int Err = clGetPlatformIDs(0, nullptr, &NumPlatforms);
@@ -276,6 +327,7 @@ llvm::Expected<std::unique_ptr<OpenCLSession>> OpenCLSession::create() {
   Err = clGetPlatformIDs(NumPlatforms, Platforms.data(), nullptr);
   if (Err != CL_SUCCESS)
     return clError("clGetPlatformIDs", Err);
+#endif
 
   // A CPU device on any platform first (PoCL), else the first device at all.
   std::unique_ptr<OpenCLSession> S(new OpenCLSession());
@@ -295,13 +347,20 @@ llvm::Expected<std::unique_ptr<OpenCLSession>> OpenCLSession::create() {
       break;
   }
   if (!I.Device)
-    return makeError("no OpenCL device found on " + llvm::Twine(NumPlatforms) +
+    return makeError("no OpenCL device found on " +
+                     llvm::Twine(Platforms.size()) +
                      " platform(s): install pocl-opencl-icd (OpenCL on the "
                      "CPU)");
 
+#if defined(__SANITIZE_ADDRESS__)
+  // The ICD loader does not know a platform it did not load and rejects it in
+  // the properties; without them the context is the device's platform's.
+  cl_context_properties *Props = nullptr;
+#else
   cl_context_properties Props[] = {
       CL_CONTEXT_PLATFORM, reinterpret_cast<cl_context_properties>(I.Platform),
       0};
+#endif
   I.Context = clCreateContext(Props, 1, &I.Device, nullptr, nullptr, &Err);
   if (Err != CL_SUCCESS)
     return clError("clCreateContext", Err);
