@@ -87,6 +87,7 @@ template <> struct MappingTraits<MachineDescription> {
     Io.mapRequired("SmArch", MD.SmArch);
     Io.mapRequired("MemoryBandwidthGBs", MD.MemoryBandwidthGBs);
     Io.mapRequired("PeakFP32GFlops", MD.PeakFP32GFlops);
+    Io.mapOptional("FP32LanesPerMP", MD.FP32LanesPerMP, 0u);
   }
 };
 } // namespace yaml
@@ -337,6 +338,17 @@ llvm::Expected<MachineDescription> loadFile(llvm::StringRef Path) {
   return parseMachineDescription((*Buffer)->getBuffer(), Path);
 }
 } // namespace
+
+double gpumerge::dramToSharedBandwidth(const MachineDescription &MD) {
+  if (!MD.FP32LanesPerMP || !MD.SMCount || !MD.Banks)
+    return 0;
+  // Clock (GHz) = peak / (2 x SMs x lanes); DRAM bytes per SM clock =
+  // bandwidth / SMs / clock.
+  double ClockGHz =
+      MD.PeakFP32GFlops / (2.0 * MD.SMCount * double(MD.FP32LanesPerMP));
+  double DramPerClock = MD.MemoryBandwidthGBs / MD.SMCount / ClockGHz;
+  return DramPerClock / double(MD.Banks * MD.BankWidth);
+}
 
 std::string gpumerge::defaultTargetsDir() {
   if (const char *Dir = std::getenv("GPUMERGE_TARGETS_DIR"); Dir && *Dir)

@@ -64,7 +64,16 @@ struct MachineDescription {
   std::string SmArch;            ///< "sm_90" for nvcc; empty when none
   double MemoryBandwidthGBs = 0;
   double PeakFP32GFlops = 0;
+  /// FP32 lanes of one SM (128 on sm_90): with PeakFP32GFlops, the clock,
+  /// which puts DRAM and shared-memory bandwidth in one unit for the static
+  /// model. 0 (the default) leaves shared-memory traffic out of it.
+  unsigned FP32LanesPerMP = 0;
 };
+
+/// Bytes of DRAM bandwidth one SM has per clock over the shared-memory
+/// bytes it can read per clock (Banks x BankWidth); 0 when the description
+/// does not give FP32LanesPerMP. H100: 12.8 / 128 = 0.1.
+double dramToSharedBandwidth(const MachineDescription &MD);
 
 /// Directory holding the shipped *.yaml descriptions: $GPUMERGE_TARGETS_DIR
 /// when set, else ../share/gpumerge/machine-descriptions beside the running

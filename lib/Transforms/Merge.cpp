@@ -57,7 +57,7 @@ std::string direction(std::int64_t X, std::int64_t Y) {
 llvm::Expected<std::optional<AppliedPass>>
 apply(Function &F, const PassContext &Ctx, const TileShape &S,
       const std::string &Name, std::int64_t Fx, std::int64_t Fy,
-      const std::string &Chosen) {
+      const std::string &Chosen, const std::string &Factor = "") {
   auto K = generateTiled(tilingOrigin(F), S, Ctx.Target);
   if (!K)
     return llvm::createStringError(llvm::inconvertibleErrorCode(), "%s: %s",
@@ -77,7 +77,8 @@ apply(Function &F, const PassContext &Ctx, const TileShape &S,
         Ctx.Target.Name.c_str(), occupancyLimitName(Occ.Limit));
   AppliedPass P{Name, {}};
   P.Parameters["direction"] = direction(Fx, Fy);
-  P.Parameters["factor"] = llvm::formatv("{0}x{1}", Fx, Fy).str();
+  P.Parameters["factor"] =
+      Factor.empty() ? llvm::formatv("{0}x{1}", Fx, Fy).str() : Factor;
   P.Parameters["block"] =
       llvm::formatv("{0}x{1}", S.Block[0], S.Block[1]).str();
   P.Parameters["chosen-by"] = Chosen;
@@ -185,7 +186,8 @@ PassInfo blockMergePass() {
             TileShape Cur = currentShape(F, Ctx);
             const Function &Origin = tilingOrigin(F);
             std::int64_t Fx = 1, Fy = 1;
-            std::string Chosen = "--merge", Ranked;
+            std::string Chosen = "--merge", Ranked, Factor;
+            TileShape S = Cur;
             if (Ctx.Merge.BlockX || Ctx.Merge.BlockY) {
               Fx = Ctx.Merge.BlockX.value_or(1);
               Fy = Ctx.Merge.BlockY.value_or(1);
@@ -207,17 +209,25 @@ PassInfo blockMergePass() {
               Ranked = topVersions(Versions);
               Fx = Best.Shape.Block[0] / Cur.Block[0];
               Fy = Best.Shape.Block[1] / Cur.Block[1];
+              if (Best.Shape.Block[0] < Cur.Block[0]) {
+                // Half as wide (Search.cpp): thread merge widens the tile.
+                S.Block = Best.Shape.Block;
+                Fx = 1;
+                Factor = llvm::formatv("1/{0}x{1}",
+                                       Cur.Block[0] / Best.Shape.Block[0], Fy)
+                             .str();
+              }
               Chosen = llvm::formatv("static model (cost {0:f4}, best of {1})",
                                      Best.Cost, Versions.size());
             }
-            if (Fx == 1 && Fy == 1) {
+            if (Fx == 1 && Fy == 1 && Factor.empty()) {
               Why = "the model keeps the block as it is";
               return std::nullopt;
             }
-            TileShape S = Cur;
-            S.Block = {Cur.Block[0] * Fx, Cur.Block[1] * Fy};
+            if (Factor.empty())
+              S.Block = {Cur.Block[0] * Fx, Cur.Block[1] * Fy};
             S.Merge = {1, 1};
-            auto R = apply(F, Ctx, S, "block-merge", Fx, Fy, Chosen);
+            auto R = apply(F, Ctx, S, "block-merge", Fx, Fy, Chosen, Factor);
             if (R && *R && !Ranked.empty())
               (**R).Parameters["ranked"] = Ranked;
             return R;

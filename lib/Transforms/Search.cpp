@@ -18,7 +18,13 @@ double versionCost(const TiledKernel &K, const TileShape &S,
                     double(MD.ThreadInWarp);
   double Wanted = double(MD.WarpInMP) / 4;
   double Hiding = std::min(1.0, Resident / Wanted);
-  return K.LoadsPerOutput / std::max(Hiding, 1e-6);
+  // The slower of the two memories, in global elements per output: shared
+  // reads count at the ratio of DRAM to shared-memory bandwidth, so they
+  // decide only once tiling has made global traffic small (mm: 4x4 register
+  // tiles read 0.5 shared elements per step and output, 8x8 tiles 0.25).
+  double Traffic = std::max(K.LoadsPerOutput,
+                            K.SharedLoadsPerOutput * dramToSharedBandwidth(MD));
+  return Traffic / std::max(Hiding, 1e-6);
 }
 
 std::vector<RankedVersion>
@@ -29,6 +35,10 @@ rankVersions(const Function &Origin, std::int64_t LoopTile,
   unsigned Dims = findDomain(Origin).Dims;
   std::int64_t T = LoopTile > 0 ? LoopTile : MD.CoalescedThread;
   bool BothWays = MD.CoalescedThread >= MD.ThreadInWarp; // Fermi and later
+  // 8x8 register tiles where a thread may hold enough registers (255: sm_70
+  // and later): a step's shared-memory reads then feed twice the FMAs of a
+  // 4x4 tile (issue 11's cuBLAS-class mm).
+  bool BigRegisterTiles = MD.MaxRegistersPerThread >= 255;
   std::vector<std::array<std::int64_t, 2>> Blocks;
   if (FixedBlock) {
     Blocks.push_back(*FixedBlock);
@@ -40,6 +50,16 @@ rankVersions(const Function &Origin, std::int64_t LoopTile,
       for (std::int64_t By : {1, 2, 4, 8, 16})
         if (BothWays || Bx == 1)
           Blocks.push_back({T * Bx, By});
+    // Half as wide where register tiles are 8x8 (below): mm's 8x8 tile on
+    // 16x16 threads is 128 x 128, where 32 x 8 threads make it 256 wide and
+    // need w >= 256 for a whole tile. A half row of threads still reads
+    // whole 32-byte sectors; the tiles themselves are loaded by the whole
+    // block, flattened. Kept below only with thread merge in X, which makes
+    // the tile T wide or more.
+    if (BigRegisterTiles && BothWays && T % 2 == 0 &&
+        T / 2 * 4 >= 2 * std::int64_t(MD.SectorBytes))
+      for (std::int64_t By : {8, 16})
+        Blocks.push_back({T / 2, By});
   }
   std::vector<RankedVersion> Out;
   for (const auto &B : Blocks) {
@@ -50,7 +70,9 @@ rankVersions(const Function &Origin, std::int64_t LoopTile,
         // A GT200-class target merges in one direction (Y when 2-D).
         if (!BothWays && Dims == 2 && Mx > 1)
           continue;
-        if (Mx * My > 16)
+        if (Mx * My > (BigRegisterTiles ? 64 : 16))
+          continue;
+        if (!FixedBlock && B[0] < T && B[0] * Mx < T)
           continue;
         TileShape S{
             B, {Mx, My}, LoopTile, Interchange, WholeTiles && Mx * My > 1};
@@ -72,6 +94,8 @@ rankVersions(const Function &Origin, std::int64_t LoopTile,
         if (V.Occ.BlocksPerSM < 2)
           continue;
         V.LoadsPerOutput = K->LoadsPerOutput;
+        V.SharedBound = K->SharedLoadsPerOutput * dramToSharedBandwidth(MD) >
+                        K->LoadsPerOutput;
         V.Registers = K->EstimatedRegisters;
         V.SharedBytes = K->Kernel->Plan->SharedBytes;
         Out.push_back(V);
@@ -83,6 +107,12 @@ rankVersions(const Function &Origin, std::int64_t LoopTile,
                      if (std::abs(A.Cost - B.Cost) >
                          0.01 * std::min(A.Cost, B.Cost))
                        return A.Cost < B.Cost;
+                     // Bound alike by shared memory: the one that moves
+                     // less global data (mm's 128 x 128 tile before its
+                     // 256 x 64 one, which needs w >= 256 to run).
+                     if (A.SharedBound && B.SharedBound &&
+                         A.LoadsPerOutput != B.LoadsPerOutput)
+                       return A.LoadsPerOutput < B.LoadsPerOutput;
                      std::int64_t CA = A.Shape.Merge[0] * A.Shape.Merge[1];
                      std::int64_t CB = B.Shape.Merge[0] * B.Shape.Merge[1];
                      if (CA != CB)

@@ -37,6 +37,8 @@ struct RankedVersion {
   TileShape Shape;
   double Cost = 0;
   double LoadsPerOutput = 0;
+  /// Its cost is set by shared-memory reads, not global traffic.
+  bool SharedBound = false;
   unsigned Registers = 0; ///< estimated from KIR
   std::int64_t SharedBytes = 0;
   Occupancy Occ;

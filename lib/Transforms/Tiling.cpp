@@ -1302,7 +1302,7 @@ llvm::Expected<TiledKernel> Generator::run() {
       Loads += double(SA.Loaded);
     // Distinct global reads one thread makes per iteration of the loop
     // (the tiled loop when there is one, else the whole kernel).
-    std::set<std::string> Reads;
+    std::set<std::string> Reads, SharedReads;
     Stmt *Scope = K->Body.get();
     if (Tiled) // the first: the tile's loop (a remainder loop follows)
       walkStmts(*K->Body, [&](Stmt &X) {
@@ -1313,9 +1313,12 @@ llvm::Expected<TiledKernel> Generator::run() {
     walkStmts(*Scope, [&](Stmt &X) {
       auto Note = [&](const Expr &E) {
         walkExpr(E, [&](const Expr &Y) {
-          if (auto *R = llvm::dyn_cast<ArrayRef>(&Y))
+          if (auto *R = llvm::dyn_cast<ArrayRef>(&Y)) {
             if (R->Space == AddressSpace::Global)
               Reads.insert(printExprDebug(*R));
+            else if (R->Space == AddressSpace::Shared)
+              SharedReads.insert(printExprDebug(*R));
+          }
         });
       };
       if (auto *A = llvm::dyn_cast<AssignStmt>(&X)) {
@@ -1332,16 +1335,23 @@ llvm::Expected<TiledKernel> Generator::run() {
         Tiled ? double(Result.TiledBy > 0 ? Result.TiledBy : S.LoopTile) : 1.0;
     Loads += double(Reads.size()) * double(NT) * PerStep;
     Result.LoadsPerOutput = Loads / (Outputs * PerStep);
+    // Each distinct shared read once per iteration of the loop over the
+    // tile (the tiled loop's body holds one iteration's reads).
+    Result.SharedLoadsPerOutput =
+        double(SharedReads.size()) * double(NT) / Outputs;
   }
 
-  // Registers: a base, plus each replicated scalar once per copy.
+  // Registers: a base, plus each replicated scalar once per copy: two for
+  // what varies in one direction (positions, which feed 64-bit addresses),
+  // one for what varies in both (the accumulators of a register tile:
+  // ptxas gives mm's 4x4 tile 56 registers and its 8x8 tile 128).
   unsigned Copies = 0;
   for (const auto &[N, M] : Varying)
     if (N.rfind("__merge", 0) != 0)
-      Copies += unsigned(M == 1   ? S.Merge[0]
-                         : M == 2 ? S.Merge[1]
+      Copies += unsigned(M == 1   ? 2 * S.Merge[0]
+                         : M == 2 ? 2 * S.Merge[1]
                                   : S.Merge[0] * S.Merge[1]);
-  Result.EstimatedRegisters = 16 + 2 * Copies;
+  Result.EstimatedRegisters = 16 + Copies;
 
   Plan.EstimatedRegisters = Result.EstimatedRegisters;
   Plan.Origin = std::shared_ptr<const Function>(Origin.clone());

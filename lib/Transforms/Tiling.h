@@ -95,6 +95,10 @@ struct TiledKernel {
   /// Global elements loaded per naive output per tile step: the static
   /// model's traffic estimate (reference/models.md, footprints).
   double LoadsPerOutput = 0;
+  /// Shared-memory elements read per naive output per step of the tiled
+  /// loop: (Mx + My) / (Mx * My) for mm's register tile. What bounds a
+  /// compute-bound kernel once its global traffic is small.
+  double SharedLoadsPerOutput = 0;
   unsigned EstimatedRegisters = 0;
 };
 

@@ -201,7 +201,43 @@ TEST(Search, RankingPrefersLessTrafficWithinTheLimits) {
     }
     // Merging must beat the coalesced block alone.
     EXPECT_LT(Vs.front().LoadsPerOutput, 1.0) << Name;
+    // 8x8 register tiles only where a thread may hold 255 registers.
+    for (const RankedVersion &V : Vs)
+      EXPECT_LE(V.Shape.Merge[0] * V.Shape.Merge[1],
+                MD.MaxRegistersPerThread >= 255 ? 64 : 16)
+          << Name;
   }
+}
+
+TEST(Search, SharedMemoryBandwidthPicksTheEightByEightTile) {
+  // H100: 3350 GB/s over 132 SMs at 1.98 GHz is 12.8 B a clock per SM,
+  // against 128 B of shared memory.
+  MachineDescription H100 = shippedTarget("h100");
+  EXPECT_NEAR(dramToSharedBandwidth(H100), 0.1, 0.002);
+  // The paper's GPUs keep the paper's model: global traffic only.
+  EXPECT_EQ(dramToSharedBandwidth(shippedTarget("gtx480")), 0.0);
+
+  auto M = parseKernelFile("mm.cu");
+  ASSERT_TRUE(M);
+  auto Vs = rankVersions(*M->find("mm"), H100.CoalescedThread, H100);
+  ASSERT_FALSE(Vs.empty());
+  // A 4x4 tile reads (4 + 4) / 16 shared words per output step, 8x8 half
+  // that: once staging has made global traffic small, shared memory
+  // decides. Of the 8x8 tiles, all bound by shared memory alike, the
+  // 128 x 128 one (16 x 16 threads) moves the least global data.
+  const RankedVersion &Best = Vs.front();
+  EXPECT_TRUE(Best.SharedBound);
+  EXPECT_EQ(Best.Shape.Merge, (std::array<std::int64_t, 2>{8, 8}));
+  EXPECT_EQ(Best.Shape.Block, (std::array<std::int64_t, 2>{16, 16}));
+  for (const RankedVersion &V : Vs)
+    if (V.Shape.Merge == std::array<std::int64_t, 2>{4, 4})
+      EXPECT_GT(V.Cost, Best.Cost * 1.5);
+  // A block narrower than the coalescing width only with thread merge in X
+  // making the tile at least that wide.
+  for (const RankedVersion &V : Vs)
+    if (V.Shape.Block[0] < std::int64_t(H100.CoalescedThread))
+      EXPECT_GE(V.Shape.Block[0] * V.Shape.Merge[0],
+                std::int64_t(H100.CoalescedThread));
 }
 
 } // namespace
