@@ -971,7 +971,7 @@ llvm::Error Generator::stageWrites(NaiveShape &NS, LaunchPlan &Plan) {
     auto *As = llvm::dyn_cast<AssignStmt>(St.get());
     auto *R = As ? llvm::dyn_cast<ArrayRef>(As->LHS.get()) : nullptr;
     if (!R || R->Space != AddressSpace::Global || As->Op != AssignOp::Set ||
-        R->Indices.size() != 1 || Read.count(R->Array) || Writes[R->Array] != 1)
+        Read.count(R->Array) || Writes[R->Array] != 1)
       continue;
     const Access *A = nullptr;
     for (const Access &X : Accesses)
@@ -984,10 +984,17 @@ llvm::Error Generator::stageWrites(NaiveShape &NS, LaunchPlan &Plan) {
         A->Index->coefficientOf({AffineVar::Kind::Thread, "idy"}).asConstant();
     if (classOf(*A->Index) != ThreadClass::Both || !YC || *YC != 1)
       continue;
-    ExprPtr Index = inlineLocals(R->Indices[0]->clone(), Defs, Origin);
+    // One index, or one per dimension of a true array (the paper's
+    // c[idx][idy]).
+    std::vector<ExprPtr> Indices;
+    bool Opaque = false;
+    for (const ExprPtr &I : R->Indices) {
+      Indices.push_back(inlineLocals(I->clone(), Defs, Origin));
+      Opaque |= opaque(*Indices.back(), {});
+    }
     const std::string Array = R->Array;
     const Type RefTy = R->getType();
-    if (opaque(*Index, {}))
+    if (Opaque)
       continue;
 
     // Rows are X positions, columns Y: the thread stores down a column,
@@ -1012,14 +1019,16 @@ llvm::Error Generator::stageWrites(NaiveShape &NS, LaunchPlan &Plan) {
     std::string L = fresh("l");
     ExprPtr Row = binary(BinaryOp::Div, var(L), intLit(TY));
     ExprPtr Col = binary(BinaryOp::Rem, var(L), intLit(TY));
-    ExprPtr Out = substituteBuiltin(
-        std::move(Index), Builtin::Idx,
-        *add(mul(builtin(Builtin::Bidx), intLit(TX)), Row->clone()));
-    Out = substituteBuiltin(
-        std::move(Out), Builtin::Idy,
-        *add(mul(builtin(Builtin::Bidy), intLit(TY)), Col->clone()));
     std::vector<ExprPtr> OutIdx, TileIdx;
-    OutIdx.push_back(simplifyExpr(std::move(Out)));
+    for (ExprPtr &Index : Indices) {
+      ExprPtr Out = substituteBuiltin(
+          std::move(Index), Builtin::Idx,
+          *add(mul(builtin(Builtin::Bidx), intLit(TX)), Row->clone()));
+      Out = substituteBuiltin(
+          std::move(Out), Builtin::Idy,
+          *add(mul(builtin(Builtin::Bidy), intLit(TY)), Col->clone()));
+      OutIdx.push_back(simplifyExpr(std::move(Out)));
+    }
     TileIdx.push_back(std::move(Row));
     TileIdx.push_back(std::move(Col));
     Stores.push_back(cooperativeLoop(
