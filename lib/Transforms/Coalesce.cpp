@@ -91,14 +91,7 @@ PassInfo coalescePass() {
                  checkCoalescing(A, MD).Coalesced == Tristate::False;
           return N;
         };
-        KernelDomain D = findDomain(F);
-        // One bound per dimension, or none at all (the paper's dialect:
-        // the launch, --grid, is the domain, and the launcher swaps it).
-        bool Unguarded = D.Bounds[0].empty() && D.Bounds[1].empty() &&
-                         D.Lower[0].empty() && D.Lower[1].empty();
-        bool Square =
-            D.Dims == 2 &&
-            ((D.Bounds[0].size() == 1 && D.Bounds[1].size() == 1) || Unguarded);
+        bool Square = canInterchange(F);
         std::unique_ptr<Function> Swapped = Square ? interchanged(F) : nullptr;
         unsigned Here = Uncoalesced(F, false);
         bool Interchange = Square && Uncoalesced(*Swapped, false) < Here;

@@ -28,6 +28,8 @@
 
 #include "llvm/Support/FormatVariadic.h"
 
+#include <algorithm>
+
 namespace gpumerge {
 
 namespace {
@@ -185,12 +187,11 @@ PassInfo blockMergePass() {
               return std::nullopt;
             TileShape Cur = currentShape(F, Ctx);
             const Function &Origin = tilingOrigin(F);
-            std::int64_t Fx = 1, Fy = 1;
-            std::string Chosen = "--merge", Ranked, Factor;
+            std::string Chosen = "--merge", Ranked;
             TileShape S = Cur;
             if (Ctx.Merge.BlockX || Ctx.Merge.BlockY) {
-              Fx = Ctx.Merge.BlockX.value_or(1);
-              Fy = Ctx.Merge.BlockY.value_or(1);
+              S.Block = {Cur.Block[0] * Ctx.Merge.BlockX.value_or(1),
+                         Cur.Block[1] * Ctx.Merge.BlockY.value_or(1)};
             } else {
               if (Cur.LoopTile == 0) {
                 Why = "no data is shared between neighbouring blocks "
@@ -207,27 +208,26 @@ PassInfo blockMergePass() {
                 *Ctx.Searched = {Cur.Block, Versions};
               const RankedVersion &Best = Versions.front();
               Ranked = topVersions(Versions);
-              Fx = Best.Shape.Block[0] / Cur.Block[0];
-              Fy = Best.Shape.Block[1] / Cur.Block[1];
-              if (Best.Shape.Block[0] < Cur.Block[0]) {
-                // Half as wide (Search.cpp): thread merge widens the tile.
-                S.Block = Best.Shape.Block;
-                Fx = 1;
-                Factor = llvm::formatv("1/{0}x{1}",
-                                       Cur.Block[0] / Best.Shape.Block[0], Fy)
-                             .str();
-              }
+              S.Block = Best.Shape.Block;
               Chosen = llvm::formatv("static model (cost {0:f4}, best of {1})",
                                      Best.Cost, Versions.size());
             }
-            if (Fx == 1 && Fy == 1 && Factor.empty()) {
+            if (S.Block == Cur.Block) {
               Why = "the model keeps the block as it is";
               return std::nullopt;
             }
-            if (Factor.empty())
-              S.Block = {Cur.Block[0] * Fx, Cur.Block[1] * Fy};
+            // A block half as wide (Search.cpp: thread merge widens the
+            // tile again) is a factor of 1/2 in X.
+            std::int64_t Fx = S.Block[0] / Cur.Block[0],
+                         Fy = S.Block[1] / Cur.Block[1];
+            std::string Factor =
+                S.Block[0] < Cur.Block[0]
+                    ? llvm::formatv("1/{0}x{1}", Cur.Block[0] / S.Block[0], Fy)
+                          .str()
+                    : "";
             S.Merge = {1, 1};
-            auto R = apply(F, Ctx, S, "block-merge", Fx, Fy, Chosen, Factor);
+            auto R = apply(F, Ctx, S, "block-merge",
+                           std::max<std::int64_t>(Fx, 1), Fy, Chosen, Factor);
             if (R && *R && !Ranked.empty())
               (**R).Parameters["ranked"] = Ranked;
             return R;

@@ -7,6 +7,13 @@
 
 namespace gpumerge {
 
+/// Shared reads per output in global-load units: weighted by the ratio of
+/// DRAM to shared-memory bandwidth (0 where the description has no lanes).
+static double sharedTraffic(const TiledKernel &K,
+                            const MachineDescription &MD) {
+  return K.SharedLoadsPerOutput * dramToSharedBandwidth(MD);
+}
+
 double versionCost(const TiledKernel &K, const TileShape &S,
                    const MachineDescription &MD, Occupancy &Occ) {
   BlockResources R;
@@ -22,8 +29,7 @@ double versionCost(const TiledKernel &K, const TileShape &S,
   // reads count at the ratio of DRAM to shared-memory bandwidth, so they
   // decide only once tiling has made global traffic small (mm: 4x4 register
   // tiles read 0.5 shared elements per step and output, 8x8 tiles 0.25).
-  double Traffic = std::max(K.LoadsPerOutput,
-                            K.SharedLoadsPerOutput * dramToSharedBandwidth(MD));
+  double Traffic = std::max(K.LoadsPerOutput, sharedTraffic(K, MD));
   return Traffic / std::max(Hiding, 1e-6);
 }
 
@@ -94,8 +100,7 @@ rankVersions(const Function &Origin, std::int64_t LoopTile,
         if (V.Occ.BlocksPerSM < 2)
           continue;
         V.LoadsPerOutput = K->LoadsPerOutput;
-        V.SharedBound = K->SharedLoadsPerOutput * dramToSharedBandwidth(MD) >
-                        K->LoadsPerOutput;
+        V.SharedBound = sharedTraffic(*K, MD) > K->LoadsPerOutput;
         V.Registers = K->EstimatedRegisters;
         V.SharedBytes = K->Kernel->Plan->SharedBytes;
         Out.push_back(V);

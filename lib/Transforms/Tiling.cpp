@@ -1380,18 +1380,20 @@ std::unique_ptr<Function> interchanged(const Function &F) {
   return G;
 }
 
+bool canInterchange(const Function &F) {
+  KernelDomain D = findDomain(F);
+  bool Unguarded = D.Bounds[0].empty() && D.Bounds[1].empty() &&
+                   D.Lower[0].empty() && D.Lower[1].empty();
+  return D.Dims == 2 &&
+         (Unguarded || (D.Bounds[0].size() == 1 && D.Bounds[1].size() == 1));
+}
+
 llvm::Expected<TiledKernel> generateTiled(const Function &Origin,
                                           const TileShape &S,
                                           const MachineDescription &MD) {
   if (!S.Interchange)
     return Generator(Origin, S, MD).run();
-  KernelDomain D = findDomain(Origin);
-  // One bound on each position, or none (the launch is the domain, which
-  // the launcher exchanges as it does the bounds).
-  bool Unguarded = D.Bounds[0].empty() && D.Bounds[1].empty() &&
-                   D.Lower[0].empty() && D.Lower[1].empty();
-  if (D.Dims != 2 ||
-      (!Unguarded && (D.Bounds[0].size() != 1 || D.Bounds[1].size() != 1)))
+  if (!canInterchange(Origin))
     return cannot("exchanging idx and idy needs a 2-D kernel with a bound "
                   "on each position or none");
   std::unique_ptr<Function> Swapped = interchanged(Origin);

@@ -131,6 +131,11 @@ llvm::Expected<TiledKernel> generateTiled(const Function &Origin,
 /// \p F with idx and idy exchanged (its guards and indices follow).
 std::unique_ptr<Function> interchanged(const Function &F);
 
+/// Whether generateTiled can exchange idx and idy in \p F: a 2-D kernel
+/// with one bound on each position, or with none at all (the launch is the
+/// domain, which the launcher exchanges as it does the bounds).
+bool canInterchange(const Function &F);
+
 /// Removes `+ 0`, `* 1`, `0 * e`, and folds literal arithmetic.
 ExprPtr simplifyExpr(ExprPtr E);
 

@@ -229,15 +229,19 @@ TEST(Search, SharedMemoryBandwidthPicksTheEightByEightTile) {
   EXPECT_TRUE(Best.SharedBound);
   EXPECT_EQ(Best.Shape.Merge, (std::array<std::int64_t, 2>{8, 8}));
   EXPECT_EQ(Best.Shape.Block, (std::array<std::int64_t, 2>{16, 16}));
-  for (const RankedVersion &V : Vs)
-    if (V.Shape.Merge == std::array<std::int64_t, 2>{4, 4})
+  for (const RankedVersion &V : Vs) {
+    if (V.Shape.Merge == std::array<std::int64_t, 2>{4, 4}) {
       EXPECT_GT(V.Cost, Best.Cost * 1.5);
+    }
+  }
   // A block narrower than the coalescing width only with thread merge in X
   // making the tile at least that wide.
-  for (const RankedVersion &V : Vs)
-    if (V.Shape.Block[0] < std::int64_t(H100.CoalescedThread))
+  for (const RankedVersion &V : Vs) {
+    if (V.Shape.Block[0] < std::int64_t(H100.CoalescedThread)) {
       EXPECT_GE(V.Shape.Block[0] * V.Shape.Merge[0],
                 std::int64_t(H100.CoalescedThread));
+    }
+  }
 }
 
 } // namespace
