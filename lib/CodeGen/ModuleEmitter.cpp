@@ -72,14 +72,18 @@ static std::string fallbackText(const Module &M, const Function &Naive,
 /// plan: the input's kernel renamed <name>_naive, the optimized kernel under
 /// the input's name, <name>_edge where the plan has edges and, in CUDA, its
 /// launcher, separated by blank lines.
-static std::string emitWithFallback(const Module &M, const Function &Naive,
-                                    const Function &Optimized, Language L) {
-  std::string S = fallbackText(M, Naive, L) + "\n" + emitFunction(Optimized, L);
+static std::string emitOptimized(const Function &Optimized, Language L) {
+  std::string S = emitFunction(Optimized, L);
   if (Optimized.Plan->hasEdges())
     S += "\n" + emitFunction(*edgeKernel(Optimized), L);
   if (L == Language::Cuda)
     S += "\n" + emitCudaLauncher(Optimized);
   return S;
+}
+
+static std::string emitWithFallback(const Module &M, const Function &Naive,
+                                    const Function &Optimized, Language L) {
+  return fallbackText(M, Naive, L) + "\n" + emitOptimized(Optimized, L);
 }
 
 /// Is \p R, standing for \p F in the output, \p F itself: no plan and the
@@ -122,7 +126,7 @@ static std::string launcherCall(const Module &M, const KernelCallSite &C) {
     return M.Source.substr(S.Begin, S.End - S.Begin);
   };
   std::string Callee = Text(C.Callee); // k, ::k or ns::k
-  Callee.replace(Callee.size() - C.Kernel.size(), C.Kernel.size(),
+  Callee.replace(Callee.size() - C.Written.size(), C.Written.size(),
                  launcherName(C.Kernel));
   std::vector<std::string> Args;
   for (const SourceSpan &S : C.Config)
@@ -166,11 +170,33 @@ emitInPlace(const Module &M,
   EmittedModule Result;
   std::vector<Edit> Edits;
   std::map<std::string, const Function *> Planned; // name → optimized
+  std::map<unsigned, size_t> AfterTemplate;        // template end → its edit
   for (const auto &FP : M.Functions) {
     const Function &F = *FP;
     bool UsesPlan;
     const Function &Out =
         outputFunction(M, F, M.Lang, Replacements, UsesPlan, Result.Warnings);
+    // An instantiation of a template: the template stays as written (it is
+    // the fallback), the optimized kernels of its instantiations follow it.
+    if (!F.TemplateCall.empty()) {
+      if (!UsesPlan) {
+        if (&Out != &F)
+          Result.Warnings.push_back(llvm::formatv(
+              "{0}:{1}: kernel '{2}' written unoptimized: an instantiation "
+              "of a template is optimized only with a launch plan",
+              M.FileName, F.Span.Line, F.TemplateCall));
+        continue;
+      }
+      Planned[F.Name] = &Out;
+      std::string Body = emitOptimized(Out, M.Lang);
+      if (!Body.empty() && Body.back() == '\n')
+        Body.pop_back();
+      auto [It, New] = AfterTemplate.try_emplace(F.Span.End, Edits.size());
+      if (New)
+        Edits.push_back({F.Span.End, F.Span.End, ""});
+      Edits[It->second].Text += "\n\n" + Body;
+      continue;
+    }
     // What no pass changed stays as the user wrote it (a phase of a split
     // kernel is new text).
     if (&Out == &F && F.PhaseOf.empty() && !F.PaperDialect)

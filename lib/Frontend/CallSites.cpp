@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "Frontend/CallSites.h"
 #include "Frontend/Lower.h"
+#include "Frontend/Templates.h"
 
 #include "clang/AST/Attr.h"
 #include "clang/AST/ExprCXX.h"
@@ -50,7 +51,8 @@ public:
     if (!SM.isInMainFile(Loc))
       return true;
     KernelCallSite C;
-    C.Kernel = K->getNameAsString();
+    C.Kernel = kernelInstanceName(*K);
+    C.Written = K->getNameAsString();
     C.PrototypeBegin = prototypeBegin(*K);
     std::string Why;
     auto Span = [&](const clang::Expr *E, const char *What) {
@@ -61,7 +63,17 @@ public:
     };
     C.Call = Span(CE, "launch");
     C.Call.Line = SM.getExpansionLineNumber(Loc);
-    C.Callee = Span(CE->getCallee()->IgnoreParenImpCasts(), "kernel name");
+    // `ns::k` of `ns::k<float>`: the launcher's name replaces k<float>.
+    const clang::Expr *Callee = CE->getCallee()->IgnoreParenImpCasts();
+    if (auto *Ref = llvm::dyn_cast<DeclRefExpr>(Callee)) {
+      std::optional<SourceSpan> S = fileSpan(
+          SourceRange(Ref->getBeginLoc(), Ref->getNameInfo().getEndLoc()));
+      if (!S && Why.empty())
+        Why = "its kernel name is written in a macro";
+      C.Callee = S.value_or(SourceSpan());
+    } else {
+      C.Callee = Span(Callee, "kernel name");
+    }
     if (const clang::CallExpr *Config = CE->getConfig())
       for (const clang::Expr *A : Config->arguments()) {
         if (llvm::isa<CXXDefaultArgExpr>(A))
@@ -79,7 +91,7 @@ public:
     if (Why.empty() &&
         !llvm::StringRef(M.Source)
              .substr(C.Callee.Begin, C.Callee.End - C.Callee.Begin)
-             .endswith(C.Kernel))
+             .endswith(C.Written))
       Why = "the kernel is not named plainly";
     if (Why.empty() && C.Config.size() < 2)
       Why = "its launch configuration is not written out";
@@ -103,7 +115,7 @@ public:
     if (!SM.isInMainFile(Loc))
       return true;
     KernelCallSite C;
-    C.Kernel = K->getNameAsString();
+    C.Kernel = kernelInstanceName(*K);
     C.Call.Begin = C.Call.End = SM.getFileOffset(Loc);
     C.Call.Line = SM.getExpansionLineNumber(Loc);
     C.NotRewritable = "kernel '" + C.Kernel +
@@ -119,22 +131,31 @@ public:
     if (!SM.isInMainFile(Loc))
       return true;
     for (const NamedDecl *D : E->decls()) {
-      const auto *K = llvm::dyn_cast<FunctionDecl>(D->getUnderlyingDecl());
-      if (!K || !isKernelDecl(*K))
-        continue;
-      KernelCallSite C;
-      C.Kernel = K->getNameAsString();
-      C.Call.Begin = C.Call.End = SM.getFileOffset(Loc);
-      C.Call.Line = SM.getExpansionLineNumber(Loc);
-      C.NotRewritable = "kernel '" + C.Kernel +
-                        "' is named where a template leaves the call "
-                        "unresolved";
-      M.CallSites.push_back(std::move(C));
+      const NamedDecl *U = D->getUnderlyingDecl();
+      if (const auto *K = llvm::dyn_cast<FunctionDecl>(U))
+        unresolved(*K, Loc);
+      // A kernel template named there may stand for any instantiation.
+      if (const auto *T = llvm::dyn_cast<FunctionTemplateDecl>(U))
+        for (const FunctionDecl *K : T->specializations())
+          unresolved(*K, Loc);
     }
     return true;
   }
 
 private:
+  void unresolved(const FunctionDecl &K, SourceLocation Loc) {
+    if (!isKernelDecl(K))
+      return;
+    KernelCallSite C;
+    C.Kernel = kernelInstanceName(K);
+    C.Call.Begin = C.Call.End = SM.getFileOffset(Loc);
+    C.Call.Line = SM.getExpansionLineNumber(Loc);
+    C.NotRewritable = "kernel '" + C.Kernel +
+                      "' is named where a template leaves the call "
+                      "unresolved";
+    M.CallSites.push_back(std::move(C));
+  }
+
   ASTContext &Ctx;
   const SourceManager &SM;
   Module &M;

@@ -4,6 +4,7 @@
 #include "Frontend/Lower.h"
 #include "Frontend/Pragmas.h"
 #include "Frontend/Prelude.h"
+#include "Frontend/Templates.h"
 
 #include "clang/AST/Attr.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
@@ -165,6 +166,32 @@ static SourceSpan spanOf(const FunctionDecl &FD, const SourceManager &SM) {
   S.End = SM.getFileOffset(End) + 1; // the closing brace
   S.Line = SM.getExpansionLineNumber(Begin);
   return S;
+}
+
+/// The definition of the template that \p FD instantiates, from its
+/// `template <...>` to the closing brace: where the optimized kernels of its
+/// instantiations follow it.
+static SourceSpan templateSpanOf(const FunctionDecl &FD,
+                                 const SourceManager &SM) {
+  const FunctionDecl *Pattern = FD.getTemplateInstantiationPattern();
+  SourceSpan S = spanOf(Pattern ? *Pattern : FD, SM);
+  if (const FunctionTemplateDecl *T = FD.getPrimaryTemplate()) {
+    SourceLocation Begin = SM.getExpansionLoc(T->getBeginLoc());
+    if (SM.getFileOffset(Begin) < S.Begin) {
+      S.Begin = SM.getFileOffset(Begin);
+      S.Line = SM.getExpansionLineNumber(Begin);
+    }
+  }
+  return S;
+}
+
+/// Has the kernel template \p FD (its pattern) an instantiation with a body?
+static bool hasInstantiations(const FunctionDecl &FD) {
+  const FunctionTemplateDecl *T = FD.getDescribedFunctionTemplate();
+  for (const FunctionDecl *I : T->specializations())
+    if (I->isTemplateInstantiation() && I->hasBody())
+      return true;
+  return false;
 }
 
 /// The name of \p FD where it is written plainly in the main file.
@@ -373,7 +400,7 @@ parseSource(const std::string &Source, const std::string &FileName,
       if (!Body.contains(Name))
         continue;
       KernelCallSite C;
-      C.Kernel = Name;
+      C.Kernel = kernelInstanceName(*K);
       C.Call = S;
       C.Call.End = S.Begin;
       C.NotRewritable = "host function '" + FD->getNameAsString() +
@@ -395,38 +422,69 @@ parseSource(const std::string &Source, const std::string &FileName,
     SourceSpan Span = spanOf(*FD, SM);
     bool IsKernel = isKernelDecl(*FD);
     // A template's body names its parameters' types (`T`), which no
-    // lowering can give a size; its instantiations are not taken yet.
-    if (FD->isTemplateInstantiation())
+    // lowering can give a size: a kernel template is optimized per
+    // instantiation (Templates.h), a helper template not at all.
+    std::string Name = FD->getNameAsString();
+    std::string TemplateCall = templateCall(*FD);
+    if (FD->isTemplateInstantiation() && (!IsKernel || TemplateCall.empty()))
       continue; // its template is reported
+    if (!TemplateCall.empty()) {
+      Span = templateSpanOf(*FD, SM);
+      Name = kernelInstanceName(*FD);
+      if (Name.empty()) {
+        M->PassedThrough.push_back(
+            {TemplateCall,
+             "an instantiation whose template arguments gpumerge cannot "
+             "name a kernel after (only types and integers)",
+             Span.Line, Span, IsKernel});
+        continue;
+      }
+    }
     if (FD->getDescribedFunctionTemplate()) {
-      Unsupported U{FD->getNameAsString(),
-                    "a template (gpumerge does not optimize the "
-                    "instantiations of template functions yet)",
+      if (IsKernel && hasInstantiations(*FD))
+        continue; // they are lowered instead
+      Unsupported U{Name,
+                    IsKernel ? "a template that no launch in this file "
+                               "instantiates (gpumerge optimizes the "
+                               "instantiations that launches name)"
+                             : "a template (gpumerge does not lower helper "
+                               "function templates)",
                     Span.Line, Span, IsKernel};
       if (!IsKernel)
         FailedHelpers.insert(U.Kernel);
       M->PassedThrough.push_back(std::move(U));
       continue;
     }
+    if (FD->getTemplateSpecializationKind() == TSK_ExplicitSpecialization) {
+      M->PassedThrough.push_back({Name,
+                                  "an explicit specialization of a template",
+                                  Span.Line, Span, IsKernel});
+      if (!IsKernel)
+        FailedHelpers.insert(Name);
+      continue;
+    }
     auto Lowered = lowerFunction(*FD, Ctx, AST->getPreprocessor(), *M);
     if (auto *Failure = std::get_if<LoweringFailure>(&Lowered)) {
-      Unsupported U{FD->getNameAsString(), Failure->Construct, Failure->Line,
-                    Span, IsKernel};
+      Unsupported U{TemplateCall.empty() ? Name : TemplateCall,
+                    Failure->Construct, Failure->Line, Span, IsKernel};
       if (!IsKernel)
         FailedHelpers.insert(U.Kernel);
       M->PassedThrough.push_back(std::move(U));
       continue;
     }
     auto F = std::move(std::get<std::unique_ptr<Function>>(Lowered));
+    F->Name = Name;
+    F->TemplateCall = TemplateCall;
     F->Span = Span;
-    F->NameSpan = nameSpanOf(*FD, SM);
+    if (TemplateCall.empty())
+      F->NameSpan = nameSpanOf(*FD, SM);
     if (std::optional<SourceSpan> N = F->NameSpan;
         N && M->Source.compare(N->Begin, N->End - N->Begin, F->Name) != 0)
       F->NameSpan.reset();
-    if (IsKernel)
+    if (IsKernel && TemplateCall.empty())
       if (std::vector<SourceSpan> P = prototypeNames(*FD, SM); !P.empty())
         M->PrototypeNames[F->Name] = std::move(P);
-    if (IsKernel && FD->isExternallyVisible())
+    if (IsKernel && TemplateCall.empty() && FD->isExternallyVisible())
       if (std::string H = headerDeclaration(*FD, SM); !H.empty())
         M->DeclaredInHeader[F->Name] = H;
     // A kernel calling a helper we could not lower is passed through too.

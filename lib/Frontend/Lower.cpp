@@ -546,6 +546,18 @@ private:
 
   ExprPtr lowerExprImpl(const clang::Expr *E) {
     SourceLocation Loc = E->getBeginLoc();
+    // A template's integer parameter (`BS` where BS is 16): the value, not
+    // the parameter's spelling, which names nothing outside the template.
+    if (const auto *P = llvm::dyn_cast<SubstNonTypeTemplateParmExpr>(E)) {
+      clang::Expr::EvalResult R;
+      if (!P->getType()->isIntegralOrEnumerationType() ||
+          !P->EvaluateAsInt(R, Ctx))
+        return failExpr("a template parameter that is not an integer", Loc);
+      const llvm::APSInt &V = R.Val.getInt();
+      return std::make_unique<IntLit>(
+          V.isUnsigned() ? std::int64_t(V.getZExtValue()) : V.getSExtValue(),
+          lowerScalar(P->getType(), Loc));
+    }
     if (const auto *L = llvm::dyn_cast<IntegerLiteral>(E)) {
       // 0xFFFFFFFFu is 4294967295, not -1: extend by the literal's type.
       const llvm::APInt &V = L->getValue();

@@ -15,6 +15,10 @@ std::string fallbackName(const std::string &Kernel) {
 
 std::string edgeName(const std::string &Kernel) { return Kernel + "_edge"; }
 
+std::string fallbackCall(const Function &F) {
+  return F.TemplateCall.empty() ? fallbackName(F.Name) : F.TemplateCall;
+}
+
 const char *textureFormName(TextureForm F) {
   return F == TextureForm::Object ? "object" : "ldg";
 }
@@ -121,6 +125,7 @@ Function::withBody(std::unique_ptr<BlockStmt> NewBody) const {
   F->SizeHints = SizeHints;
   F->OutputHints = OutputHints;
   F->PaperDialect = PaperDialect;
+  F->TemplateCall = TemplateCall;
   F->FixedBlock = FixedBlock;
   F->PhaseOf = PhaseOf;
   F->PhaseIndex = PhaseIndex;

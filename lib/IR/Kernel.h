@@ -55,6 +55,10 @@ struct Function {
   std::vector<std::string> OutputHints;
   /// The kernel used the original GPGPU compiler's dialect (bare idx, ...).
   bool PaperDialect = false;
+  /// An instantiation of a kernel template of the input, as CUDA names it
+  /// (`scale<float>`; Name is then `scale_float`). Its fallback is the
+  /// template, which the output keeps as written; empty for other kernels.
+  std::string TemplateCall;
   /// Threads per block that the input's thread positions assume, per
   /// dimension: `blockIdx.x * 256 + threadIdx.x` reads as idx only where
   /// blockDim.x is 256, which the launcher then checks. 0: none assumed.
@@ -120,9 +124,12 @@ struct Unsupported {
 /// main file, as byte ranges of the source, so the emitter can rewrite it
 /// into a call of the generated launcher (DESIGN.md, launch glue).
 struct KernelCallSite {
+  /// The kernel's name in the module (`scale_float` for `scale<float>`).
   std::string Kernel;
   SourceSpan Call;   ///< the whole call expression; Line is its line
-  SourceSpan Callee; ///< `k` or `ns::k` as written
+  SourceSpan Callee; ///< `k` or `ns::k` as written, template arguments not
+  /// The name that ends Callee: Kernel, or the template's name.
+  std::string Written;
   /// grid, block and, when written, smem and stream.
   std::vector<SourceSpan> Config;
   std::vector<SourceSpan> Args;

@@ -133,6 +133,9 @@ struct LaunchPlan {
 /// The name the original kernel keeps in an output that also holds its
 /// optimized version: "<name>_naive".
 std::string fallbackName(const std::string &Kernel);
+/// How a CUDA launcher names the fallback of \p F: fallbackName, or for an
+/// instantiation of a template the template itself (`scale<float>`).
+std::string fallbackCall(const Function &F);
 /// The kernel that computes what the whole tiles of an optimized kernel
 /// leave of the domain: "<name>_edge".
 std::string edgeName(const std::string &Kernel);

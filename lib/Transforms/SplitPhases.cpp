@@ -236,6 +236,13 @@ void splitGlobalBarriers(Module &M) {
       continue;
     }
     PhaseSplit S = splitKernel(F);
+    // The phases would stand where the kernel stood: a template's text
+    // stays as written.
+    if (S.Why.empty() && !F.TemplateCall.empty()) {
+      S.Why = "an instantiation of a template (" + F.TemplateCall +
+              ") is not split at its global barriers";
+      S.Line = F.Span.Line;
+    }
     // The output needs new names, and every launch in host code must call
     // the generated launcher: the kernel itself no longer exists.
     if (S.Why.empty()) {

@@ -97,6 +97,13 @@ bool vectorizableElement(const Type &T) {
 
 const char *const Components[] = {"x", "y", "z", "w"};
 
+/// Is a vector of \p W elements of \p Elem at most 16 bytes, the widest
+/// load and store of the GPUs of the machine descriptions? double4 is two
+/// accesses anyway, and CUDA 13 deprecates it.
+bool fitsOneAccess(const Type &Elem, unsigned W) {
+  return W * Elem.elementBytes() <= 16;
+}
+
 /// Statements that may share a vector access: no control flow or barrier.
 bool isStraight(const Stmt &S) {
   return llvm::isa<DeclStmt>(S) || llvm::isa<AssignStmt>(S) ||
@@ -413,7 +420,8 @@ private:
       return false;
     std::set<const ArrayRef *> Taken;
     for (Read &Base : List) {
-      if (Taken.count(Base.Ref) || Replace.count(Base.Ref))
+      if (Taken.count(Base.Ref) || Replace.count(Base.Ref) ||
+          !fitsOneAccess(Base.Ref->getType(), W))
         continue;
       std::map<std::string, Precondition> Need;
       if (!multipleOf(Base.Form, W, Need,
@@ -549,7 +557,7 @@ private:
 
   bool combineWriteGroup(std::vector<StmtPtr> &Body, size_t S, unsigned W) {
     const ArrayRef *Base = plainWrite(*Body[S]);
-    if (!Base)
+    if (!Base || !fitsOneAccess(Base->getType(), W))
       return false;
     auto BaseForm = toAffine(*Base->Indices[0], Ctx);
     std::map<std::string, Precondition> Need;
