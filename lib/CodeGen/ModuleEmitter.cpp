@@ -171,8 +171,19 @@ emitInPlace(const Module &M,
   std::vector<Edit> Edits;
   std::map<std::string, const Function *> Planned; // name → optimized
   std::map<unsigned, size_t> AfterTemplate;        // template end → its edit
+  std::vector<const Function *> Printed;           // from KIR: what they call
+  auto AfterTemplateOf = [&](const Function &F, const std::string &Body) {
+    auto [It, New] = AfterTemplate.try_emplace(F.Span.End, Edits.size());
+    if (New)
+      Edits.push_back({F.Span.End, F.Span.End, ""});
+    Edits[It->second].Text += "\n\n" + Body;
+  };
   for (const auto &FP : M.Functions) {
     const Function &F = *FP;
+    // A helper's instantiation is written only where a kernel written from
+    // KIR calls it (below).
+    if (!F.IsKernel && !F.TemplateCall.empty())
+      continue;
     bool UsesPlan;
     const Function &Out =
         outputFunction(M, F, M.Lang, Replacements, UsesPlan, Result.Warnings);
@@ -188,15 +199,15 @@ emitInPlace(const Module &M,
         continue;
       }
       Planned[F.Name] = &Out;
+      Printed.push_back(&Out);
       std::string Body = emitOptimized(Out, M.Lang);
       if (!Body.empty() && Body.back() == '\n')
         Body.pop_back();
-      auto [It, New] = AfterTemplate.try_emplace(F.Span.End, Edits.size());
-      if (New)
-        Edits.push_back({F.Span.End, F.Span.End, ""});
-      Edits[It->second].Text += "\n\n" + Body;
+      AfterTemplateOf(F, Body);
       continue;
     }
+    if (&Out != &F || !F.PhaseOf.empty() || F.PaperDialect)
+      Printed.push_back(&Out);
     // What no pass changed stays as the user wrote it (a phase of a split
     // kernel is new text).
     if (&Out == &F && F.PhaseOf.empty() && !F.PaperDialect)
@@ -226,6 +237,28 @@ emitInPlace(const Module &M,
     }
     Edits.push_back({F.Span.Begin, F.Span.End, Body});
   }
+  // The instantiations of helper templates that the functions written from
+  // KIR call (sq_float for sq<float>), and those they call, each after its
+  // template; the functions kept as written call the templates themselves.
+  std::set<std::string> Needed;
+  while (!Printed.empty()) {
+    const Function *P = Printed.back();
+    Printed.pop_back();
+    walkExprs(*P->Body, [&](const Expr &E) {
+      const auto *C = llvm::dyn_cast<CallExpr>(&E);
+      const Function *H = C ? M.find(C->Callee) : nullptr;
+      if (H && !H->IsKernel && !H->TemplateCall.empty() &&
+          Needed.insert(H->Name).second)
+        Printed.push_back(H);
+    });
+  }
+  for (const auto &FP : M.Functions)
+    if (Needed.count(FP->Name)) {
+      std::string Body = emitFunction(*FP, M.Lang);
+      if (!Body.empty() && Body.back() == '\n')
+        Body.pop_back();
+      AfterTemplateOf(*FP, Body);
+    }
   std::set<std::string> Declared;
   for (const KernelCallSite &C : M.CallSites) {
     // A split kernel is gone: its launches all call the phases' launcher

@@ -175,7 +175,9 @@ static SourceSpan templateSpanOf(const FunctionDecl &FD,
                                  const SourceManager &SM) {
   const FunctionDecl *Pattern = FD.getTemplateInstantiationPattern();
   SourceSpan S = spanOf(Pattern ? *Pattern : FD, SM);
-  if (const FunctionTemplateDecl *T = FD.getPrimaryTemplate()) {
+  // The definition's `template <...>`, not an earlier declaration's.
+  if (const FunctionTemplateDecl *T =
+          Pattern ? Pattern->getDescribedFunctionTemplate() : nullptr) {
     SourceLocation Begin = SM.getExpansionLoc(T->getBeginLoc());
     if (SM.getFileOffset(Begin) < S.Begin) {
       S.Begin = SM.getFileOffset(Begin);
@@ -192,6 +194,31 @@ static bool hasInstantiations(const FunctionDecl &FD) {
     if (I->isTemplateInstantiation() && I->hasBody())
       return true;
   return false;
+}
+
+/// Why \p F cannot be kept: it calls a helper in \p Failed, or the
+/// instantiation of a helper template defined after \p F (written after
+/// that template, CodeGen/ModuleEmitter, so after \p F); empty when neither.
+static std::string badCall(const Function &F,
+                           const std::set<std::string> &Failed,
+                           const Module &M) {
+  std::string Why;
+  walkExprs(*F.Body, [&](const Expr &E) {
+    const auto *C = llvm::dyn_cast<CallExpr>(&E);
+    if (!C || !Why.empty())
+      return;
+    if (Failed.count(C->Callee)) {
+      Why = "call of helper '" + C->Callee + "' that could not be lowered";
+      return;
+    }
+    const Function *H = M.find(C->Callee);
+    if (H && !H->IsKernel && !H->TemplateCall.empty() &&
+        H->Span.Begin > F.Span.Begin)
+      Why = "call of '" + C->Callee +
+            "', an instantiation of a helper template defined after this "
+            "function";
+  });
+  return Why;
 }
 
 /// The name of \p FD where it is written plainly in the main file.
@@ -422,11 +449,11 @@ parseSource(const std::string &Source, const std::string &FileName,
     SourceSpan Span = spanOf(*FD, SM);
     bool IsKernel = isKernelDecl(*FD);
     // A template's body names its parameters' types (`T`), which no
-    // lowering can give a size: a kernel template is optimized per
-    // instantiation (Templates.h), a helper template not at all.
+    // lowering can give a size: a template is lowered per instantiation
+    // (Templates.h), kernels and the helpers they call alike.
     std::string Name = FD->getNameAsString();
     std::string TemplateCall = templateCall(*FD);
-    if (FD->isTemplateInstantiation() && (!IsKernel || TemplateCall.empty()))
+    if (FD->isTemplateInstantiation() && TemplateCall.empty())
       continue; // its template is reported
     if (!TemplateCall.empty()) {
       Span = templateSpanOf(*FD, SM);
@@ -441,14 +468,14 @@ parseSource(const std::string &Source, const std::string &FileName,
       }
     }
     if (FD->getDescribedFunctionTemplate()) {
-      if (IsKernel && hasInstantiations(*FD))
+      if (hasInstantiations(*FD))
         continue; // they are lowered instead
       Unsupported U{Name,
                     IsKernel ? "a template that no launch in this file "
                                "instantiates (gpumerge optimizes the "
                                "instantiations that launches name)"
-                             : "a template (gpumerge does not lower helper "
-                               "function templates)",
+                             : "a template that no kernel in this file "
+                               "instantiates",
                     Span.Line, Span, IsKernel};
       if (!IsKernel)
         FailedHelpers.insert(U.Kernel);
@@ -468,7 +495,7 @@ parseSource(const std::string &Source, const std::string &FileName,
       Unsupported U{TemplateCall.empty() ? Name : TemplateCall,
                     Failure->Construct, Failure->Line, Span, IsKernel};
       if (!IsKernel)
-        FailedHelpers.insert(U.Kernel);
+        FailedHelpers.insert(Name);
       M->PassedThrough.push_back(std::move(U));
       continue;
     }
@@ -487,21 +514,35 @@ parseSource(const std::string &Source, const std::string &FileName,
     if (IsKernel && TemplateCall.empty() && FD->isExternallyVisible())
       if (std::string H = headerDeclaration(*FD, SM); !H.empty())
         M->DeclaredInHeader[F->Name] = H;
-    // A kernel calling a helper we could not lower is passed through too.
-    std::string BadCall;
-    walkExprs(*F->Body, [&](const Expr &E) {
-      if (auto *C = llvm::dyn_cast<CallExpr>(&E))
-        if (FailedHelpers.count(C->Callee) && BadCall.empty())
-          BadCall = C->Callee;
-    });
-    if (!BadCall.empty()) {
-      M->PassedThrough.push_back(
-          {F->Name,
-           "call of helper '" + BadCall + "' that could not be lowered",
-           Span.Line, Span, F->IsKernel});
+    // A function calling a helper we could not lower is passed through too.
+    if (std::string Why = badCall(*F, FailedHelpers, *M); !Why.empty()) {
+      M->PassedThrough.push_back({TemplateCall.empty() ? F->Name : TemplateCall,
+                                  Why, Span.Line, Span, F->IsKernel});
+      if (!IsKernel)
+        FailedHelpers.insert(F->Name);
       continue;
     }
     M->Functions.push_back(std::move(F));
+  }
+  // What the loop could not see yet: helpers defined after their callers
+  // (behind a prototype), which may have failed since, or be instantiations
+  // of templates defined later.
+  for (bool Changed = true; Changed;) {
+    Changed = false;
+    for (auto It = M->Functions.begin(); It != M->Functions.end(); ++It) {
+      Function &F = **It;
+      std::string Why = badCall(F, FailedHelpers, *M);
+      if (Why.empty())
+        continue;
+      M->PassedThrough.push_back(
+          {F.TemplateCall.empty() ? F.Name : F.TemplateCall, Why, F.Span.Line,
+           F.Span, F.IsKernel});
+      if (!F.IsKernel)
+        FailedHelpers.insert(F.Name);
+      M->Functions.erase(It);
+      Changed = true;
+      break;
+    }
   }
   // Hints apply to the next kernel only: drop the ones of earlier kernels.
   std::vector<unsigned> Starts;

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "Frontend/Lower.h"
 #include "Frontend/Prelude.h"
+#include "Frontend/Templates.h"
 #include "IR/Printer.h"
 
 #include "clang/AST/Attr.h"
@@ -571,6 +572,16 @@ private:
     }
     if (const auto *L = llvm::dyn_cast<CXXBoolLiteralExpr>(E))
       return std::make_unique<IntLit>(L->getValue() ? 1 : 0);
+    // `T()` in a template: the type's zero.
+    if (const auto *Z = llvm::dyn_cast<CXXScalarValueInitExpr>(E)) {
+      if (!Z->getType()->isArithmeticType())
+        return failExpr(describeExpr(*E), Loc);
+      gpumerge::Type T = lowerScalar(Z->getType(), Loc);
+      if (T.isFloating())
+        return std::make_unique<FloatLit>(
+            0.0, T.Scalar == ScalarKind::Float ? "0.0f" : "0.0", T);
+      return std::make_unique<IntLit>(0, T);
+    }
     if (const auto *L = llvm::dyn_cast<CharacterLiteral>(E)) {
       auto R = std::make_unique<IntLit>(L->getValue());
       R->Spelling = literalSpelling(Loc);
@@ -725,6 +736,18 @@ private:
           Arg = std::make_unique<gpumerge::CastExpr>(
               lowerType(To, A->getBeginLoc()), std::move(Arg));
         Args.push_back(std::move(Arg));
+      }
+      // An instantiation of a helper template of the user's: the helper
+      // gpumerge lowers from it (Templates.h).
+      if (Callee->isTemplateInstantiation() &&
+          SM.isInMainFile(SM.getExpansionLoc(Callee->getLocation()))) {
+        Name = kernelInstanceName(*Callee);
+        if (Name.empty())
+          return failExpr("call of an instantiation of '" +
+                              Callee->getNameAsString() +
+                              "' whose template arguments gpumerge cannot "
+                              "name a function after",
+                          Loc);
       }
       return std::make_unique<gpumerge::CallExpr>(Name, std::move(Args),
                                                   lowerType(C->getType(), Loc));

@@ -59,3 +59,15 @@ __global__ void scale(T *a, T s, int n) {
 }
 // OUT: template <typename T>
 // OUT-NEXT: __global__ void scale(T *a, T s, int n) {
+
+// An instantiation calling a helper template defined after it: its
+// optimized kernel would follow its own template, before the helper's.
+// WARN: passthrough.cu:[[@LINE+2]]: warning: kernel 'useLater<float>' passed through unchanged: call of 'later_float', an instantiation of a helper template defined after this function
+template <typename T> __device__ T later(T v);
+template <typename T>
+__global__ void useLater(T *a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) a[i] = later(a[i]);
+}
+template <typename T> __device__ T later(T v) { return v + 1; }
+void launchLater(float *a, int n) { useLater<<<(n + 255) / 256, 256>>>(a, n); }

@@ -50,6 +50,21 @@ template <typename T> void scaleAll(const T *x, T *y, T v, int n) {
   scaleInto<<<(n + SCALE_BLOCK - 1) / SCALE_BLOCK, SCALE_BLOCK>>>(x, y, v, n);
 }
 
+// A helper template and `T()`: the optimized kernel calls the helper's
+// instantiation, written after the helper's template.
+template <typename T> __device__ T squared(T v) { return v * v; }
+
+template <typename T>
+__global__ void rowsumsq(const T *a, T *s, int w, int h) {
+  int y = blockIdx.x * blockDim.x + threadIdx.x;
+  if (y < h) {
+    T acc = T();
+    for (int x = 0; x < w; ++x)
+      acc += squared(a[y * w + x]);
+    s[y] = acc;
+  }
+}
+
 int main() {
   const int n = 1000, w = 77, h = 45, k = 29;
   float *xf, *yf, *a, *b, *c;
@@ -67,6 +82,7 @@ int main() {
   blas::scal<float><<<(n + 255) / 256, 256>>>(yf, 3.0f, n);
   dim3 block(16, 16), grid((w + 15) / 16, (h + 15) / 16);
   mm<float, 1><<<grid, block>>>(a, b, c, w, h, k);
+  rowsumsq<<<(h + 127) / 128, 128>>>(b, c, w, h);
   cudaDeviceSynchronize();
   printf("done\n");
   return 0;
