@@ -85,8 +85,10 @@ std::optional<std::int64_t> positionOffset(const Expr &E,
   auto A = toAffine(E, Ctx);
   if (!A)
     return std::nullopt;
-  for (unsigned D = 0; D < 2; ++D) {
-    AffineVar V{AffineVar::Kind::Thread, D == 0 ? "idx" : "idy"};
+  for (unsigned D = 0; D < 3; ++D) {
+    AffineVar V{AffineVar::Kind::Thread, D == 0   ? "idx"
+                                         : D == 1 ? "idy"
+                                                  : "idz"};
     auto Coeff = A->coefficientOf(V).asConstant();
     AffineForm Rest = A->without(V);
     if (!Coeff || *Coeff != 1)
@@ -176,7 +178,8 @@ public:
       else if (Negated && Op == BinaryOp::GT)
         Extra = 1;
       if (Extra) {
-        D.Bounds[Dim].push_back({Bound, *Extra - *Off, Line, Owned});
+        (Dim == 2 ? D.LayerBounds : D.Bounds[Dim])
+            .push_back({Bound, *Extra - *Off, Line, Owned});
         continue;
       }
       // pos + off > b  ⇔  pos >= b + 1 - off: a lower bound.
@@ -190,7 +193,8 @@ public:
       else if (Negated && Op == BinaryOp::LT)
         Low = 0;
       if (Low)
-        D.Lower[Dim].push_back({Bound, *Low - *Off, Line, Owned});
+        (Dim == 2 ? D.LayerLower : D.Lower[Dim])
+            .push_back({Bound, *Low - *Off, Line, Owned});
     }
   }
 
@@ -234,9 +238,11 @@ KernelDomain findDomain(const Function &F) {
   KernelDomain D;
   AffineContext Ctx = kernelAffineContext(F);
   walkExprs(*F.Body, [&](const Expr &E) {
-    if (const auto *B = llvm::dyn_cast<BuiltinRef>(&E))
+    if (const auto *B = llvm::dyn_cast<BuiltinRef>(&E)) {
       if (builtinDimension(B->Which) == 1)
         D.Dims = 2;
+      D.Layered |= B->Which == Builtin::Idz;
+    }
   });
   GuardFinder(F, D).scan(*F.Body, globalWrites(*F.Body));
   return D;
@@ -287,11 +293,37 @@ evaluateDomain(const Function &F, const KernelDomain &D,
   return Result;
 }
 
-llvm::Expected<std::map<std::string, std::int64_t>>
-bufferExtents(const Function &F, const SizeBindings &Sizes,
-              std::array<std::int64_t, 2> Domain,
-              std::array<std::int64_t, 2> Block,
-              std::map<std::string, std::int64_t> *Lowest) {
+llvm::Expected<std::int64_t> evaluateLayers(const Function &F,
+                                            const KernelDomain &D,
+                                            const SizeBindings &Sizes) {
+  if (!D.Layered)
+    return 1;
+  if (D.LayerBounds.empty())
+    return error(llvm::formatv(
+        "kernel '{0}' runs on a 3-D grid, but no guard bounds its z position "
+        "(get_global_id(2) or blockIdx.z * blockDim.z + threadIdx.z)",
+        F.Name));
+  std::optional<std::int64_t> Min;
+  for (const DomainBound &B : D.LayerBounds) {
+    auto V = evaluateScalar(*B.Bound, F, Sizes);
+    if (!V)
+      return error(llvm::formatv(
+          "cannot evaluate the bounds guard of kernel '{0}' at line {1}: "
+          "give every size it uses with --size",
+          F.Name, B.Line));
+    Min = Min ? std::min(*Min, *V + B.Offset) : *V + B.Offset;
+  }
+  if (*Min <= 0)
+    return error(llvm::formatv("kernel '{0}' has an empty domain in Z for "
+                               "these sizes",
+                               F.Name));
+  return *Min;
+}
+
+llvm::Expected<std::map<std::string, std::int64_t>> bufferExtents(
+    const Function &F, const SizeBindings &Sizes,
+    std::array<std::int64_t, 2> Domain, std::array<std::int64_t, 2> Block,
+    std::map<std::string, std::int64_t> *Lowest, std::int64_t Layers) {
   std::map<std::string, Interval> Base;
   for (const auto &[N, V] : Sizes)
     Base[N] = {V, V};
@@ -309,6 +341,7 @@ bufferExtents(const Function &F, const SizeBindings &Sizes,
   Base["gdimy"] = {Grid[1], Grid[1]};
   Base["gsizex"] = {Grid[0] * Block[0], Grid[0] * Block[0]};
   Base["gsizey"] = {Grid[1] * Block[1], Grid[1] * Block[1]};
+  Base["idz"] = {0, Layers - 1};
 
   std::map<std::string, std::int64_t> Extents;
   for (const Param &P : F.Params)
@@ -378,11 +411,13 @@ bufferExtents(const Function &F, const SizeBindings &Sizes,
       for (const AccessGuard &G : A.Guards)
         Finder.addAtoms(*G.Cond, G.Negated, A.Line);
       std::map<std::string, Interval> Low = Ranges;
-      for (unsigned D = 0; D < 2; ++D)
-        for (const auto *Bounds : {&KD.Lower[D], &Around.Lower[D]})
+      for (unsigned D = 0; D < 3; ++D)
+        for (const auto *Bounds :
+             D == 2 ? std::vector{&KD.LayerLower, &Around.LayerLower}
+                    : std::vector{&KD.Lower[D], &Around.Lower[D]})
           for (const DomainBound &B : *Bounds)
             if (auto V = evaluateScalar(*B.Bound, F, Sizes)) {
-              Interval &P = Low[D == 0 ? "idx" : "idy"];
+              Interval &P = Low[D == 0 ? "idx" : D == 1 ? "idy" : "idz"];
               P.Lo = std::max(P.Lo, *V + B.Offset);
             }
       auto L = foldedIntervalOf(*A.Index, Low);

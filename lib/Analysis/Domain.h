@@ -33,6 +33,11 @@ struct DomainBound {
 
 struct KernelDomain {
   unsigned Dims = 1; ///< 1 when the kernel never uses a Y position
+  /// The kernel uses idz: a 3-D grid, whose Z positions are layers run by
+  /// blocks one layer deep (Builtin::Idz). Its guards on z: LayerBounds
+  /// (z < d) and LayerLower (z > 0).
+  bool Layered = false;
+  std::vector<DomainBound> LayerBounds, LayerLower;
   /// Per dimension, the guards found (the domain is their minimum).
   std::vector<DomainBound> Bounds[2];
   /// Per dimension, lower bounds (`x > 0`, `if (x < 1) return;`): threads
@@ -49,16 +54,24 @@ llvm::Expected<std::array<std::int64_t, 2>>
 evaluateDomain(const Function &F, const KernelDomain &D,
                const SizeBindings &Sizes);
 
+/// The layers of a 3-D grid under \p Sizes: the smallest z guard; 1 for a
+/// kernel without idz. Errors when a layered kernel has no z guard, or one
+/// that cannot be evaluated, naming the kernel.
+llvm::Expected<std::int64_t> evaluateLayers(const Function &F,
+                                            const KernelDomain &D,
+                                            const SizeBindings &Sizes);
+
 /// Elements each array parameter needs when the kernel runs over \p Domain
-/// threads with blocks of \p Block. Errors name the array and line when an
-/// index cannot be bounded. \p Lowest, when given, receives each array's
-/// lowest index (negative: the kernel reaches before the array at these
-/// sizes), with the guards' lower bounds applied.
+/// threads with blocks of \p Block (and \p Layers layers of a 3-D grid). Errors
+/// name the array and line when an index cannot be bounded. \p Lowest, when
+/// given, receives each array's lowest index (negative: the kernel reaches
+/// before the array at these sizes), with the guards' lower bounds applied.
 llvm::Expected<std::map<std::string, std::int64_t>>
 bufferExtents(const Function &F, const SizeBindings &Sizes,
               std::array<std::int64_t, 2> Domain,
               std::array<std::int64_t, 2> Block,
-              std::map<std::string, std::int64_t> *Lowest = nullptr);
+              std::map<std::string, std::int64_t> *Lowest = nullptr,
+              std::int64_t Layers = 1);
 
 /// Evaluates an integer expression over scalar parameters.
 std::optional<std::int64_t> evaluateScalar(const Expr &E, const Function &F,

@@ -91,6 +91,15 @@ RangeMap threadRanges(const Function &F, const AffineContext &Ctx) {
     R[{AffineVar::Kind::Thread, Dim == 0 ? "idx" : "idy"}] = {
         AffineForm::constant(0), *Bound + AffineForm::constant(B.Offset - 1)};
   }
+  // The layers of a 3-D grid: what its z guard lets run.
+  if (D.LayerBounds.size() == 1) {
+    const DomainBound &B = D.LayerBounds.front();
+    auto Bound = toAffine(*B.Bound, Ctx);
+    if (Bound && !Bound->mentions(AffineVar::Kind::Thread) &&
+        !Bound->mentions(AffineVar::Kind::Loop))
+      R[{AffineVar::Kind::Thread, "idz"}] = {
+          AffineForm::constant(0), *Bound + AffineForm::constant(B.Offset - 1)};
+  }
   return R;
 }
 

@@ -14,6 +14,7 @@ protected:
     switch (B) {
     case Builtin::Idx:
     case Builtin::Idy:
+    case Builtin::Idz:
       return 12; // blockIdx.x * blockDim.x + threadIdx.x
     case Builtin::Gsizex:
     case Builtin::Gsizey:
@@ -23,23 +24,28 @@ protected:
     }
   }
   void printBuiltin(Builtin B) override {
+    char L = "xyz"[builtinDimension(B)];
     const char *D = builtinDimension(B) == 0 ? "x" : "y";
     switch (B) {
     case Builtin::Idx:
     case Builtin::Idy:
-      OS << "blockIdx." << D << " * blockDim." << D << " + threadIdx." << D;
+    case Builtin::Idz:
+      OS << "blockIdx." << L << " * blockDim." << L << " + threadIdx." << L;
       return;
     case Builtin::Tidx:
     case Builtin::Tidy:
-      OS << "threadIdx." << D;
+    case Builtin::Tidz:
+      OS << "threadIdx." << L;
       return;
     case Builtin::Bidx:
     case Builtin::Bidy:
-      OS << "blockIdx." << D;
+    case Builtin::Bidz:
+      OS << "blockIdx." << L;
       return;
     case Builtin::Bdimx:
     case Builtin::Bdimy:
-      OS << "blockDim." << D;
+    case Builtin::Bdimz:
+      OS << "blockDim." << L;
       return;
     case Builtin::Gdimx:
     case Builtin::Gdimy:

@@ -153,12 +153,16 @@ std::string emitCudaEdgeLaunches(const Function &F, const EdgeLocals &L,
   emitLine(Out, Indent, T.comment(F));
   T.declareDone(F, L, Out, Indent);
   for (unsigned R = 0; R < T.Dims; ++R) {
+    std::string Layers = L.Layers.empty() ? "" : ", (unsigned)" + L.Layers;
     std::string Grid =
-        T.Dims > 1
-            ? llvm::formatv("dim3((unsigned)({0}), (unsigned)({1}))",
-                            T.blocks(R, 0), T.blocks(R, 1))
-                  .str()
-            : llvm::formatv("dim3((unsigned)({0}))", T.blocks(R, 0)).str();
+        T.Dims > 1 ? llvm::formatv("dim3((unsigned)({0}), (unsigned)({1}){2})",
+                                   T.blocks(R, 0), T.blocks(R, 1), Layers)
+                         .str()
+        : Layers.empty()
+            ? llvm::formatv("dim3((unsigned)({0}))", T.blocks(R, 0)).str()
+            : llvm::formatv("dim3((unsigned)({0}), 1{1})", T.blocks(R, 0),
+                            Layers)
+                  .str();
     std::string Block =
         T.Dims > 1
             ? llvm::formatv("dim3({0}, {1})", T.Block[0], T.Block[1]).str()

@@ -58,6 +58,8 @@ edgeRanges(const LaunchPlan &P, const std::array<std::int64_t, 2> &NaiveDomain);
 /// whole tiles in it.
 struct EdgeLocals {
   std::array<std::string, 2> Extent, Blocks;
+  /// The layers of a 3-D grid (blocks one layer deep); empty in 2-D.
+  std::string Layers;
 };
 
 /// CUDA statements, indented by \p Indent, that launch <name>_edge on

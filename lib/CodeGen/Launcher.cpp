@@ -119,6 +119,13 @@ std::string launchPlanProblem(const Module &M, const Function &Optimized,
     if (M.mentions(N))
       return "the input already uses the name '" + N + "'";
 
+  // A 3-D grid runs its layers one per block in Z.
+  const LaunchPlan &P = *Optimized.Plan;
+  if (P.Layered && !P.SameLaunch && !P.LayerExtent)
+    return "3-D grid: the optimized launch gives each layer its blocks, and "
+           "needs the number of layers from one guard on the z position "
+           "(z < d)";
+
   // Host code is kept only in a CUDA file written as CUDA, and there every
   // launch must go through the launcher: the kernel's name now stands for
   // the optimized kernel, which a naive launch would run wrongly.
@@ -199,7 +206,7 @@ std::string widened(const Function &F, const Expr &E) {
 /// trailing underscores) where a kernel parameter has the same name.
 struct LocalNames {
   std::string Grid, Block, Smem, Stream, NaiveGlobal, Global, Local, Ok;
-  std::string Extent[2], Blocks[2];
+  std::string Extent[2], Blocks[2], Layers;
 
   explicit LocalNames(const Function &F) {
     auto Fresh = [&](std::string N) {
@@ -213,6 +220,7 @@ struct LocalNames {
     Global = Fresh("global");
     Local = Fresh("local");
     Ok = Fresh("ok");
+    Layers = Fresh("layers");
     for (unsigned D = 0; D < 2; ++D) {
       Extent[D] = Fresh(std::string("extent_") + dimName(D));
       Blocks[D] = Fresh(std::string("blocks_") + dimName(D));
@@ -306,8 +314,12 @@ public:
       L.Extent[D] = N.Extent[D];
       L.Blocks[D] = N.Blocks[D];
     }
+    if (layered())
+      L.Layers = N.Layers;
     return L;
   }
+  /// Launched over the layers of a 3-D grid, one per block in Z.
+  bool layered() const { return P.Layered && !P.SameLaunch; }
 
   /// Names the checks read, so the C flavor can mark the others unused.
   std::set<std::string> usedNames() const {
@@ -374,6 +386,12 @@ private:
                    (P.Extent[D] ? widened(F, *P.Extent[D])
                                 : naiveThreads(P.naiveDim(D))) +
                    ";");
+    if (layered()) {
+      comment(Out, "The layers of the 3-D grid: the bound in its z guard.");
+      emitLine(Out, 2,
+               "const long long " + N.Layers + " = " +
+                   widened(F, *P.LayerExtent) + ";");
+    }
     for (unsigned D = 0; D < P.Dims; ++D) {
       std::int64_t T = P.tile(D);
       std::string Blocks =
@@ -437,9 +455,19 @@ private:
       else if (P.Extent[D])
         check(Out, naiveThreads(P.naiveDim(D)) + " >= " + N.Extent[D]);
     }
-    if (Fl == Flavor::Cuda)
+    if (Fl == Flavor::Cuda && layered()) {
+      comment(Out, llvm::formatv("{0} runs each layer of the 3-D grid in "
+                                 "blocks one layer deep: the naive launch "
+                                 "must have covered the layers, and gridDim.z "
+                                 "< 2^16.",
+                                 F.Name));
+      check(Out, llvm::formatv("{0} > 0 && {0} <= 65535 && (long long){1}.z * "
+                               "{2}.z >= {0}",
+                               N.Layers, N.Grid, N.Block));
+    } else if (Fl == Flavor::Cuda) {
       check(Out,
             llvm::formatv("(long long){0}.z * {1}.z == 1", N.Grid, N.Block));
+    }
   }
 
   /// Bytes of one element (a scalar or vector, also for a pointer to rows)
@@ -640,11 +668,15 @@ std::string emitCudaLauncher(const Function &F) {
                            N.Block, N.Smem, N.Stream, OptArgs)
                  .str());
   } else {
+    std::string Layers =
+        Checks.layered() ? ", (unsigned)" + N.Layers : std::string();
     std::string Grid =
-        P.Dims > 1 ? llvm::formatv("dim3((unsigned){0}, (unsigned){1})",
-                                   N.Blocks[0], N.Blocks[1])
-                         .str()
-                   : llvm::formatv("dim3((unsigned){0}, 1)", N.Blocks[0]).str();
+        P.Dims > 1
+            ? llvm::formatv("dim3((unsigned){0}, (unsigned){1}{2})",
+                            N.Blocks[0], N.Blocks[1], Layers)
+                  .str()
+            : llvm::formatv("dim3((unsigned){0}, 1{1})", N.Blocks[0], Layers)
+                  .str();
     // Static shared memory only: no dynamic bytes.
     emitLine(Out, 4,
              llvm::formatv("{0}<<<{1}, dim3({2}, {3}), 0, {4}>>>({5});", F.Name,

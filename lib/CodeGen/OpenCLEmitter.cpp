@@ -17,18 +17,22 @@ protected:
     switch (B) {
     case Builtin::Idx:
     case Builtin::Idy:
+    case Builtin::Idz:
       OS << "get_global_id(" << D << ")";
       return;
     case Builtin::Tidx:
     case Builtin::Tidy:
+    case Builtin::Tidz:
       OS << "get_local_id(" << D << ")";
       return;
     case Builtin::Bidx:
     case Builtin::Bidy:
+    case Builtin::Bidz:
       OS << "get_group_id(" << D << ")";
       return;
     case Builtin::Bdimx:
     case Builtin::Bdimy:
+    case Builtin::Bdimz:
       OS << "get_local_size(" << D << ")";
       return;
     case Builtin::Gdimx:

@@ -97,8 +97,8 @@ private:
   /// whatever i0 is).
   std::optional<std::int64_t> value(const Expr &E) const {
     ExprPtr X = E.clone();
-    for (Builtin B : {Builtin::Idx, Builtin::Idy, Builtin::Tidx, Builtin::Tidy,
-                      Builtin::Bidx, Builtin::Bidy})
+    for (Builtin B : {Builtin::Idx, Builtin::Idy, Builtin::Idz, Builtin::Tidx,
+                      Builtin::Tidy, Builtin::Bidx, Builtin::Bidy})
       X = substituteBuiltin(std::move(X), B, *intLit(0));
     const LaunchPlan &P = *K.Plan;
     X = substituteBuiltin(std::move(X), Builtin::Bdimx, *intLit(P.Block[0]));

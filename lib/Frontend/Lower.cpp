@@ -78,12 +78,16 @@ ExprPtr foldThreadPosition(Expr &E, std::array<std::int64_t, 2> &Fixed,
   unsigned D = 0;
   for (Dim X :
        {Dim{Builtin::Bidx, Builtin::Bdimx, Builtin::Tidx, Builtin::Idx},
-        Dim{Builtin::Bidy, Builtin::Bdimy, Builtin::Tidy, Builtin::Idy}}) {
+        Dim{Builtin::Bidy, Builtin::Bdimy, Builtin::Tidy, Builtin::Idy},
+        Dim{Builtin::Bidz, Builtin::Bdimz, Builtin::Tidz, Builtin::Idz}}) {
     std::int64_t Size = -1;
     if (IsBuiltin(Add->RHS.get(), X.Tid))
       Size = BlockOffset(Add->LHS.get(), X.Bid, X.Bdim);
     else if (IsBuiltin(Add->LHS.get(), X.Tid))
       Size = BlockOffset(Add->RHS.get(), X.Bid, X.Bdim);
+    // In Z only blockDim.z: optimized kernels run blocks one layer deep.
+    if (D == 2 && Size > 0)
+      Size = -1;
     if (Size >= 0) {
       if (Size > 0) {
         Conflict |= Fixed[D] && Fixed[D] != Size;
@@ -122,6 +126,26 @@ public:
       F->Params.push_back(std::move(KP));
     }
     StmtPtr Body = lowerStmt(FD.getBody());
+    // Threads of one layer of a 3-D grid: idz only (see Builtin::Idz).
+    walkExprs(*Body, [&](const Expr &E) {
+      const auto *B = llvm::dyn_cast<BuiltinRef>(&E);
+      if (B && builtinDimension(B->Which) == 2 && B->Which != Builtin::Idz &&
+          !Failure)
+        Failure = LoweringFailure{
+            Ctx.getLangOpts().OpenCL
+                ? std::string(B->Which == Builtin::Tidz ? "get_local_id(2)"
+                              : B->Which == Builtin::Bidz
+                                  ? "get_group_id(2)"
+                                  : "get_local_size(2)") +
+                      " (3-D work-groups: only the z position "
+                      "get_global_id(2))"
+                : std::string(B->Which == Builtin::Tidz   ? "threadIdx.z"
+                              : B->Which == Builtin::Bidz ? "blockIdx.z"
+                                                          : "blockDim.z") +
+                      " other than in the z position blockIdx.z * blockDim.z "
+                      "+ threadIdx.z (3-D blocks)",
+            B->getLine() ? B->getLine() : lineOf(FD.getBeginLoc())};
+    });
     if (FixedBlockConflict)
       fail("its thread positions assume two different block sizes "
            "(blockIdx.x * N + threadIdx.x with two values of N)",
@@ -417,8 +441,19 @@ private:
       return failExpr("property expression", PO.getBeginLoc());
     std::string Var = Base->getDecl()->getNameAsString();
     std::string Field = Prop->getPropertyDecl()->getNameAsString();
-    if (Field == "z")
-      return failExpr(Var + ".z (3-D grids)", PO.getBeginLoc());
+    // In Z only the position blockIdx.z * blockDim.z + threadIdx.z, which
+    // lowering folds into idz (run() refuses what is left).
+    if (Field == "z") {
+      if (Var == "threadIdx")
+        return builtin(Builtin::Tidz);
+      if (Var == "blockIdx")
+        return builtin(Builtin::Bidz);
+      if (Var == "blockDim")
+        return builtin(Builtin::Bdimz);
+      return failExpr(Var + ".z (3-D grids: only the z position "
+                            "blockIdx.z * blockDim.z + threadIdx.z)",
+                      PO.getBeginLoc());
+    }
     bool X = Field == "x";
     if (Var == "threadIdx")
       return builtin(X ? Builtin::Tidx : Builtin::Tidy);
@@ -453,8 +488,21 @@ private:
         return failExpr(Name.str() + " with a non-constant dimension",
                         C.getBeginLoc());
       std::int64_t D = R.Val.getInt().getExtValue();
-      if (D > 1)
-        return failExpr(Name.str() + "(2) (3-D grids)", C.getBeginLoc());
+      if (D == 2) {
+        static const std::pair<const char *, Builtin> Z[] = {
+            {"get_global_id", Builtin::Idz},
+            {"get_local_id", Builtin::Tidz},
+            {"get_group_id", Builtin::Bidz},
+            {"get_local_size", Builtin::Bdimz}};
+        for (const auto &[ZFn, B] : Z)
+          if (Name == ZFn)
+            return builtin(B);
+      }
+      if (D < 0 || D > 1)
+        return failExpr(Name.str() + "(" + std::to_string(D) +
+                            ") (3-D grids: only the z position "
+                            "get_global_id(2))",
+                        C.getBeginLoc());
       return builtin(D == 0 ? Pair.first : Pair.second);
     }
     return nullptr;

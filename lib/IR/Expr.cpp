@@ -29,6 +29,14 @@ const char *builtinName(Builtin B) {
     return "gsizex";
   case Builtin::Gsizey:
     return "gsizey";
+  case Builtin::Idz:
+    return "idz";
+  case Builtin::Tidz:
+    return "tidz";
+  case Builtin::Bidz:
+    return "bidz";
+  case Builtin::Bdimz:
+    return "bdimz";
   }
   return "?";
 }
@@ -42,6 +50,11 @@ unsigned builtinDimension(Builtin B) {
   case Builtin::Gdimy:
   case Builtin::Gsizey:
     return 1;
+  case Builtin::Idz:
+  case Builtin::Tidz:
+  case Builtin::Bidz:
+  case Builtin::Bdimz:
+    return 2;
   default:
     return 0;
   }

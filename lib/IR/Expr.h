@@ -38,11 +38,20 @@ enum class Builtin {
   Gdimy,  ///< gridDim.y
   Gsizex, ///< gridDim.x*blockDim.x, get_global_size(0)
   Gsizey,
+  /// blockIdx.z*blockDim.z+threadIdx.z, get_global_id(2): the layer of a
+  /// 3-D grid. Optimized kernels run blocks one layer deep (block z = 1),
+  /// so idz is uniform within their blocks.
+  Idz,
+  /// threadIdx.z, blockIdx.z, blockDim.z: only while lowering, which folds
+  /// them into idz or refuses the kernel.
+  Tidz,
+  Bidz,
+  Bdimz,
 };
 /// "idx", "tidy", ...: the paper's names, used by the debug printer and the
 /// analysis report.
 const char *builtinName(Builtin B);
-/// 0 for the X built-ins, 1 for Y.
+/// 0 for the X built-ins, 1 for Y, 2 for Z.
 unsigned builtinDimension(Builtin B);
 
 enum class UnaryOp { Neg, Plus, Not, BitNot };

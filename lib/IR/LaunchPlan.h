@@ -82,6 +82,13 @@ struct LaunchPlan {
   /// positions and its Y the naive X ones, so Extent, Block and Coverage are
   /// in the kernel's order and Extent[0] bounds the naive Y.
   bool Interchanged = false;
+  /// A 3-D grid (the kernel uses idz): blocks one layer deep, launched over
+  /// LayerExtent layers, the bound of the naive kernel's z guard over scalar
+  /// parameters (null where it has none, or several: then the plan cannot
+  /// be launched). A plan that keeps the naive launch (SameLaunch) keeps its
+  /// layers too.
+  bool Layered = false;
+  std::shared_ptr<const Expr> LayerExtent;
   /// Static shared memory of one block, in bytes.
   std::int64_t SharedBytes = 0;
   /// Registers per thread estimated from KIR (ptxas, where available, is

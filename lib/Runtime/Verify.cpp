@@ -407,10 +407,13 @@ sizeProblem(const std::vector<const Function *> &DomainFrom,
     // Every access inside the array: an index below 0 at these sizes
     // ((n - 3 - i1) * n + i2 with i1 > n) reads before the buffer.
     std::map<std::string, std::int64_t> Lowest;
-    auto E = bufferExtents(
-        *St.Naive, Sizes, *D,
-        naiveLaunch(findDomain(*St.Naive).Dims, St.Naive->FixedBlock).Block,
-        &Lowest);
+    KernelDomain KD = findDomain(*St.Naive);
+    auto Layers = evaluateLayers(*St.Naive, KD, Sizes);
+    if (!Layers)
+      return llvm::toString(Layers.takeError());
+    auto E = bufferExtents(*St.Naive, Sizes, *D,
+                           naiveLaunch(KD.Dims, St.Naive->FixedBlock).Block,
+                           &Lowest, *Layers);
     if (!E)
       return llvm::toString(E.takeError());
     for (const auto &[Array, Lo] : Lowest)
@@ -1195,6 +1198,34 @@ verifyStages(const Module &M, const std::vector<const Function *> &DomainFrom,
   if (Opts.Grid)
     for (unsigned Dim = 0; Dim < 2; ++Dim)
       LaunchThreads[Dim] = (*Opts.Grid)[Dim];
+  // The layers of a 3-D grid (idz): what its z guard lets run, for every
+  // launch (the optimized ones run blocks one layer deep).
+  std::int64_t Layers = 1;
+  bool Layered = false;
+  for (const Function *F : DomainFrom) {
+    KernelDomain KD = findDomain(*F);
+    if (!KD.Layered)
+      continue;
+    Layered = true;
+    auto Z = evaluateLayers(*F, KD, Result.Sizes);
+    if (!Z) {
+      Result.Detail = llvm::toString(Z.takeError());
+      return Result;
+    }
+    Layers = std::max(Layers, *Z);
+  }
+  auto Layer = [&](NDRange &R) {
+    if (!Layered)
+      return;
+    bool Local = R.Local[0] != 0;
+    for (unsigned D = R.Dims; D < 2; ++D) {
+      R.Global[D] = 1;
+      R.Local[D] = Local ? 1 : 0;
+    }
+    R.Dims = 3;
+    R.Global[2] = size_t(Layers);
+    R.Local[2] = Local ? 1 : 0;
+  };
   unsigned Dims =
       Result.Domain[1] > 1 || LaunchThreads[1] > 1 || KDims == 2 ? 2 : 1;
   std::array<bool, 2> Exact = {!Guarded[0], !Guarded[1]};
@@ -1204,6 +1235,7 @@ verifyStages(const Module &M, const std::vector<const Function *> &DomainFrom,
       Fixed[D] = std::max(Fixed[D], F->FixedBlock[D]);
   LaunchShape NaiveShape = naiveLaunch(Dims, Fixed);
   NDRange NaiveRange = rangeFor(LaunchThreads, Dims, NaiveShape, Exact);
+  Layer(NaiveRange);
   // Buffers cover every launched thread's accesses, guarded or not: a read
   // before the guard, or past it, must stay inside them.
   std::array<std::int64_t, 2> Covered = {std::int64_t(NaiveRange.Global[0]),
@@ -1211,7 +1243,7 @@ verifyStages(const Module &M, const std::vector<const Function *> &DomainFrom,
   std::map<std::string, std::int64_t> Extents;
   auto Widen = [&](const Function &F, std::array<std::int64_t, 2> Threads,
                    const LaunchShape &S) -> llvm::Error {
-    auto E = bufferExtents(F, Result.Sizes, Threads, S.Block);
+    auto E = bufferExtents(F, Result.Sizes, Threads, S.Block, nullptr, Layers);
     if (!E)
       return E.takeError();
     for (auto &[Name, N] : *E)
@@ -1233,6 +1265,7 @@ verifyStages(const Module &M, const std::vector<const Function *> &DomainFrom,
     L.NaiveRange = NaiveRange;
     L.Candidate = St.Emitted->Name;
     L.CandidateRange = rangeFor(LaunchThreads, Dims, St.Shape, Exact);
+    Layer(L.CandidateRange);
     if (St.Emitted->Plan) {
       const LaunchPlan &P = *St.Emitted->Plan;
       AnyPlan = true;
@@ -1275,6 +1308,7 @@ verifyStages(const Module &M, const std::vector<const Function *> &DomainFrom,
             for (unsigned D = 0; D < 2; ++D)
               Size[D] = R.End[D] - R.Begin[D];
             E.Range = rangeFor(Size, P.Dims, EdgeShape);
+            Layer(E.Range);
             for (unsigned D = 0; D < P.Dims; ++D) {
               E.Bounds.push_back(R.Begin[D]);
               E.Bounds.push_back(R.End[D]);
@@ -1283,6 +1317,7 @@ verifyStages(const Module &M, const std::vector<const Function *> &DomainFrom,
           }
         }
         L.CandidateRange = rangeFor(Domain, Dims, S);
+        Layer(L.CandidateRange);
       }
       if (L.Candidate == St.Emitted->Name)
         for (const std::string &A : P.TextureArrays) {

@@ -315,6 +315,10 @@ apply(Function &F, const PassContext &Ctx, std::string &Why) {
   NaiveShape &NS = *NSOr;
   KernelDomain D = findDomain(F);
   unsigned Dims = NS.Dims;
+  if (D.Layered) {
+    Why = "3-D grid: halo tiles are two-dimensional";
+    return std::nullopt;
+  }
   if (!NS.Guard) {
     Why = "the kernel has no bounds guard, so its domain cannot bound a "
           "tile's halo";
@@ -607,6 +611,7 @@ apply(Function &F, const PassContext &Ctx, std::string &Why) {
   K->Body->Body = std::move(Top);
   Plan.EstimatedRegisters = 20;
   Plan.Origin = std::shared_ptr<const Function>(F.clone());
+  setLayers(Plan, F);
   K->Plan = std::move(Plan);
   F = std::move(*K);
 

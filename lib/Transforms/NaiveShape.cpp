@@ -69,6 +69,12 @@ llvm::Expected<NaiveShape> analyzeShape(const Function &F) {
       E = add(std::move(E), intLit(B.Offset));
     S.Extent[Dim] = std::shared_ptr<const Expr>(simplifyExpr(std::move(E)));
   }
+  // A 3-D grid's layers: its z bound is one of the guard's bounds (the
+  // launch gives exactly that many layers, Launcher.cpp).
+  if (D.LayerBounds.size() > 1)
+    return cannot(llvm::formatv("dimension Z has {0} bounds guards",
+                                D.LayerBounds.size()));
+  Bounds += D.LayerBounds.size();
 
   std::vector<StmtPtr> Top;
   for (const StmtPtr &St : F.Body->Body)

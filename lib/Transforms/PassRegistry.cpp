@@ -40,6 +40,7 @@ LaunchPlan &sameLaunchPlan(Function &F) {
     F.Plan.emplace();
     F.Plan->SameLaunch = true;
     F.Plan->Dims = findDomain(F).Dims;
+    F.Plan->Layered = findDomain(F).Layered;
   }
   return *F.Plan;
 }

@@ -26,6 +26,19 @@ std::int64_t staticSharedLimit(const MachineDescription &MD) {
   return std::min<std::int64_t>(MD.SharedMemPerBlock, 48 * 1024);
 }
 
+void setLayers(LaunchPlan &P, const Function &Naive) {
+  KernelDomain D = findDomain(Naive);
+  P.Layered = D.Layered;
+  P.LayerExtent.reset();
+  if (!D.Layered || D.LayerBounds.size() != 1)
+    return;
+  const DomainBound &B = D.LayerBounds.front();
+  ExprPtr E = inlineSingleAssignmentLocals(*B.Bound, Naive);
+  if (B.Offset)
+    E = add(std::move(E), intLit(B.Offset));
+  P.LayerExtent = std::shared_ptr<const Expr>(simplifyExpr(std::move(E)));
+}
+
 const Function &tilingOrigin(const Function &F) {
   return F.Plan && F.Plan->Origin ? *F.Plan->Origin : F;
 }
@@ -244,7 +257,8 @@ ThreadClass classOf(const AffineForm &A) {
   for (const AffineVar &V : A.variables(AffineVar::Kind::Thread)) {
     X |= V.Name == "idx";
     Y |= V.Name == "idy";
-    if (V.Name != "idx" && V.Name != "idy")
+    // The layer of a 3-D grid is one per block (Builtin::Idz).
+    if (V.Name != "idx" && V.Name != "idy" && V.Name != "idz")
       return ThreadClass::Both;
   }
   return X && Y ? ThreadClass::Both
@@ -1195,7 +1209,8 @@ llvm::Expected<TiledKernel> Generator::run() {
   bool OnlyPositions = true, HasSync = false, Vectorized = false;
   walkExprs(*Origin.Body, [&](const Expr &E) {
     if (auto *B = llvm::dyn_cast<BuiltinRef>(&E))
-      OnlyPositions &= B->Which == Builtin::Idx || B->Which == Builtin::Idy;
+      OnlyPositions &= B->Which == Builtin::Idx || B->Which == Builtin::Idy ||
+                       B->Which == Builtin::Idz;
     if (auto *A = llvm::dyn_cast<ArrayRef>(&E))
       Vectorized |= A->VectorWidth > 1;
   });
@@ -1364,6 +1379,7 @@ llvm::Expected<TiledKernel> Generator::run() {
 
   Plan.EstimatedRegisters = Result.EstimatedRegisters;
   Plan.Origin = std::shared_ptr<const Function>(Origin.clone());
+  setLayers(Plan, Origin);
   K->Plan = std::move(Plan);
   Result.Kernel = std::move(K);
   return std::move(Result);

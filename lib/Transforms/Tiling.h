@@ -111,6 +111,10 @@ std::int64_t staticSharedLimit(const MachineDescription &MD);
 /// F itself.
 const Function &tilingOrigin(const Function &F);
 
+/// Sets \p P's layers of a 3-D grid (LaunchPlan::Layered, LayerExtent)
+/// from the z guard of \p Naive.
+void setLayers(LaunchPlan &P, const Function &Naive);
+
 /// The tile of loop \p L (unit step) tiled by \p T: T, but for a
 /// constant trip count N the largest divisor of N not above T, so that "the
 /// tile divides the trip count" holds (`for (j = 0; j < 5; j++)` is one

@@ -46,7 +46,8 @@ GRIDS = {"mm_paper_dialect.cu": "512,512", "mv_paper_dialect.cu": "2048",
          # Not whole tiles: the exchanged launch runs tp_paper_dialect_edge.
          "tp_paper_dialect.cu": "1000,504"}
 # Extra sizes per kernel for the awkward-size runs (names are its parameters).
-AWKWARD = ["w=1003,h=37,k=29,n=1003,m=45,ni=37,nj=41,nk=29,nx=53,ny=61,fw=5,fh=3,nt=67"]
+AWKWARD = ["w=1003,h=37,k=29,n=1003,m=45,ni=37,nj=41,nk=29,nx=53,ny=61,fw=5,fh=3,nt=67,"
+           "batch=3"]
 # Targets of the optimized runs (part 2).
 TARGETS = ["gtx285", "gtx480", "hd5870", "h100"]
 # Targets whose texture variant is checked too (--memory=both): all four of

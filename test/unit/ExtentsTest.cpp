@@ -265,3 +265,52 @@ __global__ void valid(const float *in, float *out, int w, int h, int fw) {
 }
 
 } // namespace
+
+// A 3-D grid: the z position is idz, its guard a layer bound (not a bound of
+// X or Y), and the arrays' extents and symbolic element counts range idz
+// over the layers.
+TEST(Domain, LayersOfA3DGrid) {
+  auto M = gpumerge::parseText(R"(
+__global__ void vscale(const float *in, float *out, int w, int h, int d) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  int z = blockDim.z * blockIdx.z + threadIdx.z;
+  if (x < w && y < h && z < d - 1)
+    out[(z * h + y) * w + x] = 2.0f * in[(z * h + y) * w + x];
+}
+__global__ void nozguard(float *a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int z = blockIdx.z * blockDim.z + threadIdx.z;
+  if (i < n)
+    a[z * n + i] = 1.0f;
+}
+)");
+  ASSERT_TRUE(M);
+  const gpumerge::Function &F = *M->kernels()[0];
+  gpumerge::KernelDomain D = gpumerge::findDomain(F);
+  EXPECT_TRUE(D.Layered);
+  EXPECT_EQ(D.Bounds[0].size(), 1u);
+  EXPECT_EQ(D.Bounds[1].size(), 1u);
+  ASSERT_EQ(D.LayerBounds.size(), 1u);
+  gpumerge::SizeBindings Sizes = {{"w", 7}, {"h", 5}, {"d", 4}};
+  auto Layers = gpumerge::evaluateLayers(F, D, Sizes);
+  ASSERT_TRUE(bool(Layers)) << llvm::toString(Layers.takeError());
+  EXPECT_EQ(*Layers, 3); // z < d - 1
+  auto E = gpumerge::bufferExtents(F, Sizes, {7, 5}, {16, 16}, nullptr, 3);
+  ASSERT_TRUE(bool(E)) << llvm::toString(E.takeError());
+  EXPECT_EQ(E->at("out"), 3 * 5 * 7);
+  EXPECT_EQ(elementsText(F, "out"), elementsText(F, "in"));
+  auto Symbolic = gpumerge::symbolicElements(F, "out");
+  ASSERT_NE(Symbolic, nullptr);
+  EXPECT_EQ(gpumerge::evaluateScalar(*Symbolic, F, Sizes), 3 * 5 * 7);
+
+  // Without a guard on z the layers are unknown: verify cannot launch them.
+  const gpumerge::Function &G = *M->kernels()[1];
+  gpumerge::KernelDomain DG = gpumerge::findDomain(G);
+  EXPECT_TRUE(DG.Layered);
+  auto None = gpumerge::evaluateLayers(G, DG, {{"n", 9}});
+  ASSERT_FALSE(bool(None));
+  EXPECT_NE(llvm::toString(None.takeError()).find("no guard bounds its z"),
+            std::string::npos);
+  EXPECT_EQ(gpumerge::symbolicElements(G, "a"), nullptr);
+}
