@@ -183,6 +183,9 @@ private:
   std::vector<Param> ConstantArrays;
   std::array<std::int64_t, 2> FixedBlock = {0, 0};
   bool FixedBlockConflict = false;
+  /// The loops around the statement lowered, innermost last: true for a
+  /// while loop read as a for loop.
+  std::vector<bool> LoopKinds;
 
   unsigned lineOf(SourceLocation L) const {
     return SM.getExpansionLineNumber(L);
@@ -685,20 +688,7 @@ private:
       }
       if (!BV)
         return failExpr("array access through a computed pointer", Loc);
-      auto R =
-          std::make_unique<ArrayRef>(BV->getNameAsString(), std::move(Indices),
-                                     lowerScalar(A->getType(), Loc));
-      QualType BT = BV->getType();
-      if (BT->isPointerType())
-        R->Space = lowerSpace(BT->getPointeeType().getAddressSpace());
-      else
-        R->Space = BV->hasAttr<CUDASharedAttr>() ||
-                           BT.getAddressSpace() == LangAS::opencl_local
-                       ? AddressSpace::Shared
-                       : AddressSpace::Private;
-      if (BT->isPointerType() && R->Space == AddressSpace::Private)
-        R->Space = AddressSpace::Global;
-      return R;
+      return arrayRef(*BV, std::move(Indices), A->getType(), Loc);
     }
     if (const auto *U = llvm::dyn_cast<clang::UnaryOperator>(E)) {
       std::optional<UnaryOp> Op;
@@ -716,7 +706,7 @@ private:
         Op = UnaryOp::BitNot;
         break;
       case UO_Deref:
-        return failExpr("pointer dereference", Loc);
+        return lowerDeref(*U, Loc);
       case UO_AddrOf:
         return failExpr("address-of operator", Loc);
       default:
@@ -801,6 +791,68 @@ private:
                                                   lowerType(C->getType(), Loc));
     }
     return failExpr(describeExpr(*E), Loc);
+  }
+
+  /// Element \p Indices of the array \p BV names (a pointer parameter, a
+  /// local or __shared__ array), of type \p Elem.
+  ExprPtr arrayRef(const VarDecl &BV, std::vector<ExprPtr> Indices,
+                   QualType Elem, SourceLocation Loc) {
+    auto R = std::make_unique<ArrayRef>(
+        BV.getNameAsString(), std::move(Indices), lowerScalar(Elem, Loc));
+    QualType BT = BV.getType();
+    if (BT->isPointerType())
+      R->Space = lowerSpace(BT->getPointeeType().getAddressSpace());
+    else
+      R->Space = BV.hasAttr<CUDASharedAttr>() ||
+                         BT.getAddressSpace() == LangAS::opencl_local
+                     ? AddressSpace::Shared
+                     : AddressSpace::Private;
+    if (BT->isPointerType() && R->Space == AddressSpace::Private)
+      R->Space = AddressSpace::Global;
+    return R;
+  }
+
+  /// `*p`, `*(p + i)`, `*(i + p)`, `*(p - 1 + i)` of a pointer parameter (or
+  /// local pointer) to scalars: p[0], p[i], p[-1 + i]. Other dereferences
+  /// are refused.
+  ExprPtr lowerDeref(const clang::UnaryOperator &U, SourceLocation Loc) {
+    // The pointer at the bottom of a chain of + and -, and its offsets.
+    std::vector<std::pair<const clang::Expr *, bool>> Offsets; // negated?
+    const clang::Expr *Ptr = strip(U.getSubExpr());
+    while (const auto *B = llvm::dyn_cast<clang::BinaryOperator>(Ptr)) {
+      bool LeftPtr = B->getLHS()->getType()->isPointerType();
+      if (B->getOpcode() != BO_Add && !(B->getOpcode() == BO_Sub && LeftPtr))
+        break;
+      const clang::Expr *Offset = LeftPtr ? B->getRHS() : B->getLHS();
+      if (!Offset->getType()->isIntegerType())
+        return failExpr("pointer dereference", Loc);
+      Offsets.insert(Offsets.begin(), {Offset, B->getOpcode() == BO_Sub});
+      Ptr = strip(LeftPtr ? B->getLHS() : B->getRHS());
+    }
+    const auto *D = llvm::dyn_cast<DeclRefExpr>(Ptr);
+    const auto *V = D ? llvm::dyn_cast<VarDecl>(D->getDecl()) : nullptr;
+    if (!V || !V->isLocalVarDeclOrParm() || !V->getType()->isPointerType() ||
+        V->getType()->getPointeeType()->isPointerType() ||
+        V->getType()->getPointeeType()->isArrayType())
+      return failExpr("pointer dereference", Loc);
+    ExprPtr Index;
+    for (const auto &[Offset, Negated] : Offsets) {
+      ExprPtr X = lowerExpr(Offset);
+      if (!Index) {
+        Type T = X->getType();
+        Index = Negated
+                    ? std::make_unique<UnaryExpr>(UnaryOp::Neg, std::move(X), T)
+                    : std::move(X);
+        continue;
+      }
+      Type T = Index->getType();
+      Index =
+          std::make_unique<BinaryExpr>(Negated ? BinaryOp::Sub : BinaryOp::Add,
+                                       std::move(Index), std::move(X), T);
+    }
+    std::vector<ExprPtr> Indices;
+    Indices.push_back(Index ? std::move(Index) : intLit(0));
+    return arrayRef(*V, std::move(Indices), U.getType(), Loc);
   }
 
   /// What \p E is, in the words of the language, with its text: the reason
@@ -961,10 +1013,19 @@ private:
       return failStmt("do-while loop", Loc);
     if (llvm::isa<SwitchStmt>(S))
       return failStmt("switch statement", Loc);
-    if (llvm::isa<BreakStmt>(S))
-      return failStmt("break statement", Loc);
-    if (llvm::isa<ContinueStmt>(S))
-      return failStmt("continue statement", Loc);
+    // A jump of the innermost loop (a switch is refused above). In a while
+    // loop read as a for loop, continue would now run the step that ends
+    // the body, which it skipped.
+    if (llvm::isa<BreakStmt>(S) || llvm::isa<ContinueStmt>(S)) {
+      bool Break = llvm::isa<BreakStmt>(S);
+      if (LoopKinds.empty())
+        return failStmt(Break ? "break statement" : "continue statement", Loc);
+      if (!Break && LoopKinds.back())
+        return failStmt("continue in a while loop (it skips the step at "
+                        "the end of the body)",
+                        Loc);
+      return withLine(std::make_unique<JumpStmt>(Break), Loc);
+    }
     if (llvm::isa<GotoStmt>(S))
       return failStmt("goto statement", Loc);
     return failStmt("statement '" + sourceText(S->getSourceRange()) + "'", Loc);
@@ -1212,6 +1273,7 @@ private:
                             "' that depends on " + Bad,
                         Loc);
     }
+    LoopKinds.push_back(F.Iter != nullptr);
     if (F.Iter) {
       // The while loop's body without its last statement, the increment.
       auto B = std::make_unique<BlockStmt>();
@@ -1223,6 +1285,7 @@ private:
     } else {
       L->Body = lowerStmt(F.Body);
     }
+    LoopKinds.pop_back();
     if (!llvm::isa<BlockStmt>(*L->Body)) {
       auto B = std::make_unique<BlockStmt>();
       B->setLine(L->Body->getLine());

@@ -247,6 +247,9 @@ void Printer::printStmt(const Stmt &S) {
     printExpr(*llvm::cast<ExprStmt>(S).E);
     OS << ";";
     return;
+  case Stmt::Kind::Jump:
+    OS << (llvm::cast<JumpStmt>(S).IsBreak ? "break;" : "continue;");
+    return;
   }
 }
 

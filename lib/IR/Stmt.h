@@ -30,7 +30,8 @@ public:
     Sync,
     GlobalSync,
     Return,
-    ExprStmt
+    ExprStmt,
+    Jump
   };
   Kind getKind() const { return K; }
   unsigned getLine() const { return Line; }
@@ -201,6 +202,19 @@ public:
       F(Value);
   }
   static bool classof(const Stmt *S) { return S->getKind() == Kind::Return; }
+};
+
+/// `break;` or `continue;` of the innermost loop. A loop holding one is
+/// kept as written: the passes that tile, merge, unroll or scalar-replace
+/// loops leave it alone.
+class JumpStmt : public Stmt {
+public:
+  explicit JumpStmt(bool IsBreak) : Stmt(Kind::Jump), IsBreak(IsBreak) {}
+  bool IsBreak; ///< false: continue
+  StmtPtr clone() const override {
+    return withCommon(std::make_unique<JumpStmt>(IsBreak));
+  }
+  static bool classof(const Stmt *S) { return S->getKind() == Kind::Jump; }
 };
 
 /// An expression evaluated for its effect: a call of a helper.

@@ -32,6 +32,7 @@ private:
   const Function &F;
   /// name → number of dimensions (0 for scalars).
   std::vector<std::map<std::string, unsigned>> Scopes;
+  unsigned Loops = 0; ///< loops around the statement checked
   std::string Problem;
   unsigned ProblemLine = 0;
 
@@ -131,10 +132,19 @@ private:
       checkExpr(*L.Bound, Line);
       if (L.StepExpr)
         checkExpr(*L.StepExpr, Line);
+      ++Loops;
       check(L.Body, Line);
+      --Loops;
       Scopes.pop_back();
       return;
     }
+    case Stmt::Kind::Jump:
+      if (!Loops)
+        fail(std::string(llvm::cast<JumpStmt>(S).IsBreak ? "break"
+                                                         : "continue") +
+                 " outside a loop",
+             Line);
+      return;
     default:
       S.forEachExpr([&](ExprPtr &E) {
         if (!E)

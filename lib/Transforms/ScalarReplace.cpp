@@ -193,7 +193,7 @@ private:
           if (W->Space == AddressSpace::Global)
             Writes.push_back(W);
       Leaves |= llvm::isa<ReturnStmt>(S) || llvm::isa<SyncStmt>(S) ||
-                llvm::isa<GlobalSyncStmt>(S);
+                llvm::isa<GlobalSyncStmt>(S) || llvm::isa<JumpStmt>(S);
     });
     if (Writes.empty())
       return R;

@@ -247,7 +247,7 @@ bool hasBarrierOrReturn(Stmt &S) {
   bool Found = false;
   walkStmts(S, [&](Stmt &X) {
     Found |= llvm::isa<SyncStmt>(&X) || llvm::isa<GlobalSyncStmt>(&X) ||
-             llvm::isa<ReturnStmt>(&X);
+             llvm::isa<ReturnStmt>(&X) || llvm::isa<JumpStmt>(&X);
   });
   return Found;
 }
@@ -1232,16 +1232,27 @@ llvm::Expected<TiledKernel> Generator::run() {
   NaiveShape &NS = *NSOr;
   if (NS.Dims == 1 && (S.Block[1] != 1 || S.Merge[1] != 1))
     return cannot("a 1-D kernel takes no Y factors");
-  // A return in one merged copy would leave the copies after it undone.
+  // A return in one merged copy would leave the copies after it undone,
+  // and a break or continue in a loop the copies share would end or skip
+  // the others' iterations.
   if (S.Merge[0] * S.Merge[1] > 1)
     for (StmtPtr &St : NS.Guarded) {
-      bool Returns = false;
-      walkStmts(*St, [&](Stmt &X) { Returns |= llvm::isa<ReturnStmt>(&X); });
-      if (Returns)
+      const Stmt *Exit = nullptr;
+      walkStmts(*St, [&](Stmt &X) {
+        if (!Exit && (llvm::isa<ReturnStmt>(&X) || llvm::isa<JumpStmt>(&X)))
+          Exit = &X;
+      });
+      if (Exit && llvm::isa<ReturnStmt>(Exit))
         return cannot(llvm::formatv("the return at line {0}, after the bounds "
                                     "guard, would end a merged thread's "
                                     "other copies",
                                     St->getLine()));
+      if (Exit)
+        return cannot(llvm::formatv(
+            "the {0} at line {1} ends or skips an iteration of one thread "
+            "only: its loop is kept as written, unmerged",
+            llvm::cast<JumpStmt>(Exit)->IsBreak ? "break" : "continue",
+            Exit->getLine()));
     }
   collectNames(*Origin.Body, Names);
   Accesses = collectAccesses(Origin);

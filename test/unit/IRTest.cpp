@@ -351,6 +351,22 @@ TEST(IRVerifier, LoopIteratorIsScopedToTheLoop) {
   EXPECT_NE(Msg.find("line 5"), std::string::npos) << Msg;
 }
 
+TEST(IRVerifier, JumpsOnlyInsideLoops) {
+  // break; in the loop body is fine, after the loop it is not.
+  auto F = mmKernel();
+  auto &Loop = llvm::cast<ForStmt>(*F->Body->Body[1]);
+  llvm::cast<BlockStmt>(*Loop.Body)
+      .Body.push_back(std::make_unique<JumpStmt>(true));
+  llvm::Error E = verifyFunction(*F);
+  EXPECT_FALSE(bool(E)) << errorText(std::move(E));
+  auto Jump = std::make_unique<JumpStmt>(false);
+  Jump->setLine(6);
+  F->Body->Body.push_back(std::move(Jump));
+  std::string Msg = errorText(verifyFunction(*F));
+  EXPECT_NE(Msg.find("continue outside a loop"), std::string::npos) << Msg;
+  EXPECT_NE(Msg.find("line 6"), std::string::npos) << Msg;
+}
+
 TEST(IRVerifier, RejectsUndeclaredArray) {
   auto F = mmKernel();
   auto &Store = llvm::cast<AssignStmt>(*F->Body->Body[2]);
