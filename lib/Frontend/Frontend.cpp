@@ -445,6 +445,7 @@ parseSource(const std::string &Source, const std::string &FileName,
                                                   B->getBeginLoc());
             });
   std::set<std::string> FailedHelpers;
+  std::set<std::string> InstanceNames; // of the instantiations lowered
   for (const FunctionDecl *FD : All) {
     SourceSpan Span = spanOf(*FD, SM);
     bool IsKernel = isKernelDecl(*FD);
@@ -464,6 +465,23 @@ parseSource(const std::string &Source, const std::string &FileName,
              "an instantiation whose template arguments gpumerge cannot "
              "name a kernel after (only types and integers)",
              Span.Line, Span, IsKernel});
+        continue;
+      }
+      // Two instantiations with one name (kernelInstanceName tells types
+      // apart, so never seen): neither is optimized, since their launches
+      // cannot be told apart either.
+      if (!InstanceNames.insert(Name).second) {
+        M->PassedThrough.push_back(
+            {TemplateCall, "another instantiation is named '" + Name + "' too",
+             Span.Line, Span, IsKernel});
+        KernelCallSite C;
+        C.Kernel = Name;
+        C.Call = Span;
+        C.Call.End = Span.Begin;
+        C.NotRewritable = "two instantiations are named '" + Name + "'";
+        M->CallSites.push_back(std::move(C));
+        if (!IsKernel)
+          FailedHelpers.insert(Name);
         continue;
       }
     }

@@ -53,6 +53,10 @@ std::string kernelInstanceName(const FunctionDecl &FD) {
         return "";
       std::int64_t X = V.getExtValue();
       Part = (X < 0 ? "m" : "") + std::to_string(X < 0 ? -X : X);
+      // k<1> and k<1u> are two instantiations: k_1 and k_1u.
+      QualType T = A.getIntegralType().getCanonicalType();
+      if (!T->isSpecificBuiltinType(BuiltinType::Int))
+        Part += "_" + identifierPart(T.getAsString(Policy));
       break;
     }
     default:

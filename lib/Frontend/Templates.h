@@ -21,8 +21,9 @@ namespace gpumerge {
 
 /// The name gpumerge gives \p FD: its own, or for an instantiation of a
 /// function template its name and its template arguments joined by '_'
-/// (`scale_float`, `tile_16`, `axpy_unsigned_int`); empty when an argument
-/// has no such spelling (a pointer, a pack, a template).
+/// (`scale_float`, `tile_16`, `axpy_unsigned_int`; an integer of another
+/// type than int is followed by its type: `tile_16_unsigned_int`); empty
+/// when an argument has no such spelling (a pointer, a pack, a template).
 std::string kernelInstanceName(const clang::FunctionDecl &FD);
 
 /// `scale<float>`: how CUDA names the instantiation \p FD; empty when

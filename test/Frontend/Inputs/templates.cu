@@ -65,6 +65,13 @@ __global__ void rowsumsq(const T *a, T *s, int w, int h) {
   }
 }
 
+// Integer arguments of two types: addk<1> and addk<1u> are two kernels.
+template <auto N> __global__ void addk(const float *a, float *b, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    b[i] = a[i] + N;
+}
+
 int main() {
   const int n = 1000, w = 77, h = 45, k = 29;
   float *xf, *yf, *a, *b, *c;
@@ -83,6 +90,8 @@ int main() {
   dim3 block(16, 16), grid((w + 15) / 16, (h + 15) / 16);
   mm<float, 1><<<grid, block>>>(a, b, c, w, h, k);
   rowsumsq<<<(h + 127) / 128, 128>>>(b, c, w, h);
+  addk<1><<<(n + 255) / 256, 256>>>(xf, yf, n);
+  addk<1u><<<(n + 255) / 256, 256>>>(xf, yf, n);
   cudaDeviceSynchronize();
   printf("done\n");
   return 0;
