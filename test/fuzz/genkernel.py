@@ -46,6 +46,9 @@ INT_TYPES = ("int", "unsigned")
 class Gen:
     def __init__(self, seed, lang=None, known_gaps=False):
         self.rng = random.Random(seed)
+        # Draws of the 3-D grid feature, apart so that the kernels of the
+        # seeds without it stay what they were.
+        self.zrng = random.Random("layers-%d" % seed)
         self.seed = seed
         r = self.rng
         self.lang = lang or ("cuda" if r.random() < 0.6 else "opencl")
@@ -173,8 +176,8 @@ class Gen:
     # Thread positions and guards
     # ------------------------------------------------------------------
     def position(self, dim):
-        r = self.rng
-        d = "xy"[dim]
+        r = self.zrng if dim == 2 else self.rng
+        d = "xyz"[dim]
         if self.cuda:
             forms = [f"blockIdx.{d} * blockDim.{d} + threadIdx.{d}",
                      f"threadIdx.{d} + blockIdx.{d} * blockDim.{d}",
@@ -183,6 +186,20 @@ class Gen:
             forms = [f"get_global_id({dim})",
                      f"get_group_id({dim}) * get_local_size({dim}) + get_local_id({dim})"]
         return r.choice(forms)
+
+    def layers(self):
+        """Sometimes a 3-D grid: the z position (a layer) and its bound,
+        (z, d); None otherwise."""
+        r = self.zrng
+        if r.random() >= 0.15:
+            return None
+        d = self.fresh(r.choice(["d", "nz", "depth", "batch"]))
+        self.params.append((f"int {d}", d))
+        self.sizes[d] = r.randint(2, 5)
+        z = self.fresh(r.choice(["z", "layer", "bz"]))
+        self.emit(f"int {z} = {self.position(2)};")
+        self.feature("layers")
+        return z, d
 
     def guard(self, conds):
         """Opens the bounds guard on \\p conds (pairs (pos, bound expr) for
@@ -473,8 +490,9 @@ class Gen:
         self.emit(f"{target} {op} {value};")
 
     def maybe_passthrough(self, s, read):
-        """A construct gpumerge must pass through, computing something
-        deterministic into the accumulator \\p s."""
+        """A construct gpumerge passes through (or, for break and continue,
+        keeps its loop as written), computing something deterministic into
+        the accumulator \\p s."""
         p = self.passthrough
         if p in (None, "done", "modassign", "ptrarith", "unroll"):
             return
@@ -569,8 +587,12 @@ class Gen:
         out = self.array_param(self.fresh(r.choice(["c", "out", "res"])), False)
         swap = r.random() < 0.2
         x, y = self.pos2(swap)
-        end = self.guard([(x, w), (y, h)] if r.random() < 0.7 else [(y, h), (x, w)])
+        zd = self.layers()
+        conds = [(x, w), (y, h)] if r.random() < 0.7 else [(y, h), (x, w)]
+        end = self.guard(conds + [zd] if zd else conds)
         at = self.access_macro(ins[0], w)
+        if zd:  # one w x h plane per layer
+            y = f"({zd[0]} * {h} + {y})"
         reads = [at(y, x)] + [f"{a}[{y} * {w} + {x}]" for a in ins[1:]]
         e = self.combine(reads)
         if r.random() < 0.25:
@@ -689,11 +711,18 @@ class Gen:
         x, y = self.pos2()
         p = self.fresh(r.choice(["p", "l", "kk", "i"]))
         self.counters([p])
-        end = self.guard([(x, w), (y, h)])
+        # Batched (one product per layer) when neither operand is transposed.
+        zd = None if ta or tb else self.layers()
+        end = self.guard([(x, w), (y, h)] + ([zd] if zd else []))
         at_a = self.access_macro(a, k if not ta else h)
         ra = at_a(y, p) if not ta else at_a(p, y)
         rb = f"{b}[{p} * {w} + {x}]" if not tb else f"{b}[{x} * {k} + {p}]"
         own = f"{c}[{y} * {w} + {x}]"
+        if zd:
+            z = zd[0]
+            ra = at_a(f"({z} * {h} + {y})", p)
+            rb = f"{b}[({z} * ({k}) + {p}) * {w} + {x}]"
+            own = f"{c}[({z} * {h} + {y}) * {w} + {x}]"
         glob = r.random() < 0.2
         if glob:
             self.feature("global-accumulate")

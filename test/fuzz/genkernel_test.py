@@ -21,7 +21,7 @@ WANTED = (
        "access-macro", "nested-loops", "stencil-two-sided", "mv-transposed",
        "mm-a-transposed", "mm-b-transposed", "global-accumulate", "row-on-x",
        "two-per-thread", "compound-store", "array-2d", "lower-bound",
-       "constant-table"]
+       "constant-table", "layers"]
     + [f"passthrough:{p}" for p in ["while", "do", "switch", "break",
                                      "continue", "modassign", "ptrarith",
                                      "unroll"]])
