@@ -68,10 +68,8 @@ static std::string fallbackText(const Module &M, const Function &Naive,
   return emitFunction(*Fallback, L);
 }
 
-/// What stands for \p Naive when its replacement \p Optimized has a usable
-/// plan: the input's kernel renamed <name>_naive, the optimized kernel under
-/// the input's name, <name>_edge where the plan has edges and, in CUDA, its
-/// launcher, separated by blank lines.
+/// \p Optimized, which has a usable plan, then <name>_edge where the plan
+/// has edges and, in CUDA, its launcher, separated by blank lines.
 static std::string emitOptimized(const Function &Optimized, Language L) {
   std::string S = emitFunction(Optimized, L);
   if (Optimized.Plan->hasEdges())
@@ -81,6 +79,9 @@ static std::string emitOptimized(const Function &Optimized, Language L) {
   return S;
 }
 
+/// What stands for \p Naive when its replacement \p Optimized has a usable
+/// plan: the input's kernel renamed <name>_naive, then emitOptimized (the
+/// optimized kernel under the input's name).
 static std::string emitWithFallback(const Module &M, const Function &Naive,
                                     const Function &Optimized, Language L) {
   return fallbackText(M, Naive, L) + "\n" + emitOptimized(Optimized, L);
