@@ -183,13 +183,15 @@ std::string emitOpenCLEdgesType() {
          "   <name>, enqueue <name>_edge count times, the i-th over global\n"
          "   size global[i] and local size local, with <name>'s arguments\n"
          "   (the buffers, also where <name> takes images) followed by the\n"
-         "   ints bounds[i] (x0, x1, y0, y1; a 1-D kernel takes x0, x1). */\n"
+         "   ints bounds[i] (x0, x1, y0, y1; a 1-D kernel takes x0, x1).\n"
+         "   The third element of global[i] and local counts the layers of\n"
+         "   a 3-D kernel (work_dim 3); it is 1 for the others. */\n"
          "#ifndef GPUMERGE_EDGES_DEFINED\n"
          "#define GPUMERGE_EDGES_DEFINED\n"
          "typedef struct {\n"
          "  int count;\n"
-         "  size_t global[2][2];\n"
-         "  size_t local[2];\n"
+         "  size_t global[2][3];\n"
+         "  size_t local[3];\n"
          "  int bounds[2][4];\n"
          "} gpumerge_edges;\n"
          "#endif\n";
@@ -206,6 +208,7 @@ std::string emitOpenCLEdgeRanges(const Function &F, const EdgeLocals &L,
     emitLine(
         Out, Indent,
         llvm::formatv("{0}->local[{1}] = {2};", Edges, N, T.Block[N]).str());
+  emitLine(Out, Indent, Edges + "->local[2] = 1;");
   for (unsigned R = 0; R < T.Dims; ++R) {
     emitLine(Out, Indent, "if (" + T.When[R] + ") {");
     std::string At = Edges + "->count";
@@ -218,6 +221,10 @@ std::string emitOpenCLEdgeRanges(const Function &F, const EdgeLocals &L,
                          .str()
                    : llvm::formatv("{0}->global[{1}][{2}] = 1;", Edges, At, N)
                          .str());
+    emitLine(Out, Indent + 2,
+             llvm::formatv("{0}->global[{1}][2] = {2};", Edges, At,
+                           L.Layers.empty() ? "1" : "(size_t)" + L.Layers)
+                 .str());
     std::vector<std::string> B = T.bounds(R);
     for (unsigned I = 0; I < 4; ++I)
       emitLine(Out, Indent + 2,

@@ -455,7 +455,14 @@ private:
       else if (P.Extent[D])
         check(Out, naiveThreads(P.naiveDim(D)) + " >= " + N.Extent[D]);
     }
-    if (Fl == Flavor::Cuda && layered()) {
+    if (Fl == Flavor::C && layered()) {
+      comment(Out, llvm::formatv("{0} runs each layer of the 3-D NDRange in "
+                                 "work-groups one layer deep: the naive "
+                                 "NDRange must have covered the layers.",
+                                 F.Name));
+      check(Out,
+            llvm::formatv("{0} > 0 && {1} >= {0}", N.Layers, naiveThreads(2)));
+    } else if (Fl == Flavor::Cuda && layered()) {
       comment(Out, llvm::formatv("{0} runs each layer of the 3-D grid in "
                                  "blocks one layer deep: the naive launch "
                                  "must have covered the layers, and gridDim.z "
@@ -732,15 +739,18 @@ static std::string openCLNDRange(const Function &F) {
   const LaunchPlan &P = *F.Plan;
   LaunchChecks Checks(F, Flavor::C);
   const LocalNames &N = Checks.names();
-  std::vector<std::string> Params = {"const size_t " + N.NaiveGlobal + "[2]"};
+  // A 3-D kernel's helper takes the NDRange's three dimensions.
+  const unsigned Rank = Checks.layered() ? 3 : 2;
+  const std::string Dims = "[" + std::to_string(Rank) + "]";
+  std::vector<std::string> Params = {"const size_t " + N.NaiveGlobal + Dims};
   for (const Param &Prm : F.Params)
     if (!Prm.isArray() && Prm.Ty.VectorWidth == 1)
       Params.push_back(std::string(hostCType(Prm.Ty.Scalar)) + " " + Prm.Name);
   for (const Param &Prm : F.Params)
     if (Prm.isArray())
       Params.push_back("uintptr_t " + Prm.Name);
-  Params.push_back("size_t " + N.Global + "[2]");
-  Params.push_back("size_t " + N.Local + "[2]");
+  Params.push_back("size_t " + N.Global + Dims);
+  Params.push_back("size_t " + N.Local + Dims);
   const bool Edges = P.hasEdges();
   const std::string EdgesOut = nameBesideParams(F, "edges");
   if (Edges)
@@ -777,7 +787,7 @@ static std::string openCLNDRange(const Function &F) {
       emitLine(Out, 2, "(void)" + Prm.Name + "; // not needed by the checks");
   if (P.SameLaunch) {
     emitLine(Out, 2, "// Same NDRange either way; local: the caller's own.");
-    for (unsigned D = 0; D < 2; ++D) {
+    for (unsigned D = 0; D < Rank; ++D) {
       emitLine(Out, 2,
                llvm::formatv("{0}[{1}] = {2}[{1}];", N.Global, D, N.NaiveGlobal)
                    .str());
@@ -788,13 +798,14 @@ static std::string openCLNDRange(const Function &F) {
     return Out;
   }
   emitLine(Out, 2, "if (!" + N.Ok + ") {");
-  for (unsigned D = 0; D < 2; ++D)
+  for (unsigned D = 0; D < Rank; ++D)
     emitLine(Out, 4,
              llvm::formatv("{0}[{1}] = {2}[{1}];", N.Global, D, N.NaiveGlobal)
                  .str());
   emitLine(Out, 4,
            N.Local + "[0] = 0; // the caller's own local size, or NULL");
-  emitLine(Out, 4, N.Local + "[1] = 0;");
+  for (unsigned D = 1; D < Rank; ++D)
+    emitLine(Out, 4, llvm::formatv("{0}[{1}] = 0;", N.Local, D).str());
   if (Edges)
     emitLine(Out, 4, EdgesOut + "->count = 0;");
   emitLine(Out, 4, "return 0;");
@@ -809,6 +820,11 @@ static std::string openCLNDRange(const Function &F) {
       emitLine(Out, 2, llvm::formatv("{0}[{1}] = 1;", N.Global, D).str());
     emitLine(Out, 2,
              llvm::formatv("{0}[{1}] = {2};", N.Local, D, P.Block[D]).str());
+  }
+  if (Rank == 3) {
+    emitLine(Out, 2,
+             llvm::formatv("{0}[2] = (size_t){1};", N.Global, N.Layers).str());
+    emitLine(Out, 2, N.Local + "[2] = 1;");
   }
   if (Edges)
     Out += emitOpenCLEdgeRanges(F, Checks.edgeLocals(), EdgesOut, 2);
@@ -985,7 +1001,9 @@ std::string emitOpenCLLaunchHeader(
 //   (uintptr_t)i << 40 for the i-th. All 0: unknown, and K_naive runs
 //   wherever K needs the buffers disjoint.
 // Returns 1 when K may run (global is then a multiple of local), 0 when
-// K_naive must.
+// K_naive must. A kernel on a 3-D NDRange (get_global_id(2), its layers)
+// takes naive_global, global and local of three elements, and runs with
+// work_dim 3.
 )";
   bool Images = false, Edges = false;
   for (const Function *F : Planned) {

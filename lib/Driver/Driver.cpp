@@ -587,12 +587,6 @@ private:
               "(blockIdx.{2} * {0} + threadIdx.{2}), which the OpenCL "
               "launch helper cannot check",
               R.Kernel->FixedBlock[D], D == 0 ? "X" : "Y", D == 0 ? "x" : "y");
-      // Its NDRange helper takes two dimensions (the CUDA launcher and
-      // verify launch the layers).
-      if (Problem.empty() && outputLang() == Language::OpenCL &&
-          R.Kernel->Plan->Layered && !R.Kernel->Plan->SameLaunch)
-        Problem = "3-D grid: the OpenCL NDRange helper launches two "
-                  "dimensions (a CUDA output launches the layers)";
       if (!Problem.empty()) {
         R.Kernel = Naive.clone();
         R.Status = "passed-through";
