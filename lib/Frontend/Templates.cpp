@@ -49,11 +49,11 @@ std::string kernelInstanceName(const FunctionDecl &FD) {
       break;
     case TemplateArgument::Integral: {
       llvm::APSInt V = A.getAsIntegral();
-      if (V.getSignificantBits() > 63)
+      if ((V.isSigned() ? V.getSignificantBits() : V.getActiveBits()) > 63)
         return "";
       std::int64_t X = V.getExtValue();
       Part = (X < 0 ? "m" : "") + std::to_string(X < 0 ? -X : X);
-      // k<1> and k<1u> are two instantiations: k_1 and k_1u.
+      // k<1> and k<1u> are two instantiations: k_1, k_1_unsigned_int.
       QualType T = A.getIntegralType().getCanonicalType();
       if (!T->isSpecificBuiltinType(BuiltinType::Int))
         Part += "_" + identifierPart(T.getAsString(Policy));
