@@ -276,28 +276,41 @@ bool planApplies(const LaunchPlan &Plan,
   return conditionsHeld(Plan, NaiveDomain, Sizes, Total, &Failed) == Total;
 }
 
-llvm::Expected<std::array<std::int64_t, 2>>
-sequenceDomain(const std::vector<const Function *> &DomainFrom,
-               const SizeBindings &Sizes,
-               const std::optional<std::array<std::int64_t, 2>> &Grid,
-               std::array<bool, 2> *Guarded) {
-  // Per dimension, the largest domain a guard gives: the grid covers every
-  // phase's threads, and a phase without a guard there runs over it too.
-  // --grid tells only the dimensions no guard bounds: where a guard does,
-  // the launcher takes its extent from the guard, and so does verify.
-  std::array<std::int64_t, 2> Result = {0, 0};
-  std::array<bool, 2> HasGuard = {false, false};
-  std::optional<llvm::Error> First;
+namespace {
+/// What the guards of a sequence of kernels give at some sizes.
+struct GuardedExtents {
+  /// Per dimension, the largest domain a guard gives (0 where none does or
+  /// where it is empty).
+  std::array<std::int64_t, 2> Extent = {0, 0};
+  std::array<bool, 2> Guarded = {false, false};
   unsigned Dims = 1;
-  const Function &Head = *DomainFrom.front();
-  std::string Name = Head.PhaseOf.empty() ? Head.Name : Head.PhaseOf;
+  /// The first guard bound that could not be evaluated, if any.
+  std::string Unevaluable;
+
+  /// How many of the guarded dimensions are empty.
+  unsigned emptyDims() const {
+    unsigned N = 0;
+    for (unsigned D = 0; D < Dims; ++D)
+      N += Guarded[D] && Extent[D] <= 0;
+    return N;
+  }
+};
+} // namespace
+
+/// Per dimension, the largest domain a guard of \p DomainFrom gives at
+/// \p Sizes: the grid covers every phase's threads, and a phase without a
+/// guard there runs over it too.
+static GuardedExtents
+guardedExtents(const std::vector<const Function *> &DomainFrom,
+               const SizeBindings &Sizes) {
+  GuardedExtents G;
   for (const Function *F : DomainFrom) {
     KernelDomain KD = findDomain(*F);
-    Dims = std::max(Dims, KD.Dims);
+    G.Dims = std::max(G.Dims, KD.Dims);
     for (unsigned D = 0; D < KD.Dims; ++D) {
       if (KD.Bounds[D].empty())
         continue;
-      HasGuard[D] = true;
+      G.Guarded[D] = true;
       // This dimension's guards: the smallest bound holds.
       std::optional<std::int64_t> Min;
       bool Ok = true;
@@ -305,22 +318,37 @@ sequenceDomain(const std::vector<const Function *> &DomainFrom,
         auto V = evaluateScalar(*B.Bound, *F, Sizes);
         if (!V) {
           Ok = false;
-          if (!First)
-            First = llvm::createStringError(
-                llvm::inconvertibleErrorCode(),
+          if (G.Unevaluable.empty())
+            G.Unevaluable =
                 llvm::formatv("cannot evaluate the bounds guard of kernel "
                               "'{0}' at line {1}: give every size it uses "
                               "with --size",
                               F->Name, B.Line)
-                    .str());
+                    .str();
           break;
         }
         Min = Min ? std::min(*Min, *V + B.Offset) : *V + B.Offset;
       }
       if (Ok && Min)
-        Result[D] = std::max(Result[D], *Min);
+        G.Extent[D] = std::max(G.Extent[D], *Min);
     }
   }
+  return G;
+}
+
+llvm::Expected<std::array<std::int64_t, 2>>
+sequenceDomain(const std::vector<const Function *> &DomainFrom,
+               const SizeBindings &Sizes,
+               const std::optional<std::array<std::int64_t, 2>> &Grid,
+               std::array<bool, 2> *Guarded) {
+  // --grid tells only the dimensions no guard bounds: where a guard does,
+  // the launcher takes its extent from the guard, and so does verify.
+  GuardedExtents G = guardedExtents(DomainFrom, Sizes);
+  std::array<std::int64_t, 2> Result = G.Extent;
+  const std::array<bool, 2> &HasGuard = G.Guarded;
+  unsigned Dims = G.Dims;
+  const Function &Head = *DomainFrom.front();
+  std::string Name = Head.PhaseOf.empty() ? Head.Name : Head.PhaseOf;
   if (Grid && (*Grid)[1] > 1)
     Dims = 2;
   for (unsigned D = 0; D < 2; ++D) {
@@ -336,8 +364,9 @@ sequenceDomain(const std::vector<const Function *> &DomainFrom,
     }
     if (Result[D] > 0)
       continue;
-    if (First)
-      return std::move(*First);
+    if (!G.Unevaluable.empty())
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     G.Unevaluable);
     if (HasGuard[D])
       return llvm::createStringError(
           llvm::inconvertibleErrorCode(),
@@ -353,8 +382,6 @@ sequenceDomain(const std::vector<const Function *> &DomainFrom,
                       Name, D == 0 ? "X" : "Y")
             .str());
   }
-  if (First)
-    llvm::consumeError(std::move(*First));
   return Result;
 }
 
@@ -432,6 +459,66 @@ sizeProblem(const std::vector<const Function *> &DomainFrom,
   return "";
 }
 
+/// The values repairSizes tries in place of a size \p V: a little larger,
+/// then a few times larger.
+static std::vector<std::int64_t> largerSizes(std::int64_t V) {
+  std::vector<std::int64_t> Trials;
+  for (std::int64_t Step = 1; Step <= 64; ++Step)
+    Trials.push_back(V + Step);
+  for (std::int64_t K : {2, 3, 4, 8, 16})
+    Trials.push_back(V * K);
+  return Trials;
+}
+
+/// Sizes that differ from \p Sizes in one size the user did not give
+/// (\p Given) and have no sizeProblem, if some do.
+static std::optional<SizeBindings>
+repairOneSize(const std::vector<const Function *> &DomainFrom,
+              const std::vector<VerifyStage> &Stages, const SizeBindings &Sizes,
+              const SizeBindings &Given,
+              const std::optional<std::array<std::int64_t, 2>> &Grid) {
+  for (const Param &P : Stages.front().Naive->Params) {
+    if (!Sizes.count(P.Name) || Given.count(P.Name))
+      continue;
+    for (std::int64_t T : largerSizes(Sizes.at(P.Name))) {
+      SizeBindings X = Sizes;
+      X[P.Name] = T;
+      if (sizeProblem(DomainFrom, Stages, X, Grid).empty())
+        return X;
+    }
+  }
+  return std::nullopt;
+}
+
+/// \p Sizes with the sizes of \p Naive the user did not give (\p Given)
+/// raised, one at a time, while each raise leaves fewer guarded dimensions
+/// empty.
+static SizeBindings
+fillGuardedDomain(const std::vector<const Function *> &DomainFrom,
+                  const Function &Naive, SizeBindings Sizes,
+                  const SizeBindings &Given) {
+  unsigned Empty = guardedExtents(DomainFrom, Sizes).emptyDims();
+  for (bool Raised = true; Empty > 0 && Raised;) {
+    Raised = false;
+    for (const Param &P : Naive.Params) {
+      if (!Sizes.count(P.Name) || Given.count(P.Name) || Raised)
+        continue;
+      for (std::int64_t T : largerSizes(Sizes.at(P.Name))) {
+        SizeBindings X = Sizes;
+        X[P.Name] = T;
+        unsigned N = guardedExtents(DomainFrom, X).emptyDims();
+        if (N < Empty) {
+          Sizes = std::move(X);
+          Empty = N;
+          Raised = true;
+          break;
+        }
+      }
+    }
+  }
+  return Sizes;
+}
+
 /// \p Sizes, or sizes near them without a sizeProblem: the sizes the user
 /// did not give (\p Given) are raised one at a time.
 static SizeBindings
@@ -441,24 +528,20 @@ repairSizes(const std::vector<const Function *> &DomainFrom,
             const std::optional<std::array<std::int64_t, 2>> &Grid) {
   if (sizeProblem(DomainFrom, Stages, Sizes, Grid).empty())
     return Sizes;
-  const Function &Naive = *Stages.front().Naive;
-  for (unsigned Round = 0; Round < 3; ++Round)
-    for (const Param &P : Naive.Params) {
-      if (!Sizes.count(P.Name) || Given.count(P.Name))
-        continue;
-      std::int64_t V = Sizes[P.Name];
-      std::vector<std::int64_t> Trials;
-      for (std::int64_t Step = 1; Step <= 64; ++Step)
-        Trials.push_back(V + Step);
-      for (std::int64_t K : {2, 3, 4, 8, 16})
-        Trials.push_back(V * K);
-      for (std::int64_t T : Trials) {
-        SizeBindings X = Sizes;
-        X[P.Name] = T;
-        if (sizeProblem(DomainFrom, Stages, X, Grid).empty())
-          return X;
-      }
-    }
+  if (auto X = repairOneSize(DomainFrom, Stages, Sizes, Given, Grid))
+    return *X;
+  // A domain empty in X and in Y at once (a conv's `w - 99` and `h - fh +
+  // 1` at the default sizes) needs a raise for each, and no single raise
+  // clears the problem: fill the guarded dimensions one by one, then
+  // repair what is left.
+  SizeBindings Filled =
+      fillGuardedDomain(DomainFrom, *Stages.front().Naive, Sizes, Given);
+  if (Filled == Sizes)
+    return Sizes;
+  if (sizeProblem(DomainFrom, Stages, Filled, Grid).empty())
+    return Filled;
+  if (auto X = repairOneSize(DomainFrom, Stages, Filled, Given, Grid))
+    return *X;
   return Sizes;
 }
 
