@@ -345,7 +345,6 @@ sequenceDomain(const std::vector<const Function *> &DomainFrom,
   // the launcher takes its extent from the guard, and so does verify.
   GuardedExtents G = guardedExtents(DomainFrom, Sizes);
   std::array<std::int64_t, 2> Result = G.Extent;
-  const std::array<bool, 2> &HasGuard = G.Guarded;
   unsigned Dims = G.Dims;
   const Function &Head = *DomainFrom.front();
   std::string Name = Head.PhaseOf.empty() ? Head.Name : Head.PhaseOf;
@@ -353,12 +352,12 @@ sequenceDomain(const std::vector<const Function *> &DomainFrom,
     Dims = 2;
   for (unsigned D = 0; D < 2; ++D) {
     if (Guarded)
-      (*Guarded)[D] = HasGuard[D];
+      (*Guarded)[D] = G.Guarded[D];
     if (D >= Dims) {
       Result[D] = 1;
       continue;
     }
-    if (!HasGuard[D] && Grid) {
+    if (!G.Guarded[D] && Grid) {
       Result[D] = (*Grid)[D];
       continue;
     }
@@ -367,7 +366,7 @@ sequenceDomain(const std::vector<const Function *> &DomainFrom,
     if (!G.Unevaluable.empty())
       return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                      G.Unevaluable);
-    if (HasGuard[D])
+    if (G.Guarded[D])
       return llvm::createStringError(
           llvm::inconvertibleErrorCode(),
           llvm::formatv("kernel '{0}' has an empty domain in {1} for these "
@@ -470,53 +469,23 @@ static std::vector<std::int64_t> largerSizes(std::int64_t V) {
   return Trials;
 }
 
-/// Sizes that differ from \p Sizes in one size the user did not give
-/// (\p Given) and have no sizeProblem, if some do.
+/// The first sizes that differ from \p Sizes in one raised size of \p Naive
+/// the user did not give (\p Given) and satisfy \p Wanted, if some do.
 static std::optional<SizeBindings>
-repairOneSize(const std::vector<const Function *> &DomainFrom,
-              const std::vector<VerifyStage> &Stages, const SizeBindings &Sizes,
-              const SizeBindings &Given,
-              const std::optional<std::array<std::int64_t, 2>> &Grid) {
-  for (const Param &P : Stages.front().Naive->Params) {
+raiseOneSize(const Function &Naive, const SizeBindings &Sizes,
+             const SizeBindings &Given,
+             llvm::function_ref<bool(const SizeBindings &)> Wanted) {
+  for (const Param &P : Naive.Params) {
     if (!Sizes.count(P.Name) || Given.count(P.Name))
       continue;
     for (std::int64_t T : largerSizes(Sizes.at(P.Name))) {
       SizeBindings X = Sizes;
       X[P.Name] = T;
-      if (sizeProblem(DomainFrom, Stages, X, Grid).empty())
+      if (Wanted(X))
         return X;
     }
   }
   return std::nullopt;
-}
-
-/// \p Sizes with the sizes of \p Naive the user did not give (\p Given)
-/// raised, one at a time, while each raise leaves fewer guarded dimensions
-/// empty.
-static SizeBindings
-fillGuardedDomain(const std::vector<const Function *> &DomainFrom,
-                  const Function &Naive, SizeBindings Sizes,
-                  const SizeBindings &Given) {
-  unsigned Empty = guardedExtents(DomainFrom, Sizes).emptyDims();
-  for (bool Raised = true; Empty > 0 && Raised;) {
-    Raised = false;
-    for (const Param &P : Naive.Params) {
-      if (!Sizes.count(P.Name) || Given.count(P.Name) || Raised)
-        continue;
-      for (std::int64_t T : largerSizes(Sizes.at(P.Name))) {
-        SizeBindings X = Sizes;
-        X[P.Name] = T;
-        unsigned N = guardedExtents(DomainFrom, X).emptyDims();
-        if (N < Empty) {
-          Sizes = std::move(X);
-          Empty = N;
-          Raised = true;
-          break;
-        }
-      }
-    }
-  }
-  return Sizes;
 }
 
 /// \p Sizes, or sizes near them without a sizeProblem: the sizes the user
@@ -526,23 +495,36 @@ repairSizes(const std::vector<const Function *> &DomainFrom,
             const std::vector<VerifyStage> &Stages, SizeBindings Sizes,
             const SizeBindings &Given,
             const std::optional<std::array<std::int64_t, 2>> &Grid) {
-  if (sizeProblem(DomainFrom, Stages, Sizes, Grid).empty())
+  const Function &Naive = *Stages.front().Naive;
+  auto Sound = [&](const SizeBindings &X) {
+    return sizeProblem(DomainFrom, Stages, X, Grid).empty();
+  };
+  if (Sound(Sizes))
     return Sizes;
-  if (auto X = repairOneSize(DomainFrom, Stages, Sizes, Given, Grid))
+  if (auto X = raiseOneSize(Naive, Sizes, Given, Sound))
     return *X;
   // A domain empty in X and in Y at once (a conv's `w - 99` and `h - fh +
   // 1` at the default sizes) needs a raise for each, and no single raise
-  // clears the problem: fill the guarded dimensions one by one, then
-  // repair what is left.
-  SizeBindings Filled =
-      fillGuardedDomain(DomainFrom, *Stages.front().Naive, Sizes, Given);
+  // clears the problem: fill the guarded dimensions one raise at a time,
+  // then repair what is left.
+  auto EmptyDims = [&](const SizeBindings &X) {
+    return guardedExtents(DomainFrom, X).emptyDims();
+  };
+  SizeBindings Filled = Sizes;
+  for (unsigned Empty = EmptyDims(Filled); Empty > 0;
+       Empty = EmptyDims(Filled)) {
+    auto X = raiseOneSize(Naive, Filled, Given, [&](const SizeBindings &Y) {
+      return EmptyDims(Y) < Empty;
+    });
+    if (!X)
+      break;
+    Filled = std::move(*X);
+  }
   if (Filled == Sizes)
     return Sizes;
-  if (sizeProblem(DomainFrom, Stages, Filled, Grid).empty())
+  if (Sound(Filled))
     return Filled;
-  if (auto X = repairOneSize(DomainFrom, Stages, Filled, Given, Grid))
-    return *X;
-  return Sizes;
+  return raiseOneSize(Naive, Filled, Given, Sound).value_or(Sizes);
 }
 
 /// Whether \p X is free of a sizeProblem, but for one \p Before (the
