@@ -657,12 +657,33 @@ private:
     return Options;
   }
 
+  /// Do this file's kernels run on the CUDA device? A CUDA file written as
+  /// CUDA does where there is one; everything else runs on OpenCL.
+  bool runsOnCuda() const {
+    return Opts.CudaDevice && M->Lang == Language::Cuda &&
+           outputLang() == Language::Cuda;
+  }
+
+  /// Where this file's kernels run, for the report.
+  std::string deviceNote() const {
+    if (runsOnCuda())
+      return Opts.DeviceNote;
+    if (Opts.CudaDevice)
+      return "opencl (the CUDA device runs CUDA files written as CUDA)";
+    return Opts.DeviceNote.empty() ? "opencl" : Opts.DeviceNote;
+  }
+
   /// The options of verify runs: sizes, grid, build flags, reference.
   VerifyOptions verifyOptions() const {
     VerifyOptions VO;
     VO.Sizes = Opts.Sizes;
     VO.Grid = Opts.Grid;
     VO.BuildOptions = buildOptions();
+    if (runsOnCuda()) {
+      VO.Device = DeviceKind::Cuda;
+      VO.DeviceIndex = *Opts.CudaDevice;
+      VO.ParseArgs = Opts.ClangArgs;
+    }
     if (!Opts.Reference.empty()) {
       auto Text = llvm::MemoryBuffer::getFile(Opts.Reference);
       if (Text) {
@@ -699,6 +720,10 @@ private:
                   ? TextureForm::Ldg
                   : TextureForm::Object;
     TuneOptions TO;
+    if (runsOnCuda()) {
+      TO.Device = DeviceKind::Cuda;
+      TO.DeviceIndex = *Opts.CudaDevice;
+    }
     TO.Measure = Opts.Tune.has_value();
     TO.Top = Opts.Tune.value_or(0);
     TO.CachePath =
@@ -961,6 +986,7 @@ private:
                       : verifyStatusName(Bad->Outcome);
     if (!Verified->Reference.empty())
       O["verify_reference"] = Verified->Reference;
+    O["verify_device"] = deviceNote();
     O["max_rel_error"] =
         std::max(Verified->MaxRelError,
                  VerifiedOptimized ? VerifiedOptimized->MaxRelError : 0.0);
@@ -1176,11 +1202,27 @@ int runFile(const DriverOptions &Opts, const MachineDescription &MD,
   return FileJob(Opts, MD, Input, Out, Err).run(ReportFiles);
 }
 
-/// --device: 0, or the exit code of why the device cannot be used.
-static int checkDevice(const DriverOptions &Opts, llvm::raw_ostream &Err) {
+/// --device, resolved into \p Opts (CudaDevice, DeviceNote): 0, or the
+/// exit code of why the device cannot be used. CUDA is asked in a child
+/// process (CudaSession::probe), and only where kernels will run.
+static int resolveDevice(DriverOptions &Opts, llvm::raw_ostream &Err) {
   llvm::StringRef D(Opts.Device);
-  if (D == "auto" || D == "opencl" || D == "opencl:0")
+  if (D == "opencl" || D == "opencl:0")
     return ExitOk;
+  bool Runs = Opts.Verify || (Opts.Tune && !Opts.Analyze);
+  if (D == "auto") {
+    if (!Runs)
+      return ExitOk;
+    auto Info = CudaSession::probe(0);
+    if (Info) {
+      Opts.CudaDevice = 0;
+      Opts.DeviceNote = "cuda:0 (" + Info->Name + ")";
+    } else {
+      Opts.DeviceNote =
+          "opencl (--device=auto: " + llvm::toString(Info.takeError()) + ")";
+    }
+    return ExitOk;
+  }
   unsigned Index = 0;
   if (D.consume_front("cuda") &&
       (D.empty() || (D.consume_front(":") && !D.getAsInteger(10, Index)))) {
@@ -1190,10 +1232,10 @@ static int checkDevice(const DriverOptions &Opts, llvm::raw_ostream &Err) {
           << llvm::toString(Info.takeError()) << "\n";
       return ExitBadInput;
     }
-    Err << "error: --device=" << Opts.Device << ": found " << Info->Name
-        << ", but --verify and --tune run kernels through OpenCL only so "
-           "far; use --device=opencl\n";
-    return ExitUsage;
+    Opts.CudaDevice = Index;
+    Opts.CudaDeviceNamed = true;
+    Opts.DeviceNote = "cuda:" + std::to_string(Index) + " (" + Info->Name + ")";
+    return ExitOk;
   }
   Err << "error: --device must be auto, opencl or cuda[:N] (opencl:N with "
          "N > 0 is not supported: the first OpenCL device is used), got '"
@@ -1201,8 +1243,9 @@ static int checkDevice(const DriverOptions &Opts, llvm::raw_ostream &Err) {
   return ExitUsage;
 }
 
-int runDriver(const DriverOptions &Opts, llvm::raw_ostream &Out,
+int runDriver(const DriverOptions &Given, llvm::raw_ostream &Out,
               llvm::raw_ostream &Err) {
+  DriverOptions Opts = Given; // with the device resolved
   if (Opts.Inputs.empty() && Opts.CompileCommands.empty()) {
     Err << "error: no input file\n";
     return ExitUsage;
@@ -1258,7 +1301,7 @@ int runDriver(const DriverOptions &Opts, llvm::raw_ostream &Out,
            "does not make\n";
     return ExitUsage;
   }
-  if (int Code = checkDevice(Opts, Err))
+  if (int Code = resolveDevice(Opts, Err))
     return Code;
   if (Opts.Tune && Opts.Sizes.empty())
     Err << "warning: --tune without --size times the kernels at verify's "

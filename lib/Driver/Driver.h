@@ -73,10 +73,17 @@ struct DriverOptions {
   /// --tune=pareto: time the model's choice and the versions on the
   /// carving Pareto front (Carving.h) instead of the first N.
   bool TunePareto = false;
-  /// --device: where --verify and --tune run kernels: "auto" and "opencl"
-  /// (the first OpenCL device: PoCL here), "cuda[:N]" (not wired yet: an
-  /// error that says whether a CUDA device is there).
+  /// --device: where --verify and --tune run kernels: "opencl" (the first
+  /// OpenCL device: PoCL here), "cuda[:N]" (CUDA device N, for CUDA files
+  /// written as CUDA; an error when there is none), "auto" (CUDA device 0
+  /// where there is one, else OpenCL).
   std::string Device = "auto";
+  /// Set by runDriver from Device: the CUDA device that runs CUDA files
+  /// written as CUDA (none: everything runs on OpenCL), whether --device
+  /// named it, and why auto chose OpenCL.
+  std::optional<unsigned> CudaDevice;
+  bool CudaDeviceNamed = false;
+  std::string DeviceNote;
   /// --tune-cache=FILE; without --tune, read only. Empty with --tune:
   /// TuneCache::defaultPath().
   std::string TuneCache;

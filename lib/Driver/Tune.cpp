@@ -49,9 +49,12 @@ struct TuneState {
   std::optional<TuneCache> Cache;
   std::string CacheError;
   std::vector<std::string> PendingWarnings; ///< the cache's, said once
-  bool DeviceAsked = false;
-  std::optional<VerifyDevice> Device;
-  std::string DeviceError;
+  /// Each device asked for (kind, index): what it is, or why there is none.
+  struct AskedDevice {
+    std::optional<VerifyDevice> Device;
+    std::string Error;
+  };
+  std::map<std::pair<DeviceKind, unsigned>, AskedDevice> Devices;
 };
 
 TuneState &stateFor(const std::string &Path) {
@@ -124,6 +127,7 @@ tuneKernel(const TuneOptions &Opts, const TuneSubject &Subject,
   TuneOutcome Out;
   const bool Timing = Opts.Measure;
   TuneState &State = stateFor(Opts.CachePath);
+  std::optional<VerifyDevice> Device; // where the candidates are timed
   std::string What = llvm::formatv("{0} ({1})", Subject.Kernel,
                                    memoryVariantName(Subject.Variant));
   {
@@ -135,19 +139,21 @@ tuneKernel(const TuneOptions &Opts, const TuneSubject &Subject,
       Out.Warnings.push_back("cannot tune " + What + ": " + State.CacheError);
       return Out;
     }
-    if (Timing && !State.DeviceAsked) {
-      State.DeviceAsked = true;
-      auto D = verifyDevice();
+    auto Key = std::make_pair(Opts.Device, Opts.DeviceIndex);
+    if (Timing && !State.Devices.count(Key)) {
+      auto D = verifyDevice(Opts.Device, Opts.DeviceIndex);
       if (D)
-        State.Device = *D;
+        State.Devices[Key].Device = *D;
       else
-        State.DeviceError = llvm::toString(D.takeError());
+        State.Devices[Key].Error = llvm::toString(D.takeError());
     }
-    if (Timing && !State.Device) {
+    if (Timing && !State.Devices[Key].Device) {
       Out.Warnings.push_back("cannot tune " + What + ": no device to run on (" +
-                             State.DeviceError + ")");
+                             State.Devices[Key].Error + ")");
       return Out;
     }
+    if (Timing)
+      Device = State.Devices[Key].Device;
   }
 
   struct Entry {
@@ -194,8 +200,8 @@ tuneKernel(const TuneOptions &Opts, const TuneSubject &Subject,
     Key.Version = gpumergeVersion();
     Entry E{I, Trial, {}, false, {}};
     if (Timing) {
-      Key.Device = State.Device->Name;
-      Key.Driver = State.Device->Driver;
+      Key.Device = Device->Name;
+      Key.Driver = Device->Driver;
       bool Hit = false;
       {
         std::lock_guard<std::mutex> G(State.Lock);
@@ -320,9 +326,9 @@ tuneKernel(const TuneOptions &Opts, const TuneSubject &Subject,
   }
 
   Out.Report["cache"] = Opts.CachePath;
-  if (State.Device) {
-    Out.Report["device"] = State.Device->Name;
-    Out.Report["driver"] = State.Device->Driver;
+  if (Device) {
+    Out.Report["device"] = Device->Name;
+    Out.Report["driver"] = Device->Driver;
   }
   Out.Report["space"] = int64_t(Subject.SpaceSize);
   llvm::json::Array Listed;
@@ -335,7 +341,7 @@ tuneKernel(const TuneOptions &Opts, const TuneSubject &Subject,
       "tune {0}: {1} candidates of the {2} versions the model ranked; {3} "
       "timed, {4} from the cache{5}",
       What, Entries.size(), Subject.SpaceSize, Out.Timed, Cached,
-      State.Device ? " (" + State.Device->Name + ")" : std::string());
+      Device ? " (" + Device->Name + ")" : std::string());
   Out.Lines.push_back(Head);
   for (auto &[I, Line] : LineOf)
     Out.Lines.push_back(Line);

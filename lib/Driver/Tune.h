@@ -49,6 +49,9 @@ struct TuneOptions {
   /// space).
   unsigned Top = DefaultTuneCandidates;
   std::string CachePath;
+  /// Where the candidates run (Verify.h's VerifyOptions::Device).
+  DeviceKind Device = DeviceKind::OpenCL;
+  unsigned DeviceIndex = 0;
   unsigned Runs = 7; ///< timed runs per candidate
   /// For the tests of resuming (--debug-fail=tune-kill-after=N): the
   /// process kills itself (SIGKILL) once it has recorded N measurements.

@@ -1,6 +1,7 @@
 //===- Frontend.cpp - Naive kernels from source to KIR --------------------===//
 #include "Frontend/Frontend.h"
 #include "Frontend/CallSites.h"
+#include "Frontend/HostCode.h"
 #include "Frontend/Lower.h"
 #include "Frontend/Pragmas.h"
 #include "Frontend/Prelude.h"
@@ -366,6 +367,8 @@ parseSource(const std::string &Source, const std::string &FileName,
 
   ASTContext &Ctx = AST->getASTContext();
   const SourceManager &SM = Ctx.getSourceManager();
+  if (Cuda)
+    M->HostCode = hostCodeSpans(Ctx);
   // Errors stop the file unless each is inside a host function of a CUDA
   // file (a call of an API the installed toolkit removed, say): the kernels
   // are then still the user's, and the functions with errors are kept as

@@ -7,8 +7,10 @@
 #include "CodeGen/MathSpellings.h"
 #include "IR/Evaluate.h"
 #include "IR/Printer.h"
+#include "Runtime/CudaSession.h"
 #include "Runtime/Isolate.h"
 #include "Runtime/OpenCLSession.h"
+#include "Runtime/VerifyCuda.h"
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -916,11 +918,26 @@ planSatisfiability(const std::vector<const Function *> &DomainFrom,
   return PlanSatisfiability::Unknown;
 }
 
-llvm::Expected<VerifyDevice> verifyDevice() {
+/// A session on the first OpenCL device, or on CUDA device \p Index.
+static llvm::Expected<std::unique_ptr<DeviceSession>>
+openSession(DeviceKind Kind, unsigned Index) {
+  if (Kind == DeviceKind::Cuda) {
+    auto S = CudaSession::create(Index);
+    if (!S)
+      return S.takeError();
+    return std::unique_ptr<DeviceSession>(std::move(*S));
+  }
+  auto S = OpenCLSession::create();
+  if (!S)
+    return S.takeError();
+  return std::unique_ptr<DeviceSession>(std::move(*S));
+}
+
+llvm::Expected<VerifyDevice> verifyDevice(DeviceKind Kind, unsigned Index) {
   std::string Output;
   llvm::Error Failed = runIsolated(
-      [](SendFn Send) {
-        auto Session = OpenCLSession::create();
+      [&](SendFn Send) {
+        auto Session = openSession(Kind, Index);
         if (!Session) {
           Send("error " + llvm::toString(Session.takeError()) + "\n");
           return;
@@ -947,7 +964,7 @@ llvm::Expected<VerifyDevice> verifyDevice() {
     return Failed;
   if (D.Name.empty())
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "the OpenCL device did not say its name");
+                                   "the device did not say its name");
   return D;
 }
 
@@ -964,6 +981,9 @@ namespace {
 /// Candidate over CandidateRange.
 struct Launch {
   std::string Naive, Candidate;
+  /// What the launcher runs where it falls back (<name>_naive; a CUDA
+  /// template's instantiation as written).
+  std::string Fallback;
   NDRange NaiveRange, CandidateRange;
   /// After the candidate, <name>_edge over each range with these bounds
   /// appended to the arguments (EdgeKernel.h).
@@ -972,15 +992,20 @@ struct Launch {
     std::vector<std::int64_t> Bounds;
   };
   std::vector<Edge> Edges;
-  /// Arrays the candidate reads as images (texture variant, OpenCL).
-  std::map<std::string, OpenCLSession::ImageChannel> Images;
+  /// Arrays the candidate reads as texels (texture variant: OpenCL
+  /// images, CUDA texture objects).
+  std::map<std::string, TexelChannel> Images;
   std::map<std::string, unsigned> Channels; ///< 4: read as 4-vectors
 };
 
 /// Everything a verify run does on the device, decided beforehand so the
 /// run itself (in a child process) only builds, launches and compares.
 struct DeviceRun {
+  DeviceKind Device = DeviceKind::OpenCL;
+  unsigned DeviceIndex = 0;
   std::string Reference, Candidate, BuildOptions, DebugFail;
+  /// The kernels each program launches (CUDA resolves their names).
+  std::vector<std::string> ReferenceKernels, CandidateKernels;
   unsigned TimedRuns = 0;
   std::vector<Launch> Launches;
   std::vector<Param> Params;
@@ -1006,7 +1031,7 @@ llvm::json::Value resultToJson(const VerifyResult &R) {
                             {"times", llvm::json::Array(R.TimesMs)}};
 }
 
-/// Runs \p Run on an OpenCL session; each step's end is sent to the parent
+/// Runs \p Run on a device session; each step's end is sent to the parent
 /// (`reference-ran`, `candidate-ran`), then `result <json>` or
 /// `error <message>`.
 void executeOnDevice(const DeviceRun &Run, VerifyResult Result,
@@ -1018,21 +1043,27 @@ void executeOnDevice(const DeviceRun &Run, VerifyResult Result,
     OS << llvm::json::Value(llvm::toString(std::move(E)));
     Send("error " + OS.str() + "\n");
   };
-  auto Session = OpenCLSession::create();
+  auto Session = openSession(Run.Device, Run.DeviceIndex);
   if (!Session)
     return Fail(Session.takeError());
-  auto RefProgram = (*Session)->buildProgram(Run.Reference, Run.BuildOptions);
+  const char *As = Run.Device == DeviceKind::Cuda ? "CUDA (NVRTC)" : "OpenCL";
+  auto RefProgram = (*Session)->buildProgram(Run.Reference, Run.BuildOptions,
+                                             Run.ReferenceKernels);
   if (!RefProgram)
-    return Fail(
-        llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                "the input kernel does not build as OpenCL: " +
-                                    llvm::toString(RefProgram.takeError())));
-  auto CandProgram = (*Session)->buildProgram(Run.Candidate, Run.BuildOptions);
+    return Fail(llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        llvm::formatv("the input kernel does not build as {0}: {1}", As,
+                      llvm::toString(RefProgram.takeError()))
+            .str()));
+  auto CandProgram = (*Session)->buildProgram(Run.Candidate, Run.BuildOptions,
+                                              Run.CandidateKernels);
   if (!CandProgram)
     return Fail(llvm::createStringError(
         llvm::inconvertibleErrorCode(),
-        "the emitted kernel does not build as OpenCL (a gpumerge bug): " +
-            llvm::toString(CandProgram.takeError())));
+        llvm::formatv("the emitted kernel does not build as {0} (a gpumerge "
+                      "bug): {1}",
+                      As, llvm::toString(CandProgram.takeError()))
+            .str()));
 
   // A kernel that faults must end this process at once: the handlers that
   // the libraries installed (LLVM's crash recovery, inherited from
@@ -1041,22 +1072,25 @@ void executeOnDevice(const DeviceRun &Run, VerifyResult Result,
     std::signal(Signal, SIG_DFL);
 
   std::vector<Launch> Launches = Run.Launches;
-  // The texture variant reads its read-only float/int arrays as images over
-  // the buffers, made as the header's helper makes them (Launcher.h); where
-  // one would exceed the device's image size the naive kernel runs instead.
+  // The texture variant reads its read-only float/int arrays as images or
+  // texture objects over the buffers, made as the launchers make them
+  // (Launcher.h); where one would exceed the device's limit the naive
+  // kernel runs instead.
   for (Launch &L : Launches)
     for (auto &[A, Channel] : L.Images) {
       std::size_t Width = std::size_t(
           std::max<std::int64_t>(1, Run.Extents.at(A) / L.Channels.at(A)));
-      if (Width <= (*Session)->imageMaxBufferSize())
+      if (Width <= (*Session)->maxTexelViewWidth())
         continue;
       Result.Path = "fallback";
       if (Result.FailedPrecondition.empty())
         Result.FailedPrecondition = llvm::formatv(
-            "'{0}' needs an image of {1} elements, over the device's {2} "
-            "(CL_DEVICE_IMAGE_MAX_BUFFER_SIZE)",
-            A, Width, (*Session)->imageMaxBufferSize());
-      L.Candidate = fallbackName(L.Naive);
+            "'{0}' needs {1} of {2} elements, over the device's {3} ({4})", A,
+            Run.Device == DeviceKind::Cuda ? "a texture" : "an image", Width,
+            (*Session)->maxTexelViewWidth(),
+            Run.Device == DeviceKind::Cuda ? "maxTexture1DLinear"
+                                           : "CL_DEVICE_IMAGE_MAX_BUFFER_SIZE");
+      L.Candidate = L.Fallback;
       L.CandidateRange = L.NaiveRange;
       L.Images.clear();
       L.Edges.clear();
@@ -1115,7 +1149,7 @@ void executeOnDevice(const DeviceRun &Run, VerifyResult Result,
         }
         if (!ImageOf.count(P.Name)) {
           unsigned Channels = L.Channels.at(P.Name);
-          auto Image = (*Session)->createImage1DBuffer(
+          auto Image = (*Session)->createTexelView(
               B, Img->second,
               std::size_t(
                   std::max<std::int64_t>(1, Run.Extents.at(P.Name) / Channels)),
@@ -1329,6 +1363,8 @@ verifyStages(const Module &M, const std::vector<const Function *> &DomainFrom,
     L.Naive = St.Naive->Name;
     L.NaiveRange = NaiveRange;
     L.Candidate = St.Emitted->Name;
+    L.Fallback = Opts.Device == DeviceKind::Cuda ? fallbackCall(*St.Naive)
+                                                 : fallbackName(St.Naive->Name);
     L.CandidateRange = rangeFor(LaunchThreads, Dims, St.Shape, Exact);
     Layer(L.CandidateRange);
     if (St.Emitted->Plan) {
@@ -1350,7 +1386,7 @@ verifyStages(const Module &M, const std::vector<const Function *> &DomainFrom,
           Result.FailedPrecondition =
               Stages.size() > 1 ? St.Naive->Name + ": " + Failed : Failed;
         AnyFallback = true;
-        L.Candidate = fallbackName(St.Naive->Name);
+        L.Candidate = L.Fallback;
         L.CandidateRange = L.NaiveRange;
       } else if (P.SameLaunch) {
         L.CandidateRange = L.NaiveRange;
@@ -1384,16 +1420,20 @@ verifyStages(const Module &M, const std::vector<const Function *> &DomainFrom,
         L.CandidateRange = rangeFor(Domain, Dims, S);
         Layer(L.CandidateRange);
       }
-      if (L.Candidate == St.Emitted->Name)
+      // The arrays read as texels: OpenCL images of the float/int ones;
+      // CUDA texture objects of all of them in the object form (the __ldg
+      // form reads the buffers).
+      bool Texels =
+          Opts.Device == DeviceKind::OpenCL || P.Texture == TextureForm::Object;
+      if (L.Candidate == St.Emitted->Name && Texels)
         for (const std::string &A : P.TextureArrays) {
           const Param *Par = St.Emitted->findParam(A);
           Type T = Par ? Par->Ty.element() : Type();
           if (!Par || !readAsImage(T))
             continue;
-          L.Images[A] =
-              T.Scalar == ScalarKind::Float ? OpenCLSession::ImageChannel::Float
-              : T.Scalar == ScalarKind::Int ? OpenCLSession::ImageChannel::Int
-                                            : OpenCLSession::ImageChannel::UInt;
+          L.Images[A] = T.Scalar == ScalarKind::Float ? TexelChannel::Float
+                        : T.Scalar == ScalarKind::Int ? TexelChannel::Int
+                                                      : TexelChannel::UInt;
           L.Channels[A] = P.TextureVectorWidth.count(A) ? 4 : 1;
         }
     }
@@ -1409,50 +1449,93 @@ verifyStages(const Module &M, const std::vector<const Function *> &DomainFrom,
   }
 
   DeviceRun Run;
-  // The input as written, unless it is CUDA or had kernels split at global
-  // barriers: then the naive kernels (phases) written as OpenCL.
-  bool AsWritten = M.Lang == Language::OpenCL && M.Phased.empty();
-  Result.Reference =
-      AsWritten ? "the OpenCL input as written"
-      : M.Lang == Language::OpenCL
-          ? "the OpenCL input with its split kernels' phases printed from KIR"
-          : "the CUDA input translated to OpenCL by gpumerge";
-  Run.Reference = AsWritten ? M.Source : emitModule(M, Language::OpenCL).Text;
-  if (!Opts.ReferenceSource.empty()) {
-    // The reference runs kernel by kernel: a kernel split at its global
-    // barriers has no counterpart there to run phase by phase.
-    if (!M.Phased.empty()) {
-      Result.Detail = "--reference cannot stand for kernels split at global "
-                      "barriers (they run as their phases)";
-      return Result;
-    }
-    Result.Reference = Opts.ReferenceName + " (--reference)";
-    Run.Reference = Opts.ReferenceSource;
-  }
+  Run.Device = Opts.Device;
+  Run.DeviceIndex = Opts.DeviceIndex;
   std::map<std::string, const Function *> Replacements;
   for (const VerifyStage &St : Stages)
     Replacements[St.Naive->Name] = St.Emitted;
-  Run.Candidate = emitModule(M, Language::OpenCL, Replacements).Text;
-  // A CUDA kernel named like an OpenCL built-in function (`step`, `dot`)
-  // runs under another name in the translation.
-  if (M.Lang == Language::Cuda)
-    for (const Function *F : M.kernels()) {
-      if (!isOpenCLBuiltinFunction(F->Name))
-        continue;
-      std::string New = "gpumerge_" + F->Name;
-      auto Rename = [&](std::string &Text) {
-        std::string From = "__kernel void " + F->Name + "(";
-        for (size_t At = Text.find(From); At != std::string::npos;
-             At = Text.find(From, At + 1))
-          Text.replace(At, From.size(), "__kernel void " + New + "(");
-      };
-      Rename(Run.Candidate);
-      Run.CandidateNames[F->Name] = New;
-      if (Opts.ReferenceSource.empty()) {
-        Rename(Run.Reference);
-        Run.ReferenceNames[F->Name] = New;
-      }
+  if (Opts.Device == DeviceKind::Cuda) {
+    if (!Opts.ReferenceSource.empty())
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "--reference is an OpenCL kernel, which runs with --device=opencl");
+    if (!Naive.ConstantArrays.empty()) {
+      Result.Detail = "the kernel reads __constant__ arrays the host fills, "
+                      "which a verify run on a CUDA device does not fill "
+                      "yet (--device=opencl does)";
+      return Result;
     }
+    auto Programs = cudaVerifyPrograms(M, Replacements, Opts.ParseArgs);
+    if (!Programs)
+      return Programs.takeError();
+    Run.Reference = std::move(Programs->Reference);
+    Run.Candidate = std::move(Programs->Candidate);
+    Result.Reference = Programs->ReferenceNote;
+    // The kernels each program launches, by the names written there: an
+    // instantiation of a template by its template's (axpy<float>), which
+    // stays the launcher's fallback; the edges and the fallback where a
+    // plan has them (a texture too large falls back on the device).
+    for (const VerifyStage &St : Stages) {
+      const Function &F = *St.Naive;
+      std::string Written = F.TemplateCall.empty() ? F.Name : F.TemplateCall;
+      Run.ReferenceNames[F.Name] = Written;
+      Run.ReferenceKernels.push_back(Written);
+    }
+    for (Launch &L : Launches) {
+      const VerifyStage &St = Stages[size_t(&L - Launches.data())];
+      if (!St.Emitted->Plan && L.Candidate == St.Naive->Name)
+        Run.CandidateNames[L.Candidate] = Run.ReferenceNames[L.Candidate];
+      Run.CandidateKernels.push_back(Run.CandidateNames.count(L.Candidate)
+                                         ? Run.CandidateNames[L.Candidate]
+                                         : L.Candidate);
+      if (St.Emitted->Plan && L.Candidate != L.Fallback)
+        Run.CandidateKernels.push_back(L.Fallback);
+      if (!L.Edges.empty())
+        Run.CandidateKernels.push_back(edgeName(L.Naive));
+    }
+  } else {
+    // The input as written, unless it is CUDA or had kernels split at
+    // global barriers: then the naive kernels (phases) written as OpenCL.
+    bool AsWritten = M.Lang == Language::OpenCL && M.Phased.empty();
+    Result.Reference =
+        AsWritten ? "the OpenCL input as written"
+        : M.Lang == Language::OpenCL
+            ? "the OpenCL input with its split kernels' phases printed from KIR"
+            : "the CUDA input translated to OpenCL by gpumerge";
+    Run.Reference = AsWritten ? M.Source : emitModule(M, Language::OpenCL).Text;
+    if (!Opts.ReferenceSource.empty()) {
+      // The reference runs kernel by kernel: a kernel split at its global
+      // barriers has no counterpart there to run phase by phase.
+      if (!M.Phased.empty()) {
+        Result.Detail = "--reference cannot stand for kernels split at global "
+                        "barriers (they run as their phases)";
+        return Result;
+      }
+      Result.Reference = Opts.ReferenceName + " (--reference)";
+      Run.Reference = Opts.ReferenceSource;
+    }
+    Run.Candidate = emitModule(M, Language::OpenCL, Replacements).Text;
+    // A CUDA kernel named like an OpenCL built-in function (`step`, `dot`)
+    // runs under another name in the translation.
+    if (M.Lang == Language::Cuda)
+      for (const Function *F : M.kernels()) {
+        if (!isOpenCLBuiltinFunction(F->Name))
+          continue;
+        std::string New = "gpumerge_" + F->Name;
+        auto Rename = [&](std::string &Text) {
+          std::string From = "__kernel void " + F->Name + "(";
+          for (size_t At = Text.find(From); At != std::string::npos;
+               At = Text.find(From, At + 1))
+            Text.replace(At, From.size(), "__kernel void " + New + "(");
+        };
+        Rename(Run.Candidate);
+        Run.CandidateNames[F->Name] = New;
+        if (Opts.ReferenceSource.empty()) {
+          Rename(Run.Reference);
+          Run.ReferenceNames[F->Name] = New;
+        }
+      }
+  }
   Run.BuildOptions = Opts.BuildOptions;
   Run.DebugFail = Opts.DebugFailCandidate;
   Run.TimedRuns = Opts.TimedRuns;

@@ -1,12 +1,15 @@
 //===- Verify.h - Run naive and emitted kernels, compare --------*- C++ -*-===//
 //
 // --verify: the input kernel and the emitted one run on the same
-// pseudo-random, non-symmetric inputs through OpenCL (PoCL on a CPU); every
-// array parameter is compared afterwards. A CUDA input is run as its OpenCL
-// translation (no GPU is needed). Sizes come from --size, else defaults that
-// are non-square and not multiples of 16 (scaled from the kernel's
-// `#pragma gpumerge size` when it has one); the launch domain from the bounds
-// guards, else --grid; buffer sizes from the index ranges.
+// pseudo-random, non-symmetric inputs through OpenCL (PoCL on a CPU), or, for
+// a CUDA file on a GPU (--device=cuda), through NVRTC and the CUDA driver;
+// every array parameter is compared afterwards. On OpenCL a CUDA input is
+// run as its OpenCL translation (no GPU is needed); on CUDA the input's
+// kernels run as written and the output's as emitted (VerifyCuda.h). Sizes
+// come from --size, else defaults that are non-square and not multiples of
+// 16 (scaled from the kernel's `#pragma gpumerge size` when it has one); the
+// launch domain from the bounds guards, else --grid; buffer sizes from the
+// index ranges.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GPUMERGE_RUNTIME_VERIFY_H
@@ -14,6 +17,7 @@
 
 #include "Analysis/Domain.h"
 #include "IR/Kernel.h"
+#include "Runtime/Device.h"
 
 #include "llvm/Support/Error.h"
 
@@ -43,8 +47,15 @@ struct VerifyOptions {
   /// bounds (where one does, the launchers take the guard's extent).
   std::optional<std::array<std::int64_t, 2>> Grid;
   std::uint64_t Seed = 20121;
-  /// Options for building the OpenCL programs: the -I/-D/-U of the parse.
+  /// Options for building the programs: the -I/-D/-U of the parse.
   std::string BuildOptions;
+  /// Where the kernels run: OpenCL's first device, or CUDA device
+  /// DeviceIndex (CUDA inputs written as CUDA only).
+  DeviceKind Device = DeviceKind::OpenCL;
+  unsigned DeviceIndex = 0;
+  /// The arguments the input was parsed with (after `--`): a CUDA device
+  /// parses the emitted file with them to leave its host code out.
+  std::vector<std::string> ParseArgs;
   /// Seconds the kernels may run; 0: verifyTimeoutSeconds().
   unsigned TimeoutSeconds = 0;
   /// An OpenCL source to run as the reference instead of the input (its
@@ -84,7 +95,8 @@ const char *verifyStatusName(VerifyResult::Status S);
 struct VerifyDevice {
   std::string Name, Driver;
 };
-llvm::Expected<VerifyDevice> verifyDevice();
+llvm::Expected<VerifyDevice> verifyDevice(DeviceKind Kind = DeviceKind::OpenCL,
+                                          unsigned Index = 0);
 
 /// Sizes for every integer parameter: \p Given first, then the kernel's
 /// size hints scaled down (v ≥ 256 → v/32 + an odd offset), then defaults

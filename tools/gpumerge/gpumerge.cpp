@@ -101,9 +101,11 @@ static cl::opt<std::string>
          cl::value_desc("N"), cl::cat(Category));
 static cl::opt<std::string>
     Device("device",
-           cl::desc("Where --verify and --tune run kernels: auto (default) "
-                    "or opencl, the first OpenCL device (PoCL on a CPU); "
-                    "cuda[:N] is not wired yet and says so"),
+           cl::desc("Where --verify and --tune run kernels: opencl, the "
+                    "first OpenCL device (PoCL on a CPU); cuda[:N], CUDA "
+                    "device N through NVRTC and the driver, for CUDA files "
+                    "written as CUDA (an error without one); auto (default): "
+                    "cuda:0 where there is one, else opencl"),
            cl::init("auto"), cl::cat(Category));
 static cl::opt<std::string> TuneCacheFile(
     "tune-cache",

@@ -1,0 +1,48 @@
+//===- VerifyCuda.cpp - What --verify builds on a CUDA device -------------===//
+#include "Runtime/VerifyCuda.h"
+
+#include "CodeGen/Emitter.h"
+#include "Frontend/HostCode.h"
+
+namespace gpumerge {
+
+llvm::Expected<CudaVerifyPrograms>
+cudaVerifyPrograms(const Module &M,
+                   const std::map<std::string, const Function *> &Replacements,
+                   const std::vector<std::string> &ParseArgs) {
+  if (M.Lang != Language::Cuda)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "a CUDA device runs CUDA files; this input is OpenCL (use "
+        "--device=opencl)");
+  FrontendOptions Parse;
+  Parse.ExtraArgs = ParseArgs;
+  CudaVerifyPrograms P;
+  if (M.Phased.empty()) {
+    P.Reference = withoutHostCode(M.Source, M.HostCode);
+    P.ReferenceNote = "the CUDA input as written (host code left out)";
+  } else {
+    auto Phases =
+        deviceCodeOf(emitModule(M, Language::Cuda).Text, M.FileName, Parse);
+    if (!Phases)
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "the input with its split kernels' phases does not parse (a "
+          "gpumerge bug): " +
+              llvm::toString(Phases.takeError()));
+    P.Reference = std::move(*Phases);
+    P.ReferenceNote =
+        "the CUDA input with its split kernels' phases printed from KIR";
+  }
+  auto Candidate = deviceCodeOf(
+      emitModule(M, Language::Cuda, Replacements).Text, M.FileName, Parse);
+  if (!Candidate)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "the emitted file does not parse (a gpumerge bug): " +
+            llvm::toString(Candidate.takeError()));
+  P.Candidate = std::move(*Candidate);
+  return P;
+}
+
+} // namespace gpumerge

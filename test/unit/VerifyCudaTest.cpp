@@ -1,0 +1,201 @@
+//===- VerifyCudaTest.cpp - What --verify builds on a CUDA device ---------===//
+//
+// No GPU is needed to check what a verify run on one would build: the host
+// code a CUDA file leaves out (HostCode.h), and that the input's device code
+// as written and the output's as emitted compile with NVRTC, with every
+// kernel verify launches found by name.
+//
+//===----------------------------------------------------------------------===//
+#include "Runtime/VerifyCuda.h"
+#include "CodeGen/Emitter.h"
+#include "Frontend/HostCode.h"
+#include "Runtime/Nvrtc.h"
+#include "Transforms/PassRegistry.h"
+
+#include "TestKernels.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+#include <algorithm>
+
+namespace gpumerge {
+namespace {
+
+/// NVRTC: the CUDA toolkit is on every machine these tests run on (nvcc
+/// builds the emitted files), so its absence is a failure.
+Nvrtc &nvrtc() {
+  auto N = Nvrtc::get();
+  if (!N) {
+    ADD_FAILURE() << llvm::toString(N.takeError());
+    std::abort();
+  }
+  return *N;
+}
+
+size_t lines(const std::string &S) {
+  return size_t(std::count(S.begin(), S.end(), '\n'));
+}
+
+const char *HostAndDevice = R"(#include <cstdio>
+#include <cuda_runtime.h>
+#define N 64
+typedef float real;
+const int Width = 16;
+__constant__ real Weights[4];
+float *d_a, *d_b;
+static cudaStream_t Stream;
+void run(cudaStream_t s, float *a);
+__host__ __device__ inline real twice(real x) { return 2 * x; }
+__device__ real square(real x) { return x * x; }
+__global__ void k(real *a, int n);
+template <typename T> __global__ void tk(T *a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) a[i] = a[i] + T(1);
+}
+__global__ void k(real *a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n && i < Width * N) a[i] = twice(square(a[i])) + Weights[i % 4];
+}
+template <typename T> void launch(T *a, int n) {
+  tk<T><<<(n + 255) / 256, 256>>>(a, n);
+}
+namespace host {
+__host__ int checked(cudaError_t e) {
+#ifdef VERBOSE
+  printf("%d\n", int(e));
+#endif
+  return e == cudaSuccess;
+}
+} // namespace host
+extern "C" void go(float *a) { k<<<1, N>>>(a, N); }
+int main() {
+  cudaMalloc(&d_a, N * sizeof(float));
+  launch(d_a, N);
+  run(Stream, d_a);
+  return host::checked(cudaDeviceSynchronize()) ? 0 : 1;
+}
+)";
+
+TEST(HostCode, LeavesKernelsHelpersTablesAndTypes) {
+  auto M = parseText(HostAndDevice);
+  ASSERT_TRUE(M);
+  std::string Device = withoutHostCode(M->Source, M->HostCode);
+  EXPECT_EQ(lines(Device), lines(M->Source)); // NVRTC's lines are the file's
+  for (const char *Kept :
+       {"#include <cuda_runtime.h>", "#define N 64", "typedef float real;",
+        "const int Width = 16;", "__constant__ real Weights[4];",
+        "__host__ __device__ inline real twice", "__device__ real square",
+        "__global__ void k(real *a, int n);",
+        "template <typename T> __global__",
+        "a[i] = twice(square(a[i])) + Weights[i % 4];", "namespace host {",
+        "#ifdef VERBOSE", "#endif"})
+    EXPECT_NE(Device.find(Kept), std::string::npos) << Kept << "\n" << Device;
+  for (const char *Gone :
+       {"d_a", "cudaStream_t", "void run", "void launch", "<<<", "checked",
+        "printf", "extern \"C\" void go", "main", "cudaMalloc"})
+    EXPECT_EQ(Device.find(Gone), std::string::npos) << Gone << "\n" << Device;
+
+  auto Out = nvrtc().compile(Device, "x.cu", 9, 0, {}, {"k", "tk<float>"});
+  ASSERT_TRUE(bool(Out)) << llvm::toString(Out.takeError()) << "\n" << Device;
+  EXPECT_EQ(Out->LoweredNames.size(), 2u);
+}
+
+TEST(HostCode, TheEmittedFileIsParsedForItsOwn) {
+  // The output's host code includes what gpumerge wrote (launchers).
+  std::string Emitted = std::string(HostAndDevice) +
+                        "void gpumerge_launch_k(dim3 g, dim3 b, size_t s, "
+                        "cudaStream_t t, real *a, int n) {\n"
+                        "  k<<<g, b, s, t>>>(a, n);\n}\n";
+  auto Device = deviceCodeOf(Emitted, "x.cu", {});
+  ASSERT_TRUE(bool(Device)) << llvm::toString(Device.takeError());
+  EXPECT_EQ(Device->find("gpumerge_launch_k"), std::string::npos) << *Device;
+  EXPECT_NE(Device->find("__global__ void k(real *a, int n) {"),
+            std::string::npos);
+}
+
+/// \p F through the default pipeline of \p V for h100, each pass on a copy
+/// that is dropped where the pass fails (as the driver runs them).
+std::unique_ptr<Function> optimize(const Function &F, MemoryVariant V,
+                                   const MachineDescription &MD) {
+  std::unique_ptr<Function> Work = F.clone();
+  PassContext Ctx{MD, V};
+  for (const std::string &Name : defaultPipeline(V)) {
+    std::unique_ptr<Function> Next = Work->clone();
+    std::string Why;
+    auto R = passRegistry().at(Name).Run(*Next, Ctx, Why);
+    if (!R) {
+      llvm::consumeError(R.takeError());
+      continue;
+    }
+    if (*R)
+      Work = std::move(Next);
+  }
+  return Work;
+}
+
+TEST(VerifyCuda, InputAndOutputBuildWithNvrtc) {
+  MachineDescription MD = shippedTarget("h100");
+  // Host code (saxpy_app), macros (mm_macro), a typedef'd element type
+  // (gemm), 3-D grids (bmm), edges, several kernels (multi), a transpose.
+  for (const char *File : {"saxpy_app.cu", "mm.cu", "mm_macro.cu", "gemm.cu",
+                           "bmm.cu", "multi.cu", "tp.cu", "mv.cu"}) {
+    SCOPED_TRACE(File);
+    auto M = parseKernelFile(File);
+    ASSERT_TRUE(M);
+    std::vector<std::string> Naive;
+    for (const Function *F : M->kernels())
+      Naive.push_back(F->TemplateCall.empty() ? F->Name : F->TemplateCall);
+    bool ReferenceBuilt = false;
+    for (MemoryVariant V : {MemoryVariant::Global, MemoryVariant::Texture}) {
+      SCOPED_TRACE(memoryVariantName(V));
+      std::vector<std::unique_ptr<Function>> Optimized;
+      std::map<std::string, const Function *> Replacements;
+      std::vector<std::string> Launched;
+      unsigned Planned = 0;
+      for (const Function *F : M->kernels()) {
+        Optimized.push_back(optimize(*F, V, MD));
+        const Function &O = *Optimized.back();
+        Replacements[F->Name] = &O;
+        if (!O.Plan || O.Plan->SameLaunch)
+          continue;
+        ++Planned;
+        Launched.push_back(O.Name);
+        Launched.push_back(fallbackCall(*F));
+        if (O.Plan->hasEdges())
+          Launched.push_back(edgeName(F->Name));
+      }
+      EXPECT_GT(Planned, 0u) << "nothing optimized: the test tests nothing";
+      auto P = cudaVerifyPrograms(*M, Replacements, {});
+      ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
+      EXPECT_EQ(P->ReferenceNote,
+                "the CUDA input as written (host code left out)");
+      std::string Emitted = emitModule(*M, Language::Cuda, Replacements).Text;
+      EXPECT_EQ(lines(P->Candidate), lines(Emitted));
+      EXPECT_EQ(P->Candidate.find("gpumerge_launch_"), std::string::npos);
+      EXPECT_EQ(P->Candidate.find("cudaGetLastError"), std::string::npos);
+      if (!ReferenceBuilt) {
+        auto R = nvrtc().compile(P->Reference, File, 9, 0, {}, Naive);
+        ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
+        EXPECT_EQ(R->LoweredNames.size(), Naive.size());
+        ReferenceBuilt = true;
+      }
+      auto C = nvrtc().compile(P->Candidate, File, 9, 0, {}, Launched);
+      ASSERT_TRUE(bool(C)) << llvm::toString(C.takeError()) << "\n"
+                           << P->Candidate;
+      EXPECT_EQ(C->LoweredNames.size(), Launched.size())
+          << llvm::join(Launched, ", ");
+    }
+  }
+}
+
+TEST(VerifyCuda, OpenCLInputIsRefused) {
+  auto M = parseKernelFile("mm.cl");
+  ASSERT_TRUE(M);
+  auto P = cudaVerifyPrograms(*M, {}, {});
+  ASSERT_FALSE(bool(P));
+  EXPECT_NE(llvm::toString(P.takeError()).find("this input is OpenCL"),
+            std::string::npos);
+}
+
+} // namespace
+} // namespace gpumerge
