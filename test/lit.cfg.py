@@ -30,6 +30,10 @@ if cc:
     config.available_features.add("cc")
     config.substitutions.append(("%cc", cc))
 config.environment["GPUMERGE_TARGETS_DIR"] = os.path.join(config.gpumerge_src_dir, "machine-descriptions")
+# The suite checks verify and tune on PoCL, the same on a machine with a GPU:
+# --device=auto finds no CUDA driver here (device.test says what it reports).
+# The CUDA path runs on a GPU through scripts/verify-gpu.
+config.environment["GPUMERGE_LIBCUDA"] = "/nonexistent/libcuda.so.1"
 for var in ["HOME", "PATH", "OCL_ICD_VENDORS", "POCL_CACHE_DIR", "POCL_DEVICES"]:
     if var in os.environ:
         config.environment[var] = os.environ[var]

@@ -1213,6 +1213,10 @@ static int resolveDevice(DriverOptions &Opts, llvm::raw_ostream &Err) {
   if (D == "auto") {
     if (!Runs)
       return ExitOk;
+    if (!Opts.Reference.empty()) {
+      Opts.DeviceNote = "opencl (--reference is an OpenCL kernel)";
+      return ExitOk;
+    }
     auto Info = CudaSession::probe(0);
     if (Info) {
       Opts.CudaDevice = 0;
@@ -1226,6 +1230,12 @@ static int resolveDevice(DriverOptions &Opts, llvm::raw_ostream &Err) {
   unsigned Index = 0;
   if (D.consume_front("cuda") &&
       (D.empty() || (D.consume_front(":") && !D.getAsInteger(10, Index)))) {
+    if (!Opts.Reference.empty()) {
+      Err << "error: --reference is an OpenCL kernel, which runs with "
+             "--device=opencl, not --device="
+          << Opts.Device << "\n";
+      return ExitUsage;
+    }
     auto Info = CudaSession::probe(Index);
     if (!Info) {
       Err << "error: --device=" << Opts.Device << ": "

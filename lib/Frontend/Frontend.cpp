@@ -20,6 +20,8 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 
+#include <cstdlib>
+
 using namespace clang;
 using namespace clang::ast_matchers;
 
@@ -31,9 +33,21 @@ Language languageOfFile(llvm::StringRef Path) {
 }
 
 llvm::Expected<std::string> findClangResourceDir() {
-  std::vector<std::string> Candidates = {GPUMERGE_CLANG_RESOURCE_DIR,
-                                         "/usr/lib/llvm-16/lib/clang/16",
-                                         "/usr/lib/clang/16"};
+  // GPUMERGE_CLANG_RESOURCE_DIR, then beside an installed or bundled
+  // gpumerge (P/bin/gpumerge, P/lib/clang/16: scripts/gpu-bundle), then
+  // where the build found it and where Debian puts it.
+  std::vector<std::string> Candidates;
+  if (const char *Dir = std::getenv("GPUMERGE_CLANG_RESOURCE_DIR"); Dir && *Dir)
+    Candidates.push_back(Dir);
+  std::string Exe = llvm::sys::fs::getMainExecutable(nullptr, nullptr);
+  if (!Exe.empty()) {
+    llvm::SmallString<256> Dir(llvm::sys::path::parent_path(Exe));
+    llvm::sys::path::append(Dir, "..", "lib", "clang", "16");
+    Candidates.push_back(std::string(Dir));
+  }
+  Candidates.insert(Candidates.end(),
+                    {GPUMERGE_CLANG_RESOURCE_DIR,
+                     "/usr/lib/llvm-16/lib/clang/16", "/usr/lib/clang/16"});
   for (const std::string &C : Candidates)
     if (llvm::sys::fs::exists(C + "/include/__clang_cuda_builtin_vars.h"))
       return C;

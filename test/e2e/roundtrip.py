@@ -84,7 +84,7 @@ def check_kernel(gpumerge, path, nvcc, outdir):
         ext = ".cu" if lang == "cuda" else ".cl"
         out = os.path.join(outdir, name + "." + lang + ext)
         cmd = [gpumerge, "--target=h100", "--passes=none", "--memory=global",
-               "--lang=" + lang, "--verify", "--report=json", "-o", out, path]
+               "--lang=" + lang, "--verify", "--device=opencl", "--report=json", "-o", out, path]
         if name in GRIDS:
             cmd.insert(1, "--grid=" + GRIDS[name])
         runs = [cmd]
@@ -113,7 +113,7 @@ def check_kernel(gpumerge, path, nvcc, outdir):
         twin = os.path.splitext(path)[0] + ".cl"
         if (lang == "opencl" and src_lang == "cuda" and os.path.exists(twin)
                 and "gpumerge_global_sync" not in open(path).read()):
-            c = [gpumerge, "--target=h100", "--memory=both", "--verify",
+            c = [gpumerge, "--target=h100", "--memory=both", "--verify", "--device=opencl",
                  "--report=json", "--reference=" + twin,
                  "--out-dir=" + os.path.join(outdir, "twin"), path]
             if name in GRIDS:
@@ -167,7 +167,7 @@ def check_optimized(gpumerge, path, target, outdir):
     memories = ["global", "texture"] if target in TEXTURE_TARGETS else ["global"]
     base = [gpumerge, "--target=" + target,
             "--memory=" + ("both" if len(memories) > 1 else memories[0]),
-            "--verify", "--report=json"]
+            "--verify", "--device=opencl", "--report=json"]
     if name in GRIDS:
         base.append("--grid=" + GRIDS[name])
     runs = [("default sizes", [])]
