@@ -683,6 +683,7 @@ private:
       VO.Device = DeviceKind::Cuda;
       VO.DeviceIndex = *Opts.CudaDevice;
       VO.ParseArgs = Opts.ClangArgs;
+      VO.OpenCLWhereCudaCannot = !Opts.CudaDeviceNamed;
     }
     if (!Opts.Reference.empty()) {
       auto Text = llvm::MemoryBuffer::getFile(Opts.Reference);
@@ -986,7 +987,8 @@ private:
                       : verifyStatusName(Bad->Outcome);
     if (!Verified->Reference.empty())
       O["verify_reference"] = Verified->Reference;
-    O["verify_device"] = deviceNote();
+    O["verify_device"] =
+        Verified->DeviceNote.empty() ? deviceNote() : Verified->DeviceNote;
     O["max_rel_error"] =
         std::max(Verified->MaxRelError,
                  VerifiedOptimized ? VerifiedOptimized->MaxRelError : 0.0);

@@ -382,7 +382,7 @@ parseSource(const std::string &Source, const std::string &FileName,
   ASTContext &Ctx = AST->getASTContext();
   const SourceManager &SM = Ctx.getSourceManager();
   if (Cuda)
-    M->HostCode = hostCodeSpans(Ctx);
+    M->DeviceCode = deviceCode(Ctx);
   // Errors stop the file unless each is inside a host function of a CUDA
   // file (a call of an API the installed toolkit removed, say): the kernels
   // are then still the user's, and the functions with errors are kept as

@@ -7,9 +7,14 @@
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclTemplate.h"
 #include "clang/Basic/SourceManager.h"
+#include "clang/Lex/Lexer.h"
+
+#include "llvm/ADT/StringExtras.h"
 
 #include <algorithm>
 #include <cctype>
+#include <map>
+#include <set>
 
 namespace gpumerge {
 
@@ -33,13 +38,69 @@ static bool isHostVariable(const VarDecl &VD) {
   return !VD.isConstexpr() && !VD.getType().isConstQualified();
 }
 
+static bool isSpace(char C) {
+  return std::isspace(static_cast<unsigned char>(C));
+}
+
 namespace {
-class HostCodeFinder {
+/// A file of the user's in the parse: the main file or one it includes
+/// (through files of the user's), with its host code.
+struct UserFile {
+  std::string Name;
+  llvm::StringRef Text;
+  std::vector<std::pair<unsigned, unsigned>> Host; ///< [Begin, End) offsets
+  std::map<unsigned, FileID> Included; ///< line of the #include → the file
+  std::set<unsigned> Entered; ///< lines of every #include the parse entered
+};
+
+class DeviceCodeWriter {
 public:
-  HostCodeFinder(ASTContext &Ctx) : SM(Ctx.getSourceManager()) {
-    Text = SM.getBufferData(SM.getMainFileID());
+  DeviceCodeWriter(ASTContext &Ctx)
+      : SM(Ctx.getSourceManager()), LangOpts(Ctx.getLangOpts()) {
+    findUserFiles();
+    visit(*Ctx.getTranslationUnitDecl());
   }
-  std::vector<SourceSpan> Spans;
+
+  std::string write() { return write(SM.getMainFileID()); }
+
+private:
+  const SourceManager &SM;
+  const LangOptions &LangOpts;
+  std::map<FileID, UserFile> Files;
+
+  /// The main file, then every file entered from a file of the user's that
+  /// is not a system header (the toolkit's are), in the order entered.
+  void findUserFiles() {
+    FileID Main = SM.getMainFileID();
+    Files[Main] = {SM.getFileEntryRefForID(Main)
+                       ? SM.getFileEntryRefForID(Main)->getName().str()
+                       : "",
+                   SM.getBufferData(Main),
+                   {},
+                   {},
+                   {}};
+    for (unsigned I = 1, E = SM.local_sloc_entry_size(); I < E; ++I) {
+      const SrcMgr::SLocEntry &Entry = SM.getLocalSLocEntry(I);
+      if (!Entry.isFile())
+        continue;
+      SourceLocation Start =
+          SourceLocation::getFromRawEncoding(Entry.getOffset());
+      FileID ID = SM.getFileID(Start);
+      SourceLocation From = Entry.getFile().getIncludeLoc();
+      if (ID.isInvalid() || ID == Main || From.isInvalid())
+        continue;
+      auto Parent = Files.find(SM.getFileID(SM.getExpansionLoc(From)));
+      if (Parent == Files.end())
+        continue;
+      unsigned Line = SM.getExpansionLineNumber(From);
+      Parent->second.Entered.insert(Line);
+      auto Ref = SM.getFileEntryRefForID(ID);
+      if (SM.isInSystemHeader(Start) || !Ref)
+        continue;
+      Parent->second.Included[Line] = ID;
+      Files[ID] = {Ref->getName().str(), SM.getBufferData(ID), {}, {}, {}};
+    }
+  }
 
   void visit(const DeclContext &DC) {
     for (const Decl *D : DC.decls()) {
@@ -49,17 +110,14 @@ public:
         visit(*NS);
       } else if (const auto *LS = llvm::dyn_cast<LinkageSpecDecl>(D)) {
         // `extern "C" void f() {...}` goes whole, `extern "C"` included.
+        const Decl *Only =
+            LS->hasBraces() || LS->decls_empty() ? nullptr : *LS->decls_begin();
         if (LS->hasBraces())
           visit(*LS);
-        else if (const auto *FD =
-                     LS->decls_empty()
-                         ? nullptr
-                         : llvm::dyn_cast<FunctionDecl>(*LS->decls_begin());
+        else if (const auto *FD = llvm::dyn_cast_or_null<FunctionDecl>(Only);
                  FD && isHostFunction(*FD))
           add(*LS, FD);
-        else if (const auto *VD = LS->decls_empty() ? nullptr
-                                                    : llvm::dyn_cast<VarDecl>(
-                                                          *LS->decls_begin());
+        else if (const auto *VD = llvm::dyn_cast_or_null<VarDecl>(Only);
                  VD && isHostVariable(*VD))
           add(*LS, nullptr);
       } else if (const auto *FT = llvm::dyn_cast<FunctionTemplateDecl>(D)) {
@@ -75,92 +133,113 @@ public:
     }
   }
 
-private:
-  const SourceManager &SM;
-  llvm::StringRef Text;
-
-  /// \p D's text in the main file, from its first attribute or specifier to
-  /// its closing brace or semicolon; nothing when it is not all there.
+  /// \p D's text, from its first attribute or specifier to its closing
+  /// brace or semicolon, when all of it is in one file of the user's.
   void add(const Decl &D, const FunctionDecl *FD) {
     SourceLocation B = SM.getExpansionLoc(D.getBeginLoc());
     SourceLocation E = SM.getExpansionLoc(D.getEndLoc());
-    if (B.isInvalid() || E.isInvalid() || !SM.isInMainFile(B) ||
-        !SM.isInMainFile(E))
+    if (B.isInvalid() || E.isInvalid())
       return;
-    unsigned Begin = SM.getFileOffset(B), End = SM.getFileOffset(E);
+    FileID ID = SM.getFileID(B);
+    auto File = Files.find(ID);
+    if (File == Files.end() || SM.getFileID(E) != ID)
+      return;
+    llvm::StringRef Text = File->second.Text;
+    unsigned Begin = SM.getFileOffset(B);
     // `__host__ void f()`: the attribute's macro may precede the specifiers.
     for (const Attr *A : D.attrs()) {
       SourceLocation L = SM.getExpansionLoc(A->getLocation());
-      if (L.isValid() && SM.isInMainFile(L))
+      if (L.isValid() && SM.getFileID(L) == ID)
         Begin = std::min(Begin, SM.getFileOffset(L));
     }
     // A C++11 attribute's location is its name: `[[` precedes it.
     unsigned Before = Begin;
-    while (Before > 0 &&
-           std::isspace(static_cast<unsigned char>(Text[Before - 1])))
+    while (Before > 0 && isSpace(Text[Before - 1]))
       --Before;
     if (Before >= 2 && Text.substr(Before - 2, 2) == "[[")
       Begin = Before - 2;
-    if (End < Begin || End >= Text.size())
+    unsigned End =
+        SM.getFileOffset(Lexer::getLocForEndOfToken(E, 0, SM, LangOpts));
+    if (End <= Begin || End > Text.size())
       return;
-    ++End; // past the last token's first character: the token follows
-    while (End < Text.size() &&
-           (std::isalnum(static_cast<unsigned char>(Text[End])) ||
-            Text[End] == '_'))
-      ++End;
     // A declaration without a body ends at its semicolon; one declarator of
     // several at its comma (the next declarator's span starts over).
     if (!FD || !FD->doesThisDeclarationHaveABody()) {
       unsigned At = End;
-      while (At < Text.size() &&
-             std::isspace(static_cast<unsigned char>(Text[At])))
+      while (At < Text.size() && isSpace(Text[At]))
         ++At;
       if (At < Text.size() && (Text[At] == ';' || Text[At] == ','))
         End = At + 1;
     }
-    SourceSpan S;
-    S.Begin = Begin;
-    S.End = End;
-    S.Line = SM.getExpansionLineNumber(B);
-    Spans.push_back(S);
+    File->second.Host.push_back({Begin, End});
+  }
+
+  /// \p ID's text with its host code blanked (every character but newlines
+  /// a space; a preprocessor line inside, such as an #if around part of a
+  /// body, stays so every conditional keeps its other half) and its
+  /// includes of the user's files written in place.
+  std::string write(FileID ID) {
+    const UserFile &F = Files.at(ID);
+    std::string Out = F.Text.str();
+    for (auto [Begin, End] : F.Host) {
+      bool LineStart = Begin == 0 || Out[Begin - 1] == '\n';
+      bool Directive = false;
+      for (unsigned I = Begin; I < End; ++I) {
+        char C = Out[I];
+        if (C == '\n') {
+          LineStart = true;
+          Directive = false;
+          continue;
+        }
+        if (LineStart && !isSpace(C)) {
+          Directive = C == '#';
+          LineStart = false;
+        }
+        if (!Directive)
+          Out[I] = ' ';
+      }
+    }
+    llvm::SmallVector<llvm::StringRef, 0> Lines;
+    llvm::StringRef(Out).split(Lines, '\n');
+    std::string Result;
+    for (unsigned N = 0; N < Lines.size(); ++N) {
+      llvm::StringRef Line = Lines[N];
+      if (N)
+        Result += '\n';
+      auto Child = F.Included.find(N + 1);
+      if (Child != F.Included.end()) {
+        Result += "#line 1 \"" + quoted(Files.at(Child->second).Name) + "\"\n";
+        Result += write(Child->second);
+        Result +=
+            "\n#line " + std::to_string(N + 2) + " \"" + quoted(F.Name) + "\"";
+        continue;
+      }
+      // A quoted include not entered (guarded or #pragma once, already in):
+      // NVRTC would read the file again, host code and all.
+      llvm::StringRef T = Line.ltrim();
+      if (!F.Entered.count(N + 1) && T.consume_front("#") &&
+          T.ltrim().startswith("include") &&
+          T.ltrim().drop_front(7).ltrim().startswith("\""))
+        continue;
+      Result += Line.str();
+    }
+    return Result;
+  }
+
+  static std::string quoted(llvm::StringRef Path) {
+    std::string Out;
+    for (char C : Path) {
+      if (C == '\\' || C == '"')
+        Out += '\\';
+      Out += C;
+    }
+    return Out;
   }
 };
 } // namespace
 
-std::vector<SourceSpan> hostCodeSpans(ASTContext &Ctx) {
-  HostCodeFinder Finder(Ctx);
-  Finder.visit(*Ctx.getTranslationUnitDecl());
-  std::sort(Finder.Spans.begin(), Finder.Spans.end(),
-            [](const SourceSpan &A, const SourceSpan &B) {
-              return A.Begin < B.Begin;
-            });
-  return std::move(Finder.Spans);
-}
-
-std::string withoutHostCode(const std::string &Text,
-                            const std::vector<SourceSpan> &Host) {
-  std::string Out = Text;
-  for (const SourceSpan &S : Host) {
-    // A preprocessor line inside (an #if around part of a body) stays, so
-    // every conditional keeps its other half.
-    bool LineStart = S.Begin == 0 || Out[S.Begin - 1] == '\n';
-    bool Directive = false;
-    for (unsigned I = S.Begin; I < S.End && I < Out.size(); ++I) {
-      char C = Out[I];
-      if (LineStart && !std::isspace(static_cast<unsigned char>(C)))
-        Directive = C == '#';
-      if (C == '\n') {
-        LineStart = true;
-        Directive = false;
-        continue;
-      }
-      if (!std::isspace(static_cast<unsigned char>(C)))
-        LineStart = false;
-      if (!Directive)
-        Out[I] = ' ';
-    }
-  }
-  return Out;
+std::string deviceCode(ASTContext &Ctx) {
+  return DeviceCodeWriter(Ctx).write();
 }
 
 llvm::Expected<std::string> deviceCodeOf(const std::string &Text,
@@ -171,7 +250,7 @@ llvm::Expected<std::string> deviceCodeOf(const std::string &Text,
   auto M = parseSource(Text, FileName, Cuda);
   if (!M)
     return M.takeError();
-  return withoutHostCode((*M)->Source, (*M)->HostCode);
+  return std::move((*M)->DeviceCode);
 }
 
 } // namespace gpumerge

@@ -3,18 +3,20 @@
 // --verify --device=cuda runs a CUDA file's kernels as written, and the
 // output's as emitted, through NVRTC, which compiles device code only: the
 // file's host code (main, launchers, runtime calls, host globals) must be
-// left out. Clang's parse says which declarations of the main file are host
-// code; they are blanked (spaces, newlines kept) so NVRTC's messages keep
-// the file's line numbers, and everything else stays as written: kernels,
-// __device__ helpers and tables, types, macros and includes (NVRTC answers a
-// host header with a stub, Nvrtc.h).
+// left out, in the file and in the files of the user's it includes
+// (PolyBench includes its timing code, polybench.c). Clang's parse says
+// which declarations are host code; they are blanked (spaces, newlines and
+// preprocessor lines kept), each included file of the user's is written
+// where it was included, between #line directives, so NVRTC's messages name
+// the right file and line, and everything else stays as written: kernels,
+// __device__ helpers and tables, types, macros, and the includes of system
+// and toolkit headers (NVRTC answers a host header with a stub, Nvrtc.h).
 //
 //===----------------------------------------------------------------------===//
 #ifndef GPUMERGE_FRONTEND_HOSTCODE_H
 #define GPUMERGE_FRONTEND_HOSTCODE_H
 
 #include "Frontend/Frontend.h"
-#include "IR/Kernel.h"
 
 namespace clang {
 class ASTContext;
@@ -22,18 +24,14 @@ class ASTContext;
 
 namespace gpumerge {
 
-/// The host code at file scope of the main file, in source order: functions
+/// The device code of the CUDA file parsed into \p Ctx, as one source. Host
+/// code is, at file scope and in namespaces and extern "C" blocks: functions
 /// (definitions and prototypes, templates included) with neither __global__
-/// nor __device__ written, and variables with none of __device__,
-/// __constant__ or __shared__ that are not const (a const integer may size a
-/// kernel's array). Declarations inside namespaces and extern "C" blocks
-/// count; classes stay whole.
-std::vector<SourceSpan> hostCodeSpans(clang::ASTContext &Ctx);
-
-/// \p Text with each of \p Host blanked: every character but newlines
-/// becomes a space.
-std::string withoutHostCode(const std::string &Text,
-                            const std::vector<SourceSpan> &Host);
+/// nor __device__ written, except constexpr ones; variables with none of
+/// __device__, __constant__ or __shared__ that are not const (a const
+/// integer may size a kernel's array). Classes stay whole. A quoted include
+/// that the parse did not enter (guarded, #pragma once) is blanked.
+std::string deviceCode(clang::ASTContext &Ctx);
 
 /// The device code of CUDA text \p Text (named \p FileName: quoted includes
 /// are found beside it), parsed as the frontend parses it with \p Opts.

@@ -162,9 +162,9 @@ struct Module {
   std::string Source; ///< the whole input text
   Language Lang = Language::Cuda;
   bool HasHostCode = false;
-  /// CUDA: the host code at file scope of the main file, in source order
-  /// (HostCode.h): what a device-only build of the file leaves out.
-  std::vector<SourceSpan> HostCode;
+  /// CUDA: the file's device code, its host code left out and the files of
+  /// the user's it includes written in place (HostCode.h), for NVRTC.
+  std::string DeviceCode;
   std::vector<std::unique_ptr<Function>> Functions; ///< kernels and helpers
   std::vector<Unsupported> PassedThrough;
   /// name → definition text, for typedefs and object-like macros the lowered

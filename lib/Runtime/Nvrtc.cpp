@@ -84,6 +84,39 @@ std::string stubHeader(llvm::StringRef Name) {
             "uint16_t;\ntypedef unsigned int uint32_t;\ntypedef unsigned "
             "long long uint64_t;\ntypedef long long intptr_t;\n"
             "typedef unsigned long long uintptr_t;\n";
+  if (Name == "limits.h" || Name == "climits")
+    Text += "#define CHAR_BIT 8\n#define SCHAR_MIN (-128)\n"
+            "#define SCHAR_MAX 127\n#define UCHAR_MAX 255\n"
+            "#define SHRT_MIN (-32768)\n#define SHRT_MAX 32767\n"
+            "#define USHRT_MAX 65535\n#define INT_MIN (-2147483647 - 1)\n"
+            "#define INT_MAX 2147483647\n#define UINT_MAX 4294967295U\n"
+            "#define LONG_MIN (-9223372036854775807L - 1)\n"
+            "#define LONG_MAX 9223372036854775807L\n"
+            "#define ULONG_MAX 18446744073709551615UL\n"
+            "#define LLONG_MIN (-9223372036854775807LL - 1)\n"
+            "#define LLONG_MAX 9223372036854775807LL\n"
+            "#define ULLONG_MAX 18446744073709551615ULL\n";
+  if (Name == "float.h" || Name == "cfloat")
+    Text += "#define FLT_MAX 3.402823466e+38F\n"
+            "#define FLT_MIN 1.175494351e-38F\n"
+            "#define FLT_EPSILON 1.192092896e-07F\n"
+            "#define DBL_MAX 1.7976931348623158e+308\n"
+            "#define DBL_MIN 2.2250738585072014e-308\n"
+            "#define DBL_EPSILON 2.2204460492503131e-016\n";
+  if (Name == "math.h" || Name == "cmath")
+    Text += "#define M_E 2.7182818284590452354\n"
+            "#define M_LOG2E 1.4426950408889634074\n"
+            "#define M_LOG10E 0.43429448190325182765\n"
+            "#define M_LN2 0.69314718055994530942\n"
+            "#define M_LN10 2.30258509299404568402\n"
+            "#define M_PI 3.14159265358979323846\n"
+            "#define M_PI_2 1.57079632679489661923\n"
+            "#define M_PI_4 0.78539816339744830962\n"
+            "#define M_1_PI 0.31830988618379067154\n"
+            "#define M_2_PI 0.63661977236758134308\n"
+            "#define M_2_SQRTPI 1.12837916709551257390\n"
+            "#define M_SQRT2 1.41421356237309504880\n"
+            "#define M_SQRT1_2 0.70710678118654752440\n";
   if (Name == "assert.h" || Name == "cassert")
     Text += "extern \"C\" __device__ void __assertfail(const char *, const "
             "char *, unsigned, const char *, unsigned long);\n"

@@ -1049,12 +1049,14 @@ void executeOnDevice(const DeviceRun &Run, VerifyResult Result,
   const char *As = Run.Device == DeviceKind::Cuda ? "CUDA (NVRTC)" : "OpenCL";
   auto RefProgram = (*Session)->buildProgram(Run.Reference, Run.BuildOptions,
                                              Run.ReferenceKernels);
-  if (!RefProgram)
+  if (!RefProgram) {
+    Send("input-build-failed\n");
     return Fail(llvm::createStringError(
         llvm::inconvertibleErrorCode(),
         llvm::formatv("the input kernel does not build as {0}: {1}", As,
                       llvm::toString(RefProgram.takeError()))
             .str()));
+  }
   auto CandProgram = (*Session)->buildProgram(Run.Candidate, Run.BuildOptions,
                                               Run.CandidateKernels);
   if (!CandProgram)
@@ -1261,10 +1263,13 @@ void executeOnDevice(const DeviceRun &Run, VerifyResult Result,
 
 } // namespace
 
-llvm::Expected<VerifyResult>
-verifyStages(const Module &M, const std::vector<const Function *> &DomainFrom,
-             const std::vector<VerifyStage> &Stages,
-             const VerifyOptions &Opts) {
+/// verifyStages on the device \p Opts names; \p InputBuildFailed says
+/// whether the error returned is the input's build failing there.
+static llvm::Expected<VerifyResult>
+verifyOn(const Module &M, const std::vector<const Function *> &DomainFrom,
+         const std::vector<VerifyStage> &Stages, const VerifyOptions &Opts,
+         bool &InputBuildFailed) {
+  InputBuildFailed = false;
   VerifyResult Result;
   const Function &Naive = *Stages.front().Naive;
   for (const VerifyStage &St : Stages)
@@ -1596,7 +1601,9 @@ verifyStages(const Module &M, const std::vector<const Function *> &DomainFrom,
   while (!Rest.empty()) {
     auto [Line, Next] = Rest.split('\n');
     Rest = Next;
-    if (Line.consume_front("reference-ran")) {
+    if (Line == "input-build-failed") {
+      InputBuildFailed = true;
+    } else if (Line.consume_front("reference-ran")) {
       ReferenceRan = true;
       Line.trim().getAsDouble(ReferenceSeconds);
     } else if (Line == "candidate-ran")
@@ -1659,6 +1666,30 @@ verifyStages(const Module &M, const std::vector<const Function *> &DomainFrom,
                                   "these sizes: ") +
                   Why;
   return Result;
+}
+
+llvm::Expected<VerifyResult>
+verifyStages(const Module &M, const std::vector<const Function *> &DomainFrom,
+             const std::vector<VerifyStage> &Stages,
+             const VerifyOptions &Opts) {
+  bool InputBuildFailed;
+  auto R = verifyOn(M, DomainFrom, Stages, Opts, InputBuildFailed);
+  if (R || !InputBuildFailed || Opts.Device != DeviceKind::Cuda ||
+      !Opts.OpenCLWhereCudaCannot || Opts.TimedRuns)
+    return R;
+  // --device=auto: NVRTC cannot build the input as written (a legacy
+  // texture reference, a host header it lacks); OpenCL runs it translated.
+  std::string Why = llvm::toString(R.takeError());
+  VerifyOptions OnOpenCL = Opts;
+  OnOpenCL.Device = DeviceKind::OpenCL;
+  auto Again = verifyOn(M, DomainFrom, Stages, OnOpenCL, InputBuildFailed);
+  if (Again) {
+    llvm::StringRef First = llvm::StringRef(Why).split('\n').first;
+    Again->DeviceNote =
+        "opencl (--device=auto: the CUDA device cannot build the input: " +
+        First.str() + ")";
+  }
+  return Again;
 }
 
 } // namespace gpumerge

@@ -53,6 +53,10 @@ struct VerifyOptions {
   /// DeviceIndex (CUDA inputs written as CUDA only).
   DeviceKind Device = DeviceKind::OpenCL;
   unsigned DeviceIndex = 0;
+  /// --device=auto: where the CUDA device cannot build the input as
+  /// written (NVRTC), the run goes to OpenCL instead (not for --tune's
+  /// timed runs, which must stay on one device).
+  bool OpenCLWhereCudaCannot = false;
   /// The arguments the input was parsed with (after `--`): a CUDA device
   /// parses the emitted file with them to leave its host code out.
   std::vector<std::string> ParseArgs;
@@ -84,6 +88,8 @@ struct VerifyResult {
   std::string FailedPrecondition; ///< why the fallback ran
   /// What the output was compared against ("the OpenCL input as written").
   std::string Reference;
+  /// Set where the run left the device asked for, and why.
+  std::string DeviceNote;
   /// With VerifyOptions::TimedRuns: the device time of each timed run of
   /// the emitted kernel's launches (its edges included), in milliseconds.
   std::vector<double> TimesMs;

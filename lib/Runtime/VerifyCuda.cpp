@@ -19,7 +19,7 @@ cudaVerifyPrograms(const Module &M,
   Parse.ExtraArgs = ParseArgs;
   CudaVerifyPrograms P;
   if (M.Phased.empty()) {
-    P.Reference = withoutHostCode(M.Source, M.HostCode);
+    P.Reference = M.DeviceCode;
     P.ReferenceNote = "the CUDA input as written (host code left out)";
   } else {
     auto Phases =

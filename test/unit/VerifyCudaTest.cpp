@@ -1,9 +1,9 @@
 //===- VerifyCudaTest.cpp - What --verify builds on a CUDA device ---------===//
 //
 // No GPU is needed to check what a verify run on one would build: the host
-// code a CUDA file leaves out (HostCode.h), and that the input's device code
-// as written and the output's as emitted compile with NVRTC, with every
-// kernel verify launches found by name.
+// code a CUDA file and the files it includes leave out (HostCode.h), and
+// that the input's device code as written and the output's as emitted
+// compile with NVRTC, with every kernel verify launches found by name.
 //
 //===----------------------------------------------------------------------===//
 #include "Runtime/VerifyCuda.h"
@@ -15,6 +15,9 @@
 #include "TestKernels.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
 
@@ -43,6 +46,7 @@ typedef float real;
 const int Width = 16;
 __constant__ real Weights[4];
 float *d_a, *d_b;
+double seconds = 0.0005; // past a literal that is not one identifier
 static cudaStream_t Stream;
 void run(cudaStream_t s, float *a);
 __host__ __device__ inline real twice(real x) { return 2 * x; }
@@ -79,7 +83,7 @@ int main() {
 TEST(HostCode, LeavesKernelsHelpersTablesAndTypes) {
   auto M = parseText(HostAndDevice);
   ASSERT_TRUE(M);
-  std::string Device = withoutHostCode(M->Source, M->HostCode);
+  const std::string &Device = M->DeviceCode;
   EXPECT_EQ(lines(Device), lines(M->Source)); // NVRTC's lines are the file's
   for (const char *Kept :
        {"#include <cuda_runtime.h>", "#define N 64", "typedef float real;",
@@ -91,13 +95,70 @@ TEST(HostCode, LeavesKernelsHelpersTablesAndTypes) {
         "#ifdef VERBOSE", "#endif"})
     EXPECT_NE(Device.find(Kept), std::string::npos) << Kept << "\n" << Device;
   for (const char *Gone :
-       {"d_a", "cudaStream_t", "void run", "void launch", "<<<", "checked",
-        "printf", "extern \"C\" void go", "main", "cudaMalloc"})
+       {"d_a", "seconds", "0005", "cudaStream_t", "void run", "void launch",
+        "<<<", "checked", "printf", "extern \"C\"", "main", "cudaMalloc"})
     EXPECT_EQ(Device.find(Gone), std::string::npos) << Gone << "\n" << Device;
 
   auto Out = nvrtc().compile(Device, "x.cu", 9, 0, {}, {"k", "tk<float>"});
   ASSERT_TRUE(bool(Out)) << llvm::toString(Out.takeError()) << "\n" << Device;
   EXPECT_EQ(Out->LoweredNames.size(), 2u);
+}
+
+/// \p Text written to \p Dir/\p Name.
+void writeFile(const std::string &Dir, const std::string &Name,
+               const std::string &Text) {
+  std::error_code EC;
+  llvm::raw_fd_ostream OS(Dir + "/" + Name, EC);
+  ASSERT_FALSE(EC) << EC.message();
+  OS << Text;
+}
+
+TEST(HostCode, IncludedFilesOfTheUsersLoseTheirHostCodeToo) {
+  // PolyBench's shape: the program includes its timing code, host code
+  // with host headers; a guarded header and a #pragma once one included
+  // twice each; a system header kept as an include.
+  llvm::SmallString<128> Dir;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("hostcode", Dir));
+  writeFile(std::string(Dir), "timing.c",
+            "#include <sys/time.h>\n"
+            "double now() {\n  struct timeval t;\n  gettimeofday(&t, 0);\n"
+            "  return t.tv_sec + t.tv_usec * 1e-6;\n}\n");
+  writeFile(std::string(Dir), "guarded.h",
+            "#ifndef GUARDED_H\n#define GUARDED_H\n#define SCALE 3\n"
+            "__device__ float scaled(float x) { return SCALE * x; }\n"
+            "void host_only(const char *msg);\n#endif\n");
+  writeFile(std::string(Dir), "once.h",
+            "#pragma once\n#include \"guarded.h\"\n"
+            "__device__ float twice(float x) { return 2 * x; }\n"
+            "float *host_buffer;\n");
+  writeFile(std::string(Dir), "main.cu",
+            "#include <cstdio>\n#include \"timing.c\"\n#include \"once.h\"\n"
+            "#include \"guarded.h\"\n#include \"once.h\"\n"
+            "__global__ void k(float *a, int n) {\n"
+            "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+            "  if (i < n) a[i] = scaled(twice(a[i]));\n}\n"
+            "int main() {\n  double t = now();\n  host_only(\"x\");\n"
+            "  std::printf(\"%f\\n\", t);\n}\n");
+  auto M = parseFile(std::string(Dir) + "/main.cu", {});
+  ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
+  const std::string &Device = (*M)->DeviceCode;
+  for (const char *Kept :
+       {"#include <cstdio>", "#include <sys/time.h>", "#define SCALE 3",
+        "__device__ float scaled", "__device__ float twice", "/timing.c\"",
+        "/guarded.h\"", "/once.h\"", "#line 3 \"",
+        "a[i] = scaled(twice(a[i]));"})
+    EXPECT_NE(Device.find(Kept), std::string::npos) << Kept << "\n" << Device;
+  for (const char *Gone :
+       {"gettimeofday", "host_only", "host_buffer", "int main",
+        "#include \"once.h\"", "#include \"guarded.h\""})
+    EXPECT_EQ(Device.find(Gone), std::string::npos) << Gone << "\n" << Device;
+  // Each file is written once, where the parse entered it.
+  EXPECT_EQ(Device.find("__device__ float twice"),
+            Device.rfind("__device__ float twice"));
+  auto Out =
+      nvrtc().compile(Device, std::string(Dir) + "/main.cu", 9, 0, {}, {"k"});
+  ASSERT_TRUE(bool(Out)) << llvm::toString(Out.takeError()) << "\n" << Device;
+  llvm::sys::fs::remove_directories(Dir);
 }
 
 TEST(HostCode, TheEmittedFileIsParsedForItsOwn) {
