@@ -121,8 +121,13 @@ private:
                  VD && isHostVariable(*VD))
           add(*LS, nullptr);
       } else if (const auto *FT = llvm::dyn_cast<FunctionTemplateDecl>(D)) {
-        if (isHostFunction(*FT->getTemplatedDecl()))
+        if (isHostFunction(*FT->getTemplatedDecl())) {
           add(*FT, FT->getTemplatedDecl());
+          for (const FunctionDecl *Spec : FT->specializations())
+            if (Spec->getTemplateSpecializationKind() >=
+                TSK_ExplicitInstantiationDeclaration)
+              addExplicitInstantiation(Spec->getPointOfInstantiation());
+        }
       } else if (const auto *FD = llvm::dyn_cast<FunctionDecl>(D)) {
         if (isHostFunction(*FD))
           add(*FD, FD);
@@ -172,6 +177,28 @@ private:
         End = At + 1;
     }
     File->second.Host.push_back({Begin, End});
+  }
+
+  /// `[extern] template void f<float>(float *);`, whose name is at \p Name:
+  /// the statement has no declaration of its own in the AST, so its text is
+  /// found around the name (back to `template`, on to the `;`).
+  void addExplicitInstantiation(SourceLocation Name) {
+    if (Name.isInvalid() || Name.isMacroID())
+      return;
+    auto File = Files.find(SM.getFileID(Name));
+    if (File == Files.end())
+      return;
+    llvm::StringRef Text = File->second.Text;
+    size_t At = SM.getFileOffset(Name);
+    size_t Begin = Text.substr(0, At).rfind("template");
+    size_t End = Text.find(';', At);
+    if (Begin == llvm::StringRef::npos || End == llvm::StringRef::npos ||
+        Text.slice(Begin, At).find_first_of(";{}#") != llvm::StringRef::npos)
+      return;
+    llvm::StringRef Before = Text.substr(0, Begin).rtrim();
+    if (Before.endswith("extern"))
+      Begin = Before.size() - 6;
+    File->second.Host.push_back({unsigned(Begin), unsigned(End + 1)});
   }
 
   /// \p ID's text with its host code blanked (every character but newlines

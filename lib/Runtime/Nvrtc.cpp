@@ -118,10 +118,12 @@ std::string stubHeader(llvm::StringRef Name) {
             "#define M_SQRT2 1.41421356237309504880\n"
             "#define M_SQRT1_2 0.70710678118654752440\n";
   if (Name == "assert.h" || Name == "cassert")
-    Text += "extern \"C\" __device__ void __assertfail(const char *, const "
+    Text += "#ifndef assert\n" // NVRTC 13 defines it
+            "extern \"C\" __device__ void __assertfail(const char *, const "
             "char *, unsigned, const char *, unsigned long);\n"
             "#define assert(e) ((e) ? (void)0 : __assertfail(#e, __FILE__, "
-            "__LINE__, __func__, 1))\n";
+            "__LINE__, __func__, 1))\n"
+            "#endif\n";
   return Text;
 }
 
