@@ -6,6 +6,7 @@
 #include "clang/AST/Decl.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclTemplate.h"
+#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
 
@@ -30,12 +31,105 @@ static bool isHostFunction(const FunctionDecl &FD) {
   return !Device || Device->isImplicit();
 }
 
+/// Is \p VD a variable at file scope written with none of __device__,
+/// __constant__, __shared__ (Clang makes some const ones __constant__)?
+static bool isHostScopeVariable(const VarDecl &VD) {
+  auto Written = [&](const Attr *A) { return A && !A->isImplicit(); };
+  return VD.isFileVarDecl() && !Written(VD.getAttr<CUDADeviceAttr>()) &&
+         !Written(VD.getAttr<CUDAConstantAttr>()) &&
+         !Written(VD.getAttr<CUDASharedAttr>());
+}
+
 /// Is \p VD a host variable at file scope that device code cannot use?
 static bool isHostVariable(const VarDecl &VD) {
-  if (!VD.isFileVarDecl() || VD.hasAttr<CUDADeviceAttr>() ||
-      VD.hasAttr<CUDAConstantAttr>() || VD.hasAttr<CUDASharedAttr>())
+  return isHostScopeVariable(VD) && !VD.isConstexpr() &&
+         !VD.getType().isConstQualified();
+}
+
+/// The classes and variables device code names: in kernels, __device__
+/// functions (parameters and bodies), device variables and the initializers
+/// of const ones.
+class DeviceTypes : public RecursiveASTVisitor<DeviceTypes> {
+public:
+  explicit DeviceTypes(const SourceManager &SM) : SM(SM) {}
+
+  std::set<const CXXRecordDecl *> Named;
+  std::set<const VarDecl *> NamedVars;
+
+  // The toolkit's headers name no class or variable of the user's.
+  bool TraverseDecl(Decl *D) {
+    return !D ||
+           (!llvm::isa<TranslationUnitDecl>(D) &&
+            SM.isInSystemHeader(D->getLocation())) ||
+           RecursiveASTVisitor::TraverseDecl(D);
+  }
+
+  bool TraverseFunctionDecl(FunctionDecl *FD) {
+    return isHostFunction(*FD) || RecursiveASTVisitor::TraverseFunctionDecl(FD);
+  }
+  bool TraverseCXXMethodDecl(CXXMethodDecl *MD) {
+    return isHostFunction(*MD) ||
+           RecursiveASTVisitor::TraverseCXXMethodDecl(MD);
+  }
+  bool TraverseCXXConstructorDecl(CXXConstructorDecl *CD) {
+    return isHostFunction(*CD) ||
+           RecursiveASTVisitor::TraverseCXXConstructorDecl(CD);
+  }
+  bool TraverseCXXDestructorDecl(CXXDestructorDecl *DD) {
+    return isHostFunction(*DD) ||
+           RecursiveASTVisitor::TraverseCXXDestructorDecl(DD);
+  }
+  bool TraverseVarDecl(VarDecl *VD) {
+    return isHostVariable(*VD) || RecursiveASTVisitor::TraverseVarDecl(VD);
+  }
+  // A class's own members are not a use of it.
+  bool TraverseCXXRecordDecl(CXXRecordDecl *RD) {
+    for (Decl *D : RD->decls())
+      if (!TraverseDecl(D))
+        return false;
+    return true;
+  }
+  bool VisitTagTypeLoc(TagTypeLoc TL) {
+    if (const auto *RD = llvm::dyn_cast<CXXRecordDecl>(TL.getDecl()))
+      Named.insert(RD->getCanonicalDecl());
+    return true;
+  }
+  bool VisitDeclRefExpr(DeclRefExpr *E) {
+    if (const auto *VD = llvm::dyn_cast<VarDecl>(E->getDecl()))
+      NamedVars.insert(VD->getCanonicalDecl());
+    return true;
+  }
+  bool VisitCXXConstructExpr(CXXConstructExpr *E) {
+    Named.insert(E->getConstructor()->getParent()->getCanonicalDecl());
+    return true;
+  }
+  bool shouldVisitTemplateInstantiations() const { return true; }
+
+private:
+  const SourceManager &SM;
+};
+
+/// Is \p RD a class of host code: a definition with member functions, every
+/// one of them host code, that device code never names (Rodinia's timer
+/// class, whose std::vector NVRTC has no header for)?
+static bool isHostClass(const CXXRecordDecl &RD,
+                        const std::set<const CXXRecordDecl *> &DeviceNamed) {
+  if (!RD.isThisDeclarationADefinition() || RD.getDescribedClassTemplate() ||
+      DeviceNamed.count(RD.getCanonicalDecl()))
     return false;
-  return !VD.isConstexpr() && !VD.getType().isConstQualified();
+  bool Methods = false;
+  for (const Decl *D : RD.decls()) {
+    if (const auto *FT = llvm::dyn_cast<FunctionTemplateDecl>(D))
+      D = FT->getTemplatedDecl();
+    if (const auto *MD = llvm::dyn_cast<CXXMethodDecl>(D)) {
+      if (MD->isImplicit())
+        continue;
+      if (!isHostFunction(*MD))
+        return false;
+      Methods = true;
+    }
+  }
+  return Methods;
 }
 
 static bool isSpace(char C) {
@@ -58,6 +152,10 @@ public:
   DeviceCodeWriter(ASTContext &Ctx)
       : SM(Ctx.getSourceManager()), LangOpts(Ctx.getLangOpts()) {
     findUserFiles();
+    DeviceTypes Types(SM);
+    Types.TraverseDecl(Ctx.getTranslationUnitDecl());
+    DeviceNamed = std::move(Types.Named);
+    DeviceVars = std::move(Types.NamedVars);
     visit(*Ctx.getTranslationUnitDecl());
   }
 
@@ -67,6 +165,15 @@ private:
   const SourceManager &SM;
   const LangOptions &LangOpts;
   std::map<FileID, UserFile> Files;
+  std::set<const CXXRecordDecl *> DeviceNamed;
+  std::set<const VarDecl *> DeviceVars;
+
+  /// A host variable, or a const one device code never names (Rodinia's
+  /// `const float r = -f;`, which NVRTC would initialize on the device).
+  bool isHostCode(const VarDecl &VD) const {
+    return isHostScopeVariable(VD) &&
+           (isHostVariable(VD) || !DeviceVars.count(VD.getCanonicalDecl()));
+  }
 
   /// The main file, then every file entered from a file of the user's that
   /// is not a system header (the toolkit's are), in the order entered.
@@ -118,7 +225,7 @@ private:
                  FD && isHostFunction(*FD))
           add(*LS, FD);
         else if (const auto *VD = llvm::dyn_cast_or_null<VarDecl>(Only);
-                 VD && isHostVariable(*VD))
+                 VD && isHostCode(*VD))
           add(*LS, nullptr);
       } else if (const auto *FT = llvm::dyn_cast<FunctionTemplateDecl>(D)) {
         if (isHostFunction(*FT->getTemplatedDecl())) {
@@ -132,8 +239,11 @@ private:
         if (isHostFunction(*FD))
           add(*FD, FD);
       } else if (const auto *VD = llvm::dyn_cast<VarDecl>(D)) {
-        if (isHostVariable(*VD))
+        if (isHostCode(*VD))
           add(*VD, nullptr);
+      } else if (const auto *RD = llvm::dyn_cast<CXXRecordDecl>(D)) {
+        if (isHostClass(*RD, DeviceNamed))
+          add(*RD, nullptr);
       }
     }
   }
@@ -209,18 +319,55 @@ private:
     const UserFile &F = Files.at(ID);
     std::string Out = F.Text.str();
     for (auto [Begin, End] : F.Host) {
-      bool LineStart = Begin == 0 || Out[Begin - 1] == '\n';
+      // A `#` that starts a line in a comment or literal is no directive.
+      enum { Code, LineComment, BlockComment, Literal } In = Code;
+      char Quote = 0;
+      bool LineStart = Begin == 0 || F.Text[Begin - 1] == '\n';
       bool Directive = false;
       for (unsigned I = Begin; I < End; ++I) {
-        char C = Out[I];
+        char C = F.Text[I];
+        char Next = I + 1 < End ? F.Text[I + 1] : 0;
         if (C == '\n') {
           LineStart = true;
           Directive = false;
+          if (In == LineComment)
+            In = Code;
           continue;
         }
         if (LineStart && !isSpace(C)) {
-          Directive = C == '#';
+          Directive = In == Code && C == '#';
           LineStart = false;
+        }
+        if (In == Code && C == '/' && (Next == '/' || Next == '*')) {
+          In = Next == '/' ? LineComment : BlockComment;
+          Out[I] = Directive ? C : ' ';
+          if (!Directive)
+            Out[I + 1] = ' ';
+          ++I;
+          continue;
+        }
+        if (In == BlockComment && C == '*' && Next == '/') {
+          In = Code;
+          Out[I] = Directive ? C : ' ';
+          if (!Directive)
+            Out[I + 1] = ' ';
+          ++I;
+          continue;
+        }
+        bool DigitSeparator =
+            C == '\'' && I > 0 && llvm::isAlnum(F.Text[I - 1]);
+        if (In == Code && (C == '"' || C == '\'') && !DigitSeparator) {
+          In = Literal;
+          Quote = C;
+        } else if (In == Literal && C == '\\') {
+          if (!Directive)
+            Out[I] = ' ';
+          if (Next && Next != '\n' && !Directive)
+            Out[I + 1] = ' ';
+          ++I;
+          continue;
+        } else if (In == Literal && C == Quote) {
+          In = Code;
         }
         if (!Directive)
           Out[I] = ' ';

@@ -40,10 +40,22 @@ size_t lines(const std::string &S) {
 }
 
 const char *HostAndDevice = R"(#include <cstdio>
+#include <vector>
 #include <cuda_runtime.h>
+class Timer { // Rodinia's: a host class NVRTC has no <vector> for
+  std::vector<float> times;
+public:
+  void add(float t) { times.push_back(t); }
+};
+struct Pair { // device code names it: a host constructor does not matter
+  float x, y;
+  Pair(float a) : x(a), y(a) {}
+};
 #define N 64
 typedef float real;
 const int Width = 16;
+const float Half = 0.5f;
+const float MinusHalf = -Half; // host only: NVRTC cannot initialize it
 __constant__ real Weights[4];
 float *d_a, *d_b;
 double seconds = 0.0005; // past a literal that is not one identifier
@@ -51,6 +63,7 @@ static cudaStream_t Stream;
 void run(cudaStream_t s, float *a);
 __host__ __device__ inline real twice(real x) { return 2 * x; }
 __device__ real square(real x) { return x * x; }
+__global__ void kp(Pair p, float *a) { a[threadIdx.x] = p.x + p.y; }
 __global__ void k(real *a, int n);
 template <typename T> __global__ void tk(T *a, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -75,7 +88,14 @@ __host__ int checked(cudaError_t e) {
 } // namespace host
 extern "C" void go(float *a) { k<<<1, N>>>(a, N); }
 int main() {
+  /* Rodinia's dwt2d: directives in a comment are not directives
+  #ifdef NEVER
+  #endif */
+  const char *s = "/*", *t = "#"; // a comment's opener in a literal
+  size_t big = 1'000'000;
+#if 1 // a directive in the body stays
   cudaMalloc(&d_a, N * sizeof(float));
+#endif
   launch(d_a, N);
   run(Stream, d_a);
   return host::checked(cudaDeviceSynchronize()) ? 0 : 1;
@@ -91,10 +111,10 @@ TEST(HostCode, LeavesKernelsHelpersTablesAndTypes) {
        {"#include <cuda_runtime.h>", "#define N 64", "typedef float real;",
         "const int Width = 16;", "__constant__ real Weights[4];",
         "__host__ __device__ inline real twice", "__device__ real square",
-        "__global__ void k(real *a, int n);",
-        "template <typename T> __global__",
+        "__global__ void k(real *a, int n);", "struct Pair {",
+        "Pair(float a) : x(a), y(a) {}", "template <typename T> __global__",
         "a[i] = twice(square(a[i])) + Weights[i % 4];", "namespace host {",
-        "#ifdef VERBOSE", "#endif"})
+        "#ifdef VERBOSE", "#endif", "#if 1 // a directive"})
     EXPECT_NE(Device.find(Kept), std::string::npos) << Kept << "\n" << Device;
   for (const char *Gone : {"d_a", "seconds", "0005", "cudaStream_t", "void run",
                            "void launch", "<<<", "checked", "printf", "extern",
