@@ -89,9 +89,16 @@ public:
         return false;
     return true;
   }
-  bool VisitTagTypeLoc(TagTypeLoc TL) {
-    if (const auto *RD = llvm::dyn_cast<CXXRecordDecl>(TL.getDecl()))
-      Named.insert(RD->getCanonicalDecl());
+  // Through typedefs, pointers, arrays and references.
+  bool VisitTypeLoc(TypeLoc TL) {
+    QualType T = TL.getType().getCanonicalType();
+    while (!T.isNull() &&
+           (T->isPointerType() || T->isReferenceType() || T->isArrayType()))
+      T = T->isArrayType() ? QualType(T->getArrayElementTypeNoTypeQual(), 0)
+                           : T->getPointeeType().getCanonicalType();
+    if (!T.isNull())
+      if (const CXXRecordDecl *RD = T->getAsCXXRecordDecl())
+        Named.insert(RD->getCanonicalDecl());
     return true;
   }
   bool VisitDeclRefExpr(DeclRefExpr *E) {
@@ -109,15 +116,16 @@ private:
   const SourceManager &SM;
 };
 
-/// Is \p RD a class of host code: a definition with member functions, every
-/// one of them host code, that device code never names (Rodinia's timer
-/// class, whose std::vector NVRTC has no header for)?
+/// Is \p RD a class of host code: a definition standing alone (not a
+/// typedef's or a variable's), its member functions all host code, that
+/// device code never names (Rodinia's timer class, whose std::vector NVRTC
+/// has no header for; streamcluster's struct of a pthread_barrier_t *)?
 static bool isHostClass(const CXXRecordDecl &RD,
                         const std::set<const CXXRecordDecl *> &DeviceNamed) {
   if (!RD.isThisDeclarationADefinition() || RD.getDescribedClassTemplate() ||
+      RD.isEmbeddedInDeclarator() || RD.isLambda() ||
       DeviceNamed.count(RD.getCanonicalDecl()))
     return false;
-  bool Methods = false;
   for (const Decl *D : RD.decls()) {
     if (const auto *FT = llvm::dyn_cast<FunctionTemplateDecl>(D))
       D = FT->getTemplatedDecl();
@@ -126,10 +134,9 @@ static bool isHostClass(const CXXRecordDecl &RD,
         continue;
       if (!isHostFunction(*MD))
         return false;
-      Methods = true;
     }
   }
-  return Methods;
+  return true;
 }
 
 static bool isSpace(char C) {

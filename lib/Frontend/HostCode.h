@@ -31,10 +31,10 @@ namespace gpumerge {
 /// __device__, __constant__ or __shared__ that are not const, or are const
 /// and never named by device code (a const integer may size a kernel's
 /// array; an unused `const float r = -f;` would be a device variable that
-/// NVRTC cannot initialize); classes whose member functions are
-/// all host code and that device code never names (others stay whole). A
-/// quoted include that the parse did not enter (guarded, #pragma once) is
-/// blanked.
+/// NVRTC cannot initialize); classes (not a typedef's or a variable's)
+/// whose member functions are all host code and that device code never
+/// names (others stay whole). A quoted include that the parse did not enter
+/// (guarded, #pragma once) is blanked.
 std::string deviceCode(clang::ASTContext &Ctx);
 
 /// The device code of CUDA text \p Text (named \p FileName: quoted includes

@@ -47,6 +47,10 @@ class Timer { // Rodinia's: a host class NVRTC has no <vector> for
 public:
   void add(float t) { times.push_back(t); }
 };
+struct Args { // streamcluster's: host code, a type NVRTC has no header for
+  FILE *log;
+};
+typedef struct { float v; } Boxed; // named through its typedef
 struct Pair { // device code names it: a host constructor does not matter
   float x, y;
   Pair(float a) : x(a), y(a) {}
@@ -63,7 +67,9 @@ static cudaStream_t Stream;
 void run(cudaStream_t s, float *a);
 __host__ __device__ inline real twice(real x) { return 2 * x; }
 __device__ real square(real x) { return x * x; }
-__global__ void kp(Pair p, float *a) { a[threadIdx.x] = p.x + p.y; }
+__global__ void kp(Pair p, const Boxed *b, float *a) {
+  a[threadIdx.x] = p.x + p.y + b[0].v;
+}
 __global__ void k(real *a, int n);
 template <typename T> __global__ void tk(T *a, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -112,7 +118,8 @@ TEST(HostCode, LeavesKernelsHelpersTablesAndTypes) {
         "const int Width = 16;", "__constant__ real Weights[4];",
         "__host__ __device__ inline real twice", "__device__ real square",
         "__global__ void k(real *a, int n);", "struct Pair {",
-        "Pair(float a) : x(a), y(a) {}", "template <typename T> __global__",
+        "Pair(float a) : x(a), y(a) {}", "typedef struct { float v; } Boxed;",
+        "template <typename T> __global__",
         "a[i] = twice(square(a[i])) + Weights[i % 4];", "namespace host {",
         "#ifdef VERBOSE", "#endif", "#if 1 // a directive"})
     EXPECT_NE(Device.find(Kept), std::string::npos) << Kept << "\n" << Device;
