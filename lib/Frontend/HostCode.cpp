@@ -97,8 +97,7 @@ public:
       T = T->isArrayType() ? QualType(T->getArrayElementTypeNoTypeQual(), 0)
                            : T->getPointeeType().getCanonicalType();
     if (!T.isNull())
-      if (const CXXRecordDecl *RD = T->getAsCXXRecordDecl())
-        Named.insert(RD->getCanonicalDecl());
+      name(T->getAsCXXRecordDecl());
     return true;
   }
   bool VisitDeclRefExpr(DeclRefExpr *E) {
@@ -107,13 +106,22 @@ public:
     return true;
   }
   bool VisitCXXConstructExpr(CXXConstructExpr *E) {
-    Named.insert(E->getConstructor()->getParent()->getCanonicalDecl());
+    name(E->getConstructor()->getParent());
     return true;
   }
   bool shouldVisitTemplateInstantiations() const { return true; }
 
 private:
   const SourceManager &SM;
+
+  /// \p RD and its bases are named (its members' types are visited anyway).
+  void name(const CXXRecordDecl *RD) {
+    if (!RD || !Named.insert(RD->getCanonicalDecl()).second ||
+        !RD->hasDefinition())
+      return;
+    for (const CXXBaseSpecifier &Base : RD->getDefinition()->bases())
+      name(Base.getType()->getAsCXXRecordDecl());
+  }
 };
 
 /// Is \p RD a class of host code: a definition standing alone (not a

@@ -50,7 +50,8 @@ public:
 struct Args { // streamcluster's: host code, a type NVRTC has no header for
   FILE *log;
 };
-typedef struct { float v; } Boxed; // named through its typedef
+struct Base { float w; }; // named as a base of a named class
+typedef struct : Base { float v; } Boxed; // named through its typedef
 struct Pair { // device code names it: a host constructor does not matter
   float x, y;
   Pair(float a) : x(a), y(a) {}
@@ -68,7 +69,7 @@ void run(cudaStream_t s, float *a);
 __host__ __device__ inline real twice(real x) { return 2 * x; }
 __device__ real square(real x) { return x * x; }
 __global__ void kp(Pair p, const Boxed *b, float *a) {
-  a[threadIdx.x] = p.x + p.y + b[0].v;
+  a[threadIdx.x] = p.x + p.y + b[0].v + b[0].w;
 }
 __global__ void k(real *a, int n);
 template <typename T> __global__ void tk(T *a, int n) {
@@ -118,8 +119,8 @@ TEST(HostCode, LeavesKernelsHelpersTablesAndTypes) {
         "const int Width = 16;", "__constant__ real Weights[4];",
         "__host__ __device__ inline real twice", "__device__ real square",
         "__global__ void k(real *a, int n);", "struct Pair {",
-        "Pair(float a) : x(a), y(a) {}", "typedef struct { float v; } Boxed;",
-        "template <typename T> __global__",
+        "Pair(float a) : x(a), y(a) {}", "struct Base { float w; };",
+        "typedef struct : Base {", "template <typename T> __global__",
         "a[i] = twice(square(a[i])) + Weights[i % 4];", "namespace host {",
         "#ifdef VERBOSE", "#endif", "#if 1 // a directive"})
     EXPECT_NE(Device.find(Kept), std::string::npos) << Kept << "\n" << Device;
