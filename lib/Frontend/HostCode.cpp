@@ -56,31 +56,21 @@ public:
   std::set<const CXXRecordDecl *> Named;
   std::set<const VarDecl *> NamedVars;
 
-  // The toolkit's headers name no class or variable of the user's.
+  // The toolkit's headers name no class or variable of the user's; host
+  // functions (methods, constructors, templates' instantiations: every
+  // kind reaches here) and host variables name nothing device code needs.
   bool TraverseDecl(Decl *D) {
-    return !D ||
-           (!llvm::isa<TranslationUnitDecl>(D) &&
-            SM.isInSystemHeader(D->getLocation())) ||
-           RecursiveASTVisitor::TraverseDecl(D);
-  }
-
-  bool TraverseFunctionDecl(FunctionDecl *FD) {
-    return isHostFunction(*FD) || RecursiveASTVisitor::TraverseFunctionDecl(FD);
-  }
-  bool TraverseCXXMethodDecl(CXXMethodDecl *MD) {
-    return isHostFunction(*MD) ||
-           RecursiveASTVisitor::TraverseCXXMethodDecl(MD);
-  }
-  bool TraverseCXXConstructorDecl(CXXConstructorDecl *CD) {
-    return isHostFunction(*CD) ||
-           RecursiveASTVisitor::TraverseCXXConstructorDecl(CD);
-  }
-  bool TraverseCXXDestructorDecl(CXXDestructorDecl *DD) {
-    return isHostFunction(*DD) ||
-           RecursiveASTVisitor::TraverseCXXDestructorDecl(DD);
-  }
-  bool TraverseVarDecl(VarDecl *VD) {
-    return isHostVariable(*VD) || RecursiveASTVisitor::TraverseVarDecl(VD);
+    if (!D)
+      return true;
+    if (!llvm::isa<TranslationUnitDecl>(D) &&
+        SM.isInSystemHeader(D->getLocation()))
+      return true;
+    if (const auto *FD = llvm::dyn_cast<FunctionDecl>(D);
+        FD && isHostFunction(*FD))
+      return true;
+    if (const auto *VD = llvm::dyn_cast<VarDecl>(D); VD && isHostVariable(*VD))
+      return true;
+    return RecursiveASTVisitor::TraverseDecl(D);
   }
   // A class's own members are not a use of it.
   bool TraverseCXXRecordDecl(CXXRecordDecl *RD) {
