@@ -46,6 +46,10 @@ llvm::Error checkLaunchPlan(const Function &F) {
                                   P.Block[D], P.Coverage[D], dimName(D),
                                   P.Dims));
     }
+  if (P.Lanes < 1 || (P.Lanes > 1 && (P.Dims != 1 || !P.GuardsDomain)))
+    return Fail(llvm::formatv("{0} lanes per naive thread (more than 1 only "
+                              "in a 1-D plan that guards its own domain)",
+                              P.Lanes));
   // Launch code sees the kernel's arguments, nothing else.
   auto CheckExpr = [&](const Expr *E, const std::string &What) -> llvm::Error {
     if (!E)
@@ -405,21 +409,30 @@ private:
   void emitTiles(std::string &Out) {
     std::string Shape = llvm::formatv("{0} x {1}", P.tile(0), P.tile(1));
     bool Cuda = Fl == Flavor::Cuda;
-    comment(Out, llvm::formatv(
-                     "Each {0} of {1} computes a {2} tile ({0} "
-                     "{3} x {4}, {5} x {6} elements per {8}){7}",
-                     Cuda ? "block" : "work-group", F.Name, Shape, P.Block[0],
-                     P.Block[1], P.Coverage[0], P.Coverage[1],
-                     P.GuardsDomain
-                         ? std::string(" and checks its own bounds: the "
-                                       "domain must not be empty, and be "
-                                       "whole tiles where there is no guard.")
-                         : llvm::formatv(": the domain must hold one whole "
-                                         "tile; {0} computes what the tiles "
-                                         "leave.",
-                                         edgeName(F.Name))
-                               .str(),
-                     Cuda ? "thread" : "work-item"));
+    if (P.Lanes > 1)
+      comment(Out, llvm::formatv("Each {0} of {1} computes {2} elements ({0} "
+                                 "{3} x 1, {4} {5}s per element, each a share "
+                                 "of its loop) and checks its own bounds: "
+                                 "the domain must not be empty.",
+                                 Cuda ? "block" : "work-group", F.Name,
+                                 P.Block[0], P.threads(0), P.Lanes,
+                                 Cuda ? "thread" : "work-item"));
+    else
+      comment(Out, llvm::formatv(
+                       "Each {0} of {1} computes a {2} tile ({0} "
+                       "{3} x {4}, {5} x {6} elements per {8}){7}",
+                       Cuda ? "block" : "work-group", F.Name, Shape, P.Block[0],
+                       P.Block[1], P.Coverage[0], P.Coverage[1],
+                       P.GuardsDomain
+                           ? std::string(" and checks its own bounds: the "
+                                         "domain must not be empty, and be "
+                                         "whole tiles where there is no guard.")
+                           : llvm::formatv(": the domain must hold one whole "
+                                           "tile; {0} computes what the tiles "
+                                           "leave.",
+                                           edgeName(F.Name))
+                                 .str(),
+                       Cuda ? "thread" : "work-item"));
     // (Launched differently from the naive kernel: with edges unless the
     // kernel guards its own domain.)
     for (unsigned D = 0; D < P.Dims; ++D)
@@ -687,7 +700,7 @@ std::string emitCudaLauncher(const Function &F) {
     // Static shared memory only: no dynamic bytes.
     emitLine(Out, 4,
              llvm::formatv("{0}<<<{1}, dim3({2}, {3}), 0, {4}>>>({5});", F.Name,
-                           Grid, P.Block[0], P.Block[1], N.Stream, OptArgs)
+                           Grid, P.threads(0), P.threads(1), N.Stream, OptArgs)
                  .str());
   }
   if (Edges)
@@ -763,6 +776,12 @@ static std::string openCLNDRange(const Function &F) {
                            "below.",
                            F.Name)
                  .str());
+  else if (P.Lanes > 1)
+    emitLine(Out, 0,
+             llvm::formatv("// {0}: work-groups of {1} x 1, {2} work-items "
+                           "per element of the naive domain.",
+                           F.Name, P.threads(0), P.Lanes)
+                 .str());
   else
     emitLine(Out, 0,
              llvm::formatv("// {0}: work-groups of {1} x {2}, each work-item "
@@ -814,12 +833,12 @@ static std::string openCLNDRange(const Function &F) {
     if (D < P.Dims)
       emitLine(Out, 2,
                llvm::formatv("{0}[{1}] = (size_t){2} * {3};", N.Global, D,
-                             N.Blocks[D], P.Block[D])
+                             N.Blocks[D], P.threads(D))
                    .str());
     else
       emitLine(Out, 2, llvm::formatv("{0}[{1}] = 1;", N.Global, D).str());
     emitLine(Out, 2,
-             llvm::formatv("{0}[{1}] = {2};", N.Local, D, P.Block[D]).str());
+             llvm::formatv("{0}[{1}] = {2};", N.Local, D, P.threads(D)).str());
   }
   if (Rank == 3) {
     emitLine(Out, 2,

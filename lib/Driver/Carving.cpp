@@ -101,7 +101,7 @@ private:
                       Builtin::Tidy, Builtin::Bidx, Builtin::Bidy})
       X = substituteBuiltin(std::move(X), B, *intLit(0));
     const LaunchPlan &P = *K.Plan;
-    X = substituteBuiltin(std::move(X), Builtin::Bdimx, *intLit(P.Block[0]));
+    X = substituteBuiltin(std::move(X), Builtin::Bdimx, *intLit(P.threads(0)));
     X = substituteBuiltin(std::move(X), Builtin::Bdimy, *intLit(P.Block[1]));
     SizeBindings Values = Sizes;
     walkExpr(*X, [&](const Expr &Y) {
@@ -139,13 +139,13 @@ CarvingMetrics carvingMetrics(const Function &K, const MachineDescription &MD,
   C.statement(*K.Body, 1);
   M.Instr = std::max(1.0, C.Instr);
   M.Regions = C.Blocking + 1;
-  std::int64_t PerBlock = P.Block[0] * P.Block[1];
+  std::int64_t PerBlock = P.threads(0) * P.threads(1);
   M.Threads = double(PerBlock);
   for (unsigned D = 0; D < 2; ++D) {
     std::optional<std::int64_t> Extent;
     if (P.Extent[D])
       Extent = evaluateInteger(*P.Extent[D], Sizes);
-    std::int64_t Tile = P.Block[D] * P.Coverage[D];
+    std::int64_t Tile = P.tile(D);
     if (Extent && *Extent > 0 && Tile > 0)
       M.Threads *= double((*Extent + Tile - 1) / Tile);
   }

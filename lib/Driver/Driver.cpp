@@ -367,7 +367,7 @@ private:
     };
     llvm::json::Array Block, Grid;
     for (unsigned Dim = 0; Dim < D.Dims; ++Dim) {
-      Block.push_back(Shape.Block[Dim]);
+      Block.push_back(P ? P->threads(Dim) : Shape.Block[Dim]);
       std::int64_t Tile = Shape.Block[Dim] * Shape.Coverage[Dim];
       Grid.push_back(
           P && !P->GuardsDomain
@@ -379,6 +379,9 @@ private:
     // A 3-D grid: the optimized launch runs its layers one per block in Z.
     if (P && P->Layered && P->LayerExtent)
       L["layers"] = printExprDebug(*P->LayerExtent);
+    // split-reduction: Lanes threads per output, each a share of its loop.
+    if (P && P->Lanes > 1)
+      L["threads_per_output"] = P->Lanes;
     if (!K.Plan)
       return L;
     llvm::json::Array Coverage, Pre;
@@ -453,10 +456,11 @@ private:
         return Req.takeError();
       Ctx.Merge = *Req;
     }
-    if (Forced) {
+    if (Forced) { // a --tune candidate: a version of the tiled space
       Ctx.Merge = Forced->Merge;
       if (Forced->Form)
         Ctx.Texture = Forced->Form;
+      Ctx.SplitLoops = false;
     }
     Ctx.Searched = Space;
     unsigned Step = 1;
@@ -704,6 +708,8 @@ private:
     std::string Label =
         llvm::formatv("block {0}x{1}, {2}x{3} outputs per thread", P.Block[0],
                       P.Block[1], P.Coverage[0], P.Coverage[1]);
+    if (P.Lanes > 1)
+      Label += llvm::formatv(", {0} threads per output", P.Lanes).str();
     if (R.Variant == MemoryVariant::Texture && outputLang() == Language::Cuda)
       Label += std::string(", texture ") + textureFormName(P.Texture);
     return Label;
@@ -1043,8 +1049,18 @@ private:
           Err << Input << ": error: " << llvm::toString(R.takeError()) << "\n";
           return ExitUsage;
         }
-        if ((Opts.Tune || !Opts.TuneCache.empty()) &&
-            R->Status == "optimized" && R->Kernel->Plan && F->PhaseOf.empty())
+        bool Tuned = (Opts.Tune || !Opts.TuneCache.empty()) &&
+                     R->Status == "optimized" && R->Kernel->Plan &&
+                     F->PhaseOf.empty();
+        // A split loop leaves the merges nothing to rank: the space the
+        // tiled versions would come from is ranked without it.
+        if (Tuned && R->Kernel->Plan->Lanes > 1) {
+          TuneCandidate Tiled;
+          auto T = runPipeline(*F, V, &Tiled, &Space);
+          if (!T)
+            llvm::consumeError(T.takeError());
+        }
+        if (Tuned)
           tune(*F, V, *R, Space, Mismatch);
         if (Opts.Verify) {
           // A phase runs over the grid of its split kernel.

@@ -123,6 +123,15 @@ struct LaunchPlan {
   void requireDisjoint(
       const std::string &A, const std::string &B,
       const std::map<std::string, std::shared_ptr<const Expr>> &Counts);
+  /// Threads that share one naive thread's loop (split-reduction): each
+  /// runs every Lanes-th iteration and the block adds their partial sums.
+  /// A block then has Block[0] * Lanes threads in X and covers Block[0]
+  /// naive threads; 1 for every other plan.
+  std::int64_t Lanes = 1;
+  /// Threads per block of the launch in dimension \p D.
+  std::int64_t threads(unsigned D) const {
+    return D == 0 ? Block[0] * Lanes : Block[1];
+  }
   /// Naive threads per block in dimension \p D: Block[D] * Coverage[D].
   std::int64_t tile(unsigned D) const { return Block[D] * Coverage[D]; }
   /// The naive dimension that the kernel's dimension \p D walks, and the

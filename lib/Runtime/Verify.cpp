@@ -1423,6 +1423,9 @@ verifyOn(const Module &M, const std::vector<const Function *> &DomainFrom,
           }
         }
         L.CandidateRange = rangeFor(Domain, Dims, S);
+        // split-reduction: Lanes threads in X per naive thread.
+        L.CandidateRange.Global[0] *= size_t(P.Lanes);
+        L.CandidateRange.Local[0] *= size_t(P.Lanes);
         Layer(L.CandidateRange);
       }
       // The arrays read as texels: OpenCL images of the float/int ones;

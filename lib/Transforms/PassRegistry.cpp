@@ -19,6 +19,7 @@ const std::map<std::string, PassInfo> &passRegistry() {
     std::map<std::string, PassInfo> R;
     for (PassInfo P : {
              scalarReplacePass(),
+             splitReductionPass(),
              coalescePass(),
              haloTilePass(),
              blockMergePass(),
@@ -50,10 +51,11 @@ std::vector<std::string> defaultPipeline(MemoryVariant V) {
       V == MemoryVariant::Global
           // Vectorization last in both: the passes before it regenerate
           // the kernel from its origin, so it sees the final accesses.
-          ? std::vector<std::string>{"scalar-replace", "coalesce",
-                                     "halo-tile",      "block-merge",
-                                     "thread-merge",   "partition-camping",
-                                     "prefetch",       "vectorize"}
+          ? std::vector<std::string>{"scalar-replace",    "split-reduction",
+                                     "coalesce",          "halo-tile",
+                                     "block-merge",       "thread-merge",
+                                     "partition-camping", "prefetch",
+                                     "vectorize"}
           : std::vector<std::string>{"thread-merge", "texture-block-shape",
                                      "texture-memory", "partition-camping",
                                      "vectorize"};

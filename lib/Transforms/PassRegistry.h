@@ -56,6 +56,9 @@ struct PassContext {
   std::optional<TextureForm> Texture = {};
   /// Where given, the merge passes record the space they ranked.
   SearchSpace *Searched = nullptr;
+  /// split-reduction may apply: false for the tiled versions --tune times
+  /// against it (and forced merge factors ask for a tiled version too).
+  bool SplitLoops = true;
 };
 
 /// A pass rewrites \p F in place. It returns the parameters it applied, or

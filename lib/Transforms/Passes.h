@@ -15,6 +15,10 @@ namespace gpumerge {
 /// loop is kept in a register across the loop (ScalarReplace.cpp).
 PassInfo scalarReplacePass();
 
+/// split-reduction: a 1-D kernel's summing loop shared by several threads
+/// per output where the naive launch leaves the GPU idle (SplitReduction.cpp).
+PassInfo splitReductionPass();
+
 /// coalesce: non-coalesced loop accesses (and those the block's threads
 /// share) read through shared memory tiles, §3.3 (Coalesce.cpp).
 PassInfo coalescePass();

@@ -1,0 +1,709 @@
+//===- SplitReduction.cpp - A thread's sum shared by the lanes of a block -===//
+//
+// split-reduction (not in the paper; issue 11). A 1-D kernel whose thread
+// sums a long loop (mv, tmv, atax, cmv) has one thread per output: at 4096
+// outputs an H100 runs 4096 threads where 270,000 fit, and each thread
+// walks its loop alone, one load in flight at a time. Tiling cannot help;
+// the loop itself must be shared. Each output gets Lanes threads; lane l
+// runs the iterations l, l + Lanes, ... into its own partial sums, the
+// block adds the partials in a tree through shared memory, and lane 0 goes
+// on with the rest of the naive thread's code:
+//
+//   Before (mv):
+//     int i = idx;
+//     if (i < h) {
+//       float sum = 0.0f;
+//       for (int j = 0; j < w; j++)
+//         sum += a[i * w + j] * x[j];
+//       y[i] = sum;
+//     }
+//   After (lanes-fast: a warp walks one row of a, 8 rows per block):
+//     int i = blockIdx.x * 8 + threadIdx.x / 32;
+//     int lane = threadIdx.x % 32;
+//     __shared__ float sum_lanes[8][32];
+//     float sum = 0.0f;
+//     if (i < h) {
+//       for (int j = lane; j < w; j += 32)
+//         sum += a[i * w + j] * x[j];
+//     }
+//     sum_lanes[threadIdx.x / 32][lane] = sum;
+//     __syncthreads();
+//     if (lane < 16) { sum_lanes[..][lane] += sum_lanes[..][lane + 16]; }
+//     __syncthreads();  ... 8, 4, 2, 1
+//     if (i < h && lane == 0) {
+//       sum = sum_lanes[threadIdx.x / 32][0];
+//       y[i] = sum;
+//     }
+//   Plan: Block (8), Lanes 32, GuardsDomain: 256 threads per block.
+//
+// The order: lanes-fast (consecutive threads are the lanes of one output)
+// where the loop reads along its iterator (a[i * w + j]), so a warp reads
+// consecutive elements; outputs-fast (consecutive threads are consecutive
+// outputs, lane = threadIdx.x / 32) where a read is already coalesced
+// across outputs (tmv's a[j * w + i]).
+//
+// Legality (else the kernel is left to the other passes, with why):
+//   - 1-D, positions only through idx, a bounds guard with an upper bound,
+//     no barrier; the guarded code is: declarations and element stores,
+//     one loop, then anything;
+//   - every scalar the loop assigns is declared in it, or is a sum: declared
+//     before the loop, only updated in it as `s += e`, `s -= e`,
+//     `s = s + e`, `s = e + s` or `s = s - e`, with e reading no sum, and
+//     read nowhere else before the loop ends (floating point, or an
+//     integer sum of integer terms);
+//   - the loop writes no memory and passes no array to a function, has a
+//     unit step (`<`, `<=` or `!=`, which is `<` for a loop that ends), and
+//     its iterator is not read after it.
+// The partial sums start at 0; lane 0 adds the sum's initial value to
+// their total, after the element stores that came before the loop (which it
+// makes, once), in the order the naive thread made them. Floating-point
+// sums are reassociated, as any parallel reduction (cuBLAS's SGEMV
+// included) does: the result differs from the naive kernel's in rounding
+// only, within verify's tolerance; `--passes` without split-reduction keeps
+// the naive order.
+//
+// When: the naive domain at the `#pragma gpumerge size` sizes fills less
+// than half of the target's threads (SMCount * ThreadInMP), and the loop
+// runs at least 4 iterations per lane there.
+//
+//===----------------------------------------------------------------------===//
+#include "Analysis/Accesses.h"
+#include "Analysis/Domain.h"
+#include "Transforms/NaiveShape.h"
+#include "Transforms/Passes.h"
+#include "Transforms/Tiling.h"
+
+#include "IR/Substitute.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <set>
+
+namespace gpumerge {
+
+namespace {
+
+/// A sum the loop accumulates: its declaration before the loop.
+struct Sum {
+  std::string Name;
+  Type Ty;
+  const DeclStmt *Decl = nullptr;
+  std::string Shared; ///< the partials' tile
+};
+
+/// The naive thread's guarded code around its loop.
+struct Split {
+  std::vector<StmtPtr> Before, After;
+  std::unique_ptr<ForStmt> Loop;
+  std::vector<Sum> Sums;
+};
+
+bool namesAny(const Expr &E, const std::set<std::string> &Names) {
+  bool Found = false;
+  walkExpr(E, [&](const Expr &X) {
+    if (auto *V = llvm::dyn_cast<VarRef>(&X))
+      Found |= Names.count(V->Name) > 0;
+  });
+  return Found;
+}
+
+bool namesAny(Stmt &S, const std::set<std::string> &Names) {
+  bool Found = false;
+  walkExprs(S, [&](const Expr &X) {
+    if (auto *V = llvm::dyn_cast<VarRef>(&X))
+      Found |= Names.count(V->Name) > 0;
+  });
+  return Found;
+}
+
+/// The term \p A adds to the sum it updates (`s += e`, `s = s + e`, ...),
+/// or null when it is not such an update.
+const Expr *sumTerm(const AssignStmt &A, std::string &Name) {
+  auto *V = llvm::dyn_cast<VarRef>(A.LHS.get());
+  if (!V)
+    return nullptr;
+  Name = V->Name;
+  if (A.Op == AssignOp::Add || A.Op == AssignOp::Sub)
+    return A.RHS.get();
+  auto *B = llvm::dyn_cast<BinaryExpr>(A.RHS.get());
+  if (A.Op != AssignOp::Set || !B ||
+      (B->Op != BinaryOp::Add && B->Op != BinaryOp::Sub))
+    return nullptr;
+  auto IsSelf = [&](const Expr &E) {
+    auto *S = llvm::dyn_cast<VarRef>(&E);
+    return S && S->Name == Name;
+  };
+  if (IsSelf(*B->LHS))
+    return B->RHS.get();
+  if (B->Op == BinaryOp::Add && IsSelf(*B->RHS))
+    return B->LHS.get();
+  return nullptr;
+}
+
+class Splitter {
+public:
+  Splitter(const Function &F, const PassContext &Ctx) : F(F), Ctx(Ctx) {}
+
+  std::optional<AppliedPass> run(std::unique_ptr<Function> &Out,
+                                 std::string &Why);
+
+private:
+  const Function &F;
+  const PassContext &Ctx;
+  std::set<std::string> Taken;
+
+  std::string fresh(const std::string &Base) {
+    std::string N = Base;
+    for (unsigned I = 2; Taken.count(N); ++I)
+      N = Base + std::to_string(I);
+    Taken.insert(N);
+    return N;
+  }
+
+  bool whenWorthIt(const KernelDomain &D, const ForStmt &L, std::int64_t Lanes,
+                   std::string &Why) const;
+  bool splitGuarded(NaiveShape &NS, Split &S, std::string &Why) const;
+  bool checkLoopBody(Stmt &St, const std::set<std::string> &Sums,
+                     std::set<std::string> &Assigned, std::string &Why) const;
+  bool lanesFast(const ForStmt &L) const;
+};
+
+/// Splits the guarded code into what comes before the loop, the loop and
+/// what follows, and finds the loop's sums.
+bool Splitter::splitGuarded(NaiveShape &NS, Split &S, std::string &Why) const {
+  size_t At = NS.Guarded.size();
+  for (size_t I = 0; I < NS.Guarded.size(); ++I)
+    if (llvm::isa<ForStmt>(NS.Guarded[I].get())) {
+      At = I;
+      break;
+    }
+  if (At == NS.Guarded.size()) {
+    Why = "no loop in the guarded code";
+    return false;
+  }
+  for (size_t I = 0; I < At; ++I) {
+    Stmt &St = *NS.Guarded[I];
+    auto *D = llvm::dyn_cast<DeclStmt>(&St);
+    auto *A = llvm::dyn_cast<AssignStmt>(&St);
+    bool Store = A && A->Op == AssignOp::Set && llvm::isa<ArrayRef>(*A->LHS);
+    if (!(D && D->Extents.empty() && !D->Ty.IsPointer) && !Store) {
+      Why = llvm::formatv("line {0}, before the loop, is neither a scalar "
+                          "declaration nor an element store",
+                          St.getLine());
+      return false;
+    }
+  }
+  for (size_t I = 0; I < NS.Guarded.size(); ++I) {
+    if (I < At)
+      S.Before.push_back(std::move(NS.Guarded[I]));
+    else if (I == At)
+      S.Loop.reset(llvm::cast<ForStmt>(NS.Guarded[I].release()));
+    else
+      S.After.push_back(std::move(NS.Guarded[I]));
+  }
+  ForStmt &L = *S.Loop;
+  if (L.Step != 1 || L.StepExpr ||
+      (L.CondOp != BinaryOp::LT && L.CondOp != BinaryOp::LE &&
+       L.CondOp != BinaryOp::NE)) {
+    Why = llvm::formatv("the loop at line {0} does not count up by one",
+                        L.getLine());
+    return false;
+  }
+  // The sums: scalars declared before the loop that it assigns.
+  std::map<std::string, const DeclStmt *> Declared;
+  for (StmtPtr &St : S.Before)
+    if (auto *D = llvm::dyn_cast<DeclStmt>(St.get()))
+      Declared[D->Name] = D;
+  std::set<std::string> Assigned;
+  walkStmts(*L.Body, [&](Stmt &X) {
+    if (auto *A = llvm::dyn_cast<AssignStmt>(&X))
+      if (auto *V = llvm::dyn_cast<VarRef>(A->LHS.get()))
+        if (Declared.count(V->Name))
+          Assigned.insert(V->Name);
+  });
+  if (Assigned.empty()) {
+    Why = llvm::formatv("the loop at line {0} sums nothing declared before it",
+                        L.getLine());
+    return false;
+  }
+  for (const std::string &N : Assigned) {
+    const DeclStmt *D = Declared.at(N);
+    if (D->Ty.VectorWidth != 1 || D->Ty.Scalar == ScalarKind::Bool) {
+      Why = "'" + N + "' is not a number the loop can sum";
+      return false;
+    }
+  }
+  for (StmtPtr &St : S.Before) // in the order of their declarations
+    if (auto *D = llvm::dyn_cast<DeclStmt>(St.get());
+        D && Assigned.count(D->Name))
+      S.Sums.push_back({D->Name, D->Ty, D, ""});
+  std::set<std::string> Sums(Assigned.begin(), Assigned.end());
+  std::set<std::string> Local;
+  if (!checkLoopBody(*L.Body, Sums, Local, Why))
+    return false;
+  if (namesAny(*L.Init, Sums) || namesAny(*L.Bound, Sums)) {
+    Why = "the loop's bounds read a sum";
+    return false;
+  }
+  // Nothing before the loop reads a sum: lane 0 sets it later.
+  for (StmtPtr &St : S.Before) {
+    auto *D = llvm::dyn_cast<DeclStmt>(St.get());
+    bool Reads = D ? D->Init && namesAny(*D->Init, Sums) : namesAny(*St, Sums);
+    if (Reads) {
+      Why =
+          llvm::formatv("line {0} reads a sum before the loop", St->getLine());
+      return false;
+    }
+  }
+  // The element stores before the loop are made by lane 0 after it: the
+  // loop, and the declarations it needs, must not read those arrays.
+  std::set<std::string> Stored;
+  for (StmtPtr &St : S.Before)
+    if (auto *A = llvm::dyn_cast<AssignStmt>(St.get()))
+      Stored.insert(llvm::cast<ArrayRef>(*A->LHS).Array);
+  bool ReadsStored = false;
+  auto Note = [&](const Expr &X) {
+    if (auto *R = llvm::dyn_cast<ArrayRef>(&X))
+      ReadsStored |= Stored.count(R->Array) > 0;
+  };
+  walkExprs(L, Note);
+  walkExprs(*L.Body, Note);
+  for (StmtPtr &St : S.Before)
+    if (auto *D = llvm::dyn_cast<DeclStmt>(St.get());
+        D && !Assigned.count(D->Name))
+      walkExprs(*St, Note);
+  if (ReadsStored) {
+    Why = "the loop, or a declaration it needs, reads an array stored before "
+          "it";
+    return false;
+  }
+  if (!L.DeclaresIter) {
+    bool ReadAfter = false;
+    for (StmtPtr &St : S.After)
+      ReadAfter |= namesAny(*St, {L.Iter});
+    if (ReadAfter) {
+      Why = "'" + L.Iter + "' is read after the loop";
+      return false;
+    }
+  }
+  return true;
+}
+
+/// The loop body: only its own locals and the sums' updates assigned, no
+/// memory written, no barrier or exit.
+bool Splitter::checkLoopBody(Stmt &St, const std::set<std::string> &Sums,
+                             std::set<std::string> &Local,
+                             std::string &Why) const {
+  auto Fail = [&](const llvm::Twine &What) {
+    Why = llvm::formatv("line {0}: {1}", St.getLine(), What.str());
+    return false;
+  };
+  // No array passed on: a helper could write through it.
+  bool PassesArray = false;
+  St.forEachExpr([&](ExprPtr &E) {
+    walkExpr(*E, [&](const Expr &X) {
+      if (auto *C = llvm::dyn_cast<CallExpr>(&X))
+        for (const ExprPtr &A : C->Args)
+          PassesArray |= A->getType().IsPointer;
+    });
+  });
+  if (PassesArray)
+    return Fail("the loop passes an array to a function");
+  switch (St.getKind()) {
+  case Stmt::Kind::Block:
+    for (StmtPtr &X : llvm::cast<BlockStmt>(St).Body)
+      if (!checkLoopBody(*X, Sums, Local, Why))
+        return false;
+    return true;
+  case Stmt::Kind::Decl: {
+    auto &D = llvm::cast<DeclStmt>(St);
+    if (D.Init && namesAny(*D.Init, Sums))
+      return Fail("a sum is read inside the loop");
+    Local.insert(D.Name);
+    return true;
+  }
+  case Stmt::Kind::If: {
+    auto &If = llvm::cast<IfStmt>(St);
+    if (namesAny(*If.Cond, Sums))
+      return Fail("a sum is read inside the loop");
+    return checkLoopBody(*If.Then, Sums, Local, Why) &&
+           (!If.Else || checkLoopBody(*If.Else, Sums, Local, Why));
+  }
+  case Stmt::Kind::For: {
+    auto &L = llvm::cast<ForStmt>(St);
+    if (namesAny(L, Sums))
+      return Fail("a sum is read inside the loop");
+    Local.insert(L.Iter);
+    return checkLoopBody(*L.Body, Sums, Local, Why);
+  }
+  case Stmt::Kind::Assign: {
+    auto &A = llvm::cast<AssignStmt>(St);
+    auto *V = llvm::dyn_cast<VarRef>(A.LHS.get());
+    if (!V)
+      return Fail("the loop writes memory");
+    if (Local.count(V->Name)) {
+      if (namesAny(*A.RHS, Sums))
+        return Fail("a sum is read inside the loop");
+      return true;
+    }
+    if (!Sums.count(V->Name))
+      return Fail("'" + V->Name +
+                  "' is assigned in the loop but declared outside it "
+                  "without being a sum");
+    std::string Name;
+    const Expr *Term = sumTerm(A, Name);
+    if (!Term)
+      return Fail("'" + V->Name + "' is updated otherwise than by adding");
+    if (namesAny(*Term, Sums))
+      return Fail("a sum is read inside the loop");
+    // An integer sum of non-integer terms rounds at each step: not a sum
+    // that can be taken in another order.
+    if (V->getType().isInteger() && Term->getType().isFloating())
+      return Fail("'" + V->Name + "' adds floating-point terms to an integer");
+    return true;
+  }
+  default:
+    return Fail("the loop holds a statement other than declarations, "
+                "assignments, ifs and loops");
+  }
+}
+
+/// Does a read of the loop walk along the iterator (lanes-fast) rather than
+/// across outputs (outputs-fast)?
+bool Splitter::lanesFast(const ForStmt &L) const {
+  unsigned AlongLoop = 0, AcrossOutputs = 0;
+  for (const Access &A : collectAccesses(F)) {
+    if (A.IsWrite || !A.Index)
+      continue;
+    // L is the naive shape's copy of the loop: matched by its iterator.
+    bool InLoop = false;
+    for (const LoopInfo &LI : A.Loops)
+      InLoop |= LI.Iter == L.Iter;
+    if (!InLoop)
+      continue;
+    auto Coef = [&](AffineVar::Kind K, const std::string &N) {
+      return A.Index->coefficientOf({K, N}).asConstant();
+    };
+    auto ByOutput = Coef(AffineVar::Kind::Thread, "idx");
+    auto ByIter = Coef(AffineVar::Kind::Loop, L.Iter);
+    if (ByOutput && std::abs(*ByOutput) == 1)
+      ++AcrossOutputs;
+    else if (ByOutput && *ByOutput == 0)
+      continue; // the same element for every output: either order
+    else if (ByIter && std::abs(*ByIter) <= 2)
+      ++AlongLoop;
+  }
+  return AlongLoop > AcrossOutputs || AcrossOutputs == 0;
+}
+
+/// The model: split only where the naive launch leaves the GPU mostly
+/// idle and each lane still gets a few iterations.
+bool Splitter::whenWorthIt(const KernelDomain &D, const ForStmt &L,
+                           std::int64_t Lanes, std::string &Why) const {
+  const MachineDescription &MD = Ctx.Target;
+  if (F.SizeHints.empty()) {
+    Why = "no `#pragma gpumerge size` to say how many threads run";
+    return false;
+  }
+  auto Domain = evaluateDomain(F, D, F.SizeHints);
+  if (!Domain) {
+    Why = llvm::toString(Domain.takeError());
+    return false;
+  }
+  std::int64_t Fill = std::int64_t(MD.SMCount) * MD.ThreadInMP;
+  if ((*Domain)[0] * 2 >= Fill) {
+    Why = llvm::formatv("{0} threads already fill half of {1}'s {2}",
+                        (*Domain)[0], MD.Name, Fill);
+    return false;
+  }
+  auto Init = evaluateScalar(*L.Init, F, F.SizeHints);
+  auto Bound = evaluateScalar(*L.Bound, F, F.SizeHints);
+  if (Init && Bound) {
+    std::int64_t Trip = *Bound - *Init + (L.CondOp == BinaryOp::LE);
+    if (Trip < 4 * Lanes) {
+      Why = llvm::formatv("the loop at line {0} runs {1} times, fewer than 4 "
+                          "per lane of {2}",
+                          L.getLine(), Trip, Lanes);
+      return false;
+    }
+  }
+  return true;
+}
+
+ExprPtr zeroOf(const Type &T) {
+  if (T.Scalar == ScalarKind::Float)
+    return std::make_unique<FloatLit>(0.0, "0.0f", T);
+  if (T.Scalar == ScalarKind::Double)
+    return std::make_unique<FloatLit>(0.0, "0.0", T);
+  return intLit(0);
+}
+
+bool isZero(const Expr &E) {
+  if (auto *I = llvm::dyn_cast<IntLit>(&E))
+    return I->Value == 0;
+  if (auto *L = llvm::dyn_cast<FloatLit>(&E))
+    return L->Value == 0.0;
+  return false;
+}
+
+std::optional<AppliedPass> Splitter::run(std::unique_ptr<Function> &Out,
+                                         std::string &Why) {
+  if (F.Plan && (F.Plan->Origin || !F.Plan->SameLaunch)) {
+    Why = "the kernel is already tiled";
+    return std::nullopt;
+  }
+  if (!Ctx.SplitLoops || Ctx.Merge.any()) {
+    Why = "a tiled version was asked for (--merge, or a --tune candidate)";
+    return std::nullopt;
+  }
+  KernelDomain D = findDomain(F);
+  if (D.Dims != 1 || D.Layered) {
+    Why = "the kernel is not 1-D";
+    return std::nullopt;
+  }
+  if (F.FixedBlock[0] || F.FixedBlock[1]) {
+    Why = "the kernel's positions assume a block size";
+    return std::nullopt;
+  }
+  bool OnlyIdx = true, Syncs = false;
+  walkExprs(*F.Body, [&](const Expr &E) {
+    if (auto *B = llvm::dyn_cast<BuiltinRef>(&E))
+      OnlyIdx &= B->Which == Builtin::Idx;
+  });
+  walkStmts(*F.Body, [&](Stmt &X) {
+    Syncs |= llvm::isa<SyncStmt>(&X) || llvm::isa<GlobalSyncStmt>(&X);
+  });
+  if (!OnlyIdx || Syncs) {
+    Why = Syncs ? "the kernel synchronizes"
+                : "the kernel reads thread or "
+                  "block built-ins directly";
+    return std::nullopt;
+  }
+  auto NSOr = analyzeShape(F);
+  if (!NSOr) {
+    Why = llvm::toString(NSOr.takeError());
+    return std::nullopt;
+  }
+  NaiveShape &NS = *NSOr;
+  if (!NS.Guard || !NS.Extent[0]) {
+    Why = "no bounds guard with an upper bound";
+    return std::nullopt;
+  }
+  Split S;
+  if (!splitGuarded(NS, S, Why))
+    return std::nullopt;
+  ForStmt &L = *S.Loop;
+
+  const MachineDescription &MD = Ctx.Target;
+  bool ByLanes = lanesFast(L);
+  // Lanes-fast: a warp per output. Outputs-fast: a coalescing group of
+  // outputs, and as many lanes as it takes to fill the GPU (256 to 1024
+  // threads per block).
+  std::int64_t Outputs, Lanes;
+  if (ByLanes) {
+    Lanes = MD.ThreadInWarp;
+    Outputs = std::max<std::int64_t>(1, 256 / Lanes);
+  } else {
+    Outputs = MD.CoalescedThread;
+    Lanes = std::max<std::int64_t>(2, 256 / Outputs);
+    if (!F.SizeHints.empty()) {
+      auto Dom = evaluateDomain(F, D, F.SizeHints);
+      std::int64_t Fill = std::int64_t(MD.SMCount) * MD.ThreadInMP;
+      if (!Dom)
+        llvm::consumeError(Dom.takeError());
+      else
+        while ((*Dom)[0] > 0 && Lanes * 2 * Outputs <= MD.ThreadInBlock &&
+               (*Dom)[0] * Lanes < Fill)
+          Lanes *= 2;
+    }
+  }
+  if (!whenWorthIt(D, L, Lanes, Why))
+    return std::nullopt;
+  for (const Sum &Su : S.Sums)
+    if (Su.Ty.elementBytes() * Outputs * Lanes * S.Sums.size() >
+        std::uint64_t(staticSharedLimit(MD))) {
+      Why = "the partial sums do not fit in shared memory";
+      return std::nullopt;
+    }
+
+  Taken = declaredNames(F);
+  for (const Param &P : F.Params)
+    Taken.insert(P.Name);
+  for (const StmtPtr &St : NS.Prologue)
+    if (auto *Dcl = llvm::dyn_cast<DeclStmt>(St.get()))
+      for (const Sum &Su : S.Sums)
+        if (Dcl->Name == Su.Name) {
+          Why = "'" + Su.Name + "' is also declared before the guard";
+          return std::nullopt;
+        }
+  std::string Lane = fresh("lane");
+  for (Sum &Su : S.Sums)
+    Su.Shared = fresh(Su.Name + "_lanes");
+
+  // The thread's output in the block, and its lane.
+  auto Tid = [] { return builtin(Builtin::Tidx); };
+  auto Row = [&]() -> ExprPtr {
+    return binary(ByLanes ? BinaryOp::Div : BinaryOp::Rem, Tid(),
+                  intLit(ByLanes ? Lanes : Outputs));
+  };
+  auto Part = [&](const Sum &Su, ExprPtr LaneIdx) {
+    std::vector<ExprPtr> Idx;
+    if (ByLanes) {
+      Idx.push_back(Row());
+      Idx.push_back(std::move(LaneIdx));
+    } else {
+      Idx.push_back(std::move(LaneIdx));
+      Idx.push_back(Row());
+    }
+    auto R = std::make_unique<ArrayRef>(Su.Shared, std::move(Idx), Su.Ty);
+    R->Space = AddressSpace::Shared;
+    return R;
+  };
+  auto LaneRef = [&] { return var(Lane); };
+
+  std::vector<StmtPtr> Top = std::move(NS.Prologue);
+  Top.push_back(std::make_unique<DeclStmt>(
+      Lane, Type::scalar(ScalarKind::Int),
+      binary(ByLanes ? BinaryOp::Rem : BinaryOp::Div, Tid(),
+             intLit(ByLanes ? Lanes : Outputs))));
+  LaunchPlan Plan;
+  if (F.Plan) { // scalar replacement's conditions carry over
+    Plan.Preconditions = F.Plan->Preconditions;
+    Plan.Disjoint = F.Plan->Disjoint;
+    Plan.Elements = F.Plan->Elements;
+  }
+  for (const Sum &Su : S.Sums) {
+    Type T = Su.Ty;
+    T.Space = AddressSpace::Shared;
+    T.IsConst = false;
+    auto Tile = std::make_unique<DeclStmt>(Su.Shared, T);
+    Tile->Extents = ByLanes ? std::vector<std::int64_t>{Outputs, Lanes}
+                            : std::vector<std::int64_t>{Lanes, Outputs};
+    Plan.SharedBytes += Outputs * Lanes * Su.Ty.elementBytes();
+    Top.push_back(std::move(Tile));
+  }
+  for (const Sum &Su : S.Sums) {
+    Type T = Su.Ty;
+    T.IsConst = false;
+    auto Dcl = std::make_unique<DeclStmt>(Su.Name, T, zeroOf(Su.Ty));
+    Dcl->setLine(Su.Decl->getLine());
+    Top.push_back(std::move(Dcl));
+  }
+  // Each lane's share of the loop, under the guard.
+  std::set<std::string> SumNames;
+  for (const Sum &Su : S.Sums)
+    SumNames.insert(Su.Name);
+  std::vector<StmtPtr> Share;
+  for (StmtPtr &St : S.Before)
+    if (auto *Dcl = llvm::dyn_cast<DeclStmt>(St.get());
+        Dcl && !SumNames.count(Dcl->Name))
+      Share.push_back(St->clone());
+  std::string LoopText = L.Iter;
+  L.Init = simplifyExpr(add(std::move(L.Init), LaneRef()));
+  L.Step = Lanes;
+  if (L.CondOp == BinaryOp::NE)
+    L.CondOp = BinaryOp::LT; // the loop ends: Init <= Bound
+  Share.push_back(std::move(S.Loop));
+  Top.push_back(
+      std::make_unique<IfStmt>(NS.Guard->clone(), block(std::move(Share))));
+  // The partials, added in a tree.
+  for (const Sum &Su : S.Sums)
+    Top.push_back(std::make_unique<AssignStmt>(
+        Part(Su, LaneRef()), AssignOp::Set, var(Su.Name, Su.Ty)));
+  Top.push_back(std::make_unique<SyncStmt>());
+  for (std::int64_t K = Lanes / 2; K >= 1; K /= 2) {
+    std::vector<StmtPtr> Step;
+    for (const Sum &Su : S.Sums)
+      Step.push_back(
+          std::make_unique<AssignStmt>(Part(Su, LaneRef()), AssignOp::Add,
+                                       Part(Su, add(LaneRef(), intLit(K)))));
+    Top.push_back(std::make_unique<IfStmt>(
+        binary(BinaryOp::LT, LaneRef(), intLit(K)), block(std::move(Step))));
+    Top.push_back(std::make_unique<SyncStmt>());
+  }
+  // Lane 0 goes on as the naive thread: what came before the loop, the
+  // sums set to their initial values plus the total, and what follows.
+  std::vector<StmtPtr> Rest;
+  for (StmtPtr &St : S.Before) {
+    auto *Dcl = llvm::dyn_cast<DeclStmt>(St.get());
+    if (!Dcl || !SumNames.count(Dcl->Name)) {
+      Rest.push_back(std::move(St));
+      continue;
+    }
+    ExprPtr Total =
+        Part(*std::find_if(S.Sums.begin(), S.Sums.end(),
+                           [&](const Sum &Su) { return Su.Name == Dcl->Name; }),
+             intLit(0));
+    ExprPtr Value =
+        !Dcl->Init || isZero(*Dcl->Init)
+            ? std::move(Total)
+            : binary(BinaryOp::Add, std::move(Dcl->Init), std::move(Total));
+    auto Set = std::make_unique<AssignStmt>(var(Dcl->Name, Dcl->Ty),
+                                            AssignOp::Set, std::move(Value));
+    Set->setLine(Dcl->getLine());
+    Rest.push_back(std::move(Set));
+  }
+  for (StmtPtr &St : S.After)
+    Rest.push_back(std::move(St));
+  Top.push_back(std::make_unique<IfStmt>(
+      binary(BinaryOp::LAnd, std::move(NS.Guard),
+             binary(BinaryOp::EQ, LaneRef(), intLit(0))),
+      block(std::move(Rest))));
+
+  // The block's outputs: idx is the block's first plus the thread's row.
+  auto K = F.withBody(std::make_unique<BlockStmt>());
+  K->Body->Body = std::move(Top);
+  substituteBuiltin(*K->Body, Builtin::Idx,
+                    *add(mul(builtin(Builtin::Bidx), intLit(Outputs)), Row()));
+  Plan.Dims = 1;
+  Plan.Block = {Outputs, 1};
+  Plan.Lanes = Lanes;
+  Plan.Extent = NS.Extent;
+  Plan.GuardsDomain = true;
+  Plan.EstimatedRegisters = 24;
+  Plan.ShapeFixedBy = llvm::formatv("split-reduction sets the block: {0} "
+                                    "outputs of {1} threads each",
+                                    Outputs, Lanes);
+  Plan.Origin = std::shared_ptr<const Function>(F.clone());
+  setLayers(Plan, F);
+  K->Plan = std::move(Plan);
+  Out = std::move(K);
+
+  AppliedPass P{"split-reduction", {}};
+  std::vector<std::string> Names;
+  for (const Sum &Su : S.Sums)
+    Names.push_back(Su.Name);
+  P.Parameters["sums"] = llvm::join(Names, ", ");
+  P.Parameters["loop"] = LoopText;
+  P.Parameters["threads-per-output"] = std::to_string(Lanes);
+  P.Parameters["block"] =
+      llvm::formatv("{0} (outputs) x {1} (lanes), {2}", Outputs, Lanes,
+                    ByLanes ? "lanes-fast: a warp walks "
+                              "one output's loop"
+                            : "outputs-fast: a warp "
+                              "reads across outputs")
+          .str();
+  P.Parameters["order"] = "the partial sums are added in a tree (floating "
+                          "point reassociated)";
+  return P;
+}
+
+} // namespace
+
+PassInfo splitReductionPass() {
+  return {"split-reduction",
+          "a 1-D kernel's summing loop shared by several threads per output "
+          "and their partial sums added in shared memory, where the naive "
+          "launch leaves the GPU mostly idle (not in the paper)",
+          [](Function &F, const PassContext &Ctx,
+             std::string &Why) -> llvm::Expected<std::optional<AppliedPass>> {
+            std::unique_ptr<Function> Out;
+            auto P = Splitter(F, Ctx).run(Out, Why);
+            if (P)
+              F = std::move(*Out);
+            return P;
+          }};
+}
+
+} // namespace gpumerge
