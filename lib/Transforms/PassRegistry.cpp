@@ -56,9 +56,9 @@ std::vector<std::string> defaultPipeline(MemoryVariant V) {
                                      "block-merge",       "thread-merge",
                                      "partition-camping", "prefetch",
                                      "vectorize"}
-          : std::vector<std::string>{"thread-merge", "texture-block-shape",
-                                     "texture-memory", "partition-camping",
-                                     "vectorize"};
+          : std::vector<std::string>{"split-reduction",     "thread-merge",
+                                     "texture-block-shape", "texture-memory",
+                                     "partition-camping",   "vectorize"};
   std::vector<std::string> Available;
   for (const std::string &N : Wanted)
     if (passRegistry().count(N))

@@ -130,6 +130,10 @@ PassInfo textureBlockShapePass() {
           "(§3.5.1)",
           [](Function &F, const PassContext &Ctx,
              std::string &Why) -> llvm::Expected<std::optional<AppliedPass>> {
+            if (F.Plan && F.Plan->Lanes > 1) { // regenerating would unsplit it
+              Why = F.Plan->ShapeFixedBy;
+              return std::nullopt;
+            }
             if (F.Plan && F.Plan->LoopTile > 0) {
               Why = "the kernel reads through shared memory tiles (a "
                     "global-variant shape); the texture block is for kernels "

@@ -49,6 +49,9 @@ class Gen:
         # Draws of the 3-D grid feature, apart so that the kernels of the
         # seeds without it stay what they were.
         self.zrng = random.Random("layers-%d" % seed)
+        # And of the size hints (`#pragma gpumerge size`), which steer the
+        # passes that need the problem size (split-reduction, the model).
+        self.hrng = random.Random("hints-%d" % seed)
         self.seed = seed
         r = self.rng
         self.lang = lang or ("cuda" if r.random() < 0.6 else "opencl")
@@ -408,6 +411,13 @@ class Gen:
             out.append('#include "gen.h"')
         out += self.top
         out += self.helpers
+        if self.sizes and self.hrng.random() < 0.3:
+            # GPU-sized problems: 4096 but for the small structural sizes
+            # (filter widths, layers), which stay as suggested.
+            hints = ", ".join(f"{n}={v if v <= 9 else 4096}"
+                              for n, v in sorted(self.sizes.items()))
+            out.append(f"#pragma gpumerge size({hints})")
+            self.feature("size-hints")
         out.append(f"{qual} {kname}({params}) {{")
         out += self.body
         out.append("}")
