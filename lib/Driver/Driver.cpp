@@ -465,6 +465,19 @@ private:
     Ctx.Searched = Space;
     unsigned Step = 1;
     for (const std::string &Name : Names) {
+      // A helper that reads threadIdx or blockIdx sees other values once a
+      // pass changes the launch (block shape, merged threads, block order):
+      // only the passes that keep every thread's built-ins run.
+      if (!Naive.PositionHelper.empty() && Name != "scalar-replace" &&
+          Name != "texture-memory") {
+        R.Skipped.push_back(
+            {Name, "the helper '" + Naive.PositionHelper +
+                       "' reads thread or block built-ins (threadIdx, "
+                       "blockIdx, ...), whose values this pass would change"});
+        if (auto E = writeStep(*R.Kernel, Step++, Name, V))
+          return E;
+        continue;
+      }
       // The pass works on a copy: when it fails, crashes or leaves
       // malformed KIR (a gpumerge bug), it is dropped for this kernel and
       // the pipeline goes on from the kernel as it was before it.

@@ -236,6 +236,41 @@ static std::string badCall(const Function &F,
   return Why;
 }
 
+/// Sets each kernel's PositionHelper: the first helper it reaches through
+/// calls that reads a thread or block built-in.
+static void markPositionHelpers(Module &M) {
+  std::map<std::string, std::string> Memo; // helper -> the one that reads
+  std::function<std::string(const Function &, std::set<std::string> &)> Reader =
+      [&](const Function &F, std::set<std::string> &Seen) {
+        std::string Found;
+        walkExprs(*F.Body, [&](const Expr &E) {
+          if (!Found.empty())
+            return;
+          if (llvm::isa<BuiltinRef>(E) && !F.IsKernel) {
+            Found = F.Name;
+            return;
+          }
+          const auto *C = llvm::dyn_cast<CallExpr>(&E);
+          const Function *H = C ? M.find(C->Callee) : nullptr;
+          if (!H || H->IsKernel || !Seen.insert(H->Name).second)
+            return;
+          auto It = Memo.find(H->Name);
+          if (It != Memo.end()) {
+            Found = It->second;
+            return;
+          }
+          Found = Reader(*H, Seen);
+          Memo[H->Name] = Found;
+        });
+        return Found;
+      };
+  for (auto &F : M.Functions)
+    if (F->IsKernel) {
+      std::set<std::string> Seen;
+      F->PositionHelper = Reader(*F, Seen);
+    }
+}
+
 /// The name of \p FD where it is written plainly in the main file.
 static std::optional<SourceSpan> nameSpanOf(const FunctionDecl &FD,
                                             const SourceManager &SM) {
@@ -579,6 +614,7 @@ parseSource(const std::string &Source, const std::string &FileName,
       break;
     }
   }
+  markPositionHelpers(*M);
   // Hints apply to the next kernel only: drop the ones of earlier kernels.
   std::vector<unsigned> Starts;
   for (const auto &F : M->Functions)

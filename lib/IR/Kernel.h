@@ -73,6 +73,11 @@ struct Function {
   /// its own (`__constant float (*c)[4]`). DeclaredRows and InnerExtents
   /// give the declared size.
   std::vector<Param> ConstantArrays;
+  /// A helper the kernel calls, directly or through others, that reads a
+  /// thread or block built-in (threadIdx, blockIdx, get_global_id, ...):
+  /// its values change under any pass that changes the launch, so only the
+  /// passes that keep it run. Empty when there is none.
+  std::string PositionHelper;
   /// Set by the passes that change how the kernel is launched (block shape,
   /// merges, tiling); absent for a kernel launched like the naive one.
   std::optional<LaunchPlan> Plan;
