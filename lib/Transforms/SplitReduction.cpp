@@ -474,10 +474,12 @@ std::optional<AppliedPass> Splitter::run(std::unique_ptr<Function> &Out,
   walkStmts(*F.Body, [&](Stmt &X) {
     Syncs |= llvm::isa<SyncStmt>(&X) || llvm::isa<GlobalSyncStmt>(&X);
   });
-  if (!OnlyIdx || Syncs) {
-    Why = Syncs ? "the kernel synchronizes"
-                : "the kernel reads thread or "
-                  "block built-ins directly";
+  if (Syncs) {
+    Why = "the kernel synchronizes";
+    return std::nullopt;
+  }
+  if (!OnlyIdx) {
+    Why = "the kernel reads thread or block built-ins directly";
     return std::nullopt;
   }
   auto NSOr = analyzeShape(F);
