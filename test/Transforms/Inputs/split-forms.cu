@@ -1,7 +1,7 @@
 // The sum's other spellings: a start value read from memory after an element
 // store, `s = s - e`, `s = e + s`, an integer sum, `<=`, an inner branch and
 // a local of the loop.
-#pragma gpumerge size(n = 2048, m = 4096)
+#pragma gpumerge size(n=2048, m=4096)
 #pragma gpumerge output(out, cnt)
 __global__ void forms(const float *a, const float *b, float *out, int *cnt,
                       int n, int m) {

@@ -1,5 +1,5 @@
 // Loops split-reduction leaves alone, each with its reason.
-#pragma gpumerge size(n = 4096, m = 4096)
+#pragma gpumerge size(n=4096, m=4096)
 #pragma gpumerge output(out)
 __global__ void prefix(const float *a, float *out, int n, int m) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -12,7 +12,7 @@ __global__ void prefix(const float *a, float *out, int n, int m) {
   }
 }
 
-#pragma gpumerge size(n = 4096, m = 4096)
+#pragma gpumerge size(n=4096, m=4096)
 #pragma gpumerge output(out)
 __global__ void scaled(const float *a, float *out, int n, int m) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -24,7 +24,7 @@ __global__ void scaled(const float *a, float *out, int n, int m) {
   }
 }
 
-#pragma gpumerge size(n = 4096, m = 4096)
+#pragma gpumerge size(n=4096, m=4096)
 #pragma gpumerge output(out)
 __global__ void readback(const float *a, float *out, int n, int m) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -36,7 +36,7 @@ __global__ void readback(const float *a, float *out, int n, int m) {
   }
 }
 
-#pragma gpumerge size(n = 1048576, m = 64)
+#pragma gpumerge size(n=1048576, m=64)
 #pragma gpumerge output(out)
 __global__ void wide(const float *a, float *out, int n, int m) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -48,7 +48,7 @@ __global__ void wide(const float *a, float *out, int n, int m) {
   }
 }
 
-#pragma gpumerge size(n = 4096, m = 16)
+#pragma gpumerge size(n=4096, m=16)
 #pragma gpumerge output(out)
 __global__ void shortrow(const float *a, float *out, int n, int m) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -60,7 +60,7 @@ __global__ void shortrow(const float *a, float *out, int n, int m) {
   }
 }
 
-#pragma gpumerge size(n = 4096, m = 4096)
+#pragma gpumerge size(n=4096, m=4096)
 #pragma gpumerge output(out)
 __global__ void truncating(const float *a, int *out, int n, int m) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
