@@ -332,7 +332,9 @@ bool Splitter::checkLoopBody(Stmt &St, const std::set<std::string> &Sums,
   }
   case Stmt::Kind::For: {
     auto &L = llvm::cast<ForStmt>(St);
-    if (namesAny(L, Sums))
+    bool Reads = false; // in its header; the body is checked below
+    L.forEachExpr([&](ExprPtr &E) { Reads |= namesAny(*E, Sums); });
+    if (Reads)
       return Fail("a sum is read inside the loop");
     Local.insert(L.Iter);
     return checkLoopBody(*L.Body, Sums, Local, Why);

@@ -25,3 +25,17 @@ __global__ void forms(const float *a, const float *b, float *out, int *cnt,
     cnt[i] = c;
   }
 }
+
+// A sum updated in an inner loop: a window of three elements per step.
+#pragma gpumerge size(n=2048, m=4096)
+#pragma gpumerge output(out)
+__global__ void window(const float *a, float *out, int n, int m) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    float s = 0.0f;
+    for (int j = 0; j < m; j++)
+      for (int d = 0; d < 3; d++)
+        s += a[i * (m + 2) + j + d];
+    out[i] = s;
+  }
+}
