@@ -468,8 +468,8 @@ private:
       // A helper that reads threadIdx or blockIdx sees other values once a
       // pass changes the launch (block shape, merged threads, block order):
       // only the passes that keep every thread's built-ins run.
-      if (!Naive.PositionHelper.empty() && Name != "scalar-replace" &&
-          Name != "texture-memory") {
+      if (!Naive.PositionHelper.empty() &&
+          !passRegistry().at(Name).KeepsThreadBuiltins) {
         R.Skipped.push_back(
             {Name, "the helper '" + Naive.PositionHelper +
                        "' reads thread or block built-ins (threadIdx, "

@@ -70,6 +70,10 @@ struct PassInfo {
   std::string Name;
   std::string Summary;
   PassFn Run;
+  /// Every thread keeps its threadIdx, blockIdx and their OpenCL forms (the
+  /// launch is unchanged): the pass may run on a kernel whose helpers read
+  /// them (Function::PositionHelper).
+  bool KeepsThreadBuiltins = false;
 };
 
 /// \p F's plan, made when it has none: launched as the naive kernel

@@ -361,7 +361,8 @@ PassInfo scalarReplacePass() {
             }
             return AppliedPass{"scalar-replace",
                                {{"arrays", llvm::join(S.Replaced, ", ")}}};
-          }};
+          },
+          /*KeepsThreadBuiltins=*/true};
 }
 
 } // namespace gpumerge

@@ -84,11 +84,11 @@ namespace gpumerge {
 
 namespace {
 
-/// A sum the loop accumulates: its declaration before the loop.
+/// A sum the loop accumulates, declared before it.
 struct Sum {
   std::string Name;
   Type Ty;
-  const DeclStmt *Decl = nullptr;
+  unsigned Line = 0;  ///< of its declaration
   std::string Shared; ///< the partials' tile
 };
 
@@ -96,24 +96,24 @@ struct Sum {
 struct Split {
   std::vector<StmtPtr> Before, After;
   std::unique_ptr<ForStmt> Loop;
-  std::vector<Sum> Sums;
+  std::vector<Sum> Sums; ///< in the order of their declarations
+  std::set<std::string> SumNames;
 };
+
+bool isNamed(const Expr &X, const std::set<std::string> &Names) {
+  auto *V = llvm::dyn_cast<VarRef>(&X);
+  return V && Names.count(V->Name);
+}
 
 bool namesAny(const Expr &E, const std::set<std::string> &Names) {
   bool Found = false;
-  walkExpr(E, [&](const Expr &X) {
-    if (auto *V = llvm::dyn_cast<VarRef>(&X))
-      Found |= Names.count(V->Name) > 0;
-  });
+  walkExpr(E, [&](const Expr &X) { Found |= isNamed(X, Names); });
   return Found;
 }
 
 bool namesAny(Stmt &S, const std::set<std::string> &Names) {
   bool Found = false;
-  walkExprs(S, [&](const Expr &X) {
-    if (auto *V = llvm::dyn_cast<VarRef>(&X))
-      Found |= Names.count(V->Name) > 0;
-  });
+  walkExprs(S, [&](const Expr &X) { Found |= isNamed(X, Names); });
   return Found;
 }
 
@@ -165,7 +165,7 @@ private:
                    std::string &Why) const;
   bool splitGuarded(NaiveShape &NS, Split &S, std::string &Why) const;
   bool checkLoopBody(Stmt &St, const std::set<std::string> &Sums,
-                     std::set<std::string> &Assigned, std::string &Why) const;
+                     std::set<std::string> &Local, std::string &Why) const;
   bool lanesFast(const ForStmt &L) const;
 };
 
@@ -215,30 +215,28 @@ bool Splitter::splitGuarded(NaiveShape &NS, Split &S, std::string &Why) const {
   for (StmtPtr &St : S.Before)
     if (auto *D = llvm::dyn_cast<DeclStmt>(St.get()))
       Declared[D->Name] = D;
-  std::set<std::string> Assigned;
+  std::set<std::string> &Sums = S.SumNames;
   walkStmts(*L.Body, [&](Stmt &X) {
     if (auto *A = llvm::dyn_cast<AssignStmt>(&X))
       if (auto *V = llvm::dyn_cast<VarRef>(A->LHS.get()))
         if (Declared.count(V->Name))
-          Assigned.insert(V->Name);
+          Sums.insert(V->Name);
   });
-  if (Assigned.empty()) {
+  if (Sums.empty()) {
     Why = llvm::formatv("the loop at line {0} sums nothing declared before it",
                         L.getLine());
     return false;
   }
-  for (const std::string &N : Assigned) {
+  for (const std::string &N : Sums) {
     const DeclStmt *D = Declared.at(N);
     if (D->Ty.VectorWidth != 1 || D->Ty.Scalar == ScalarKind::Bool) {
       Why = "'" + N + "' is not a number the loop can sum";
       return false;
     }
   }
-  for (StmtPtr &St : S.Before) // in the order of their declarations
-    if (auto *D = llvm::dyn_cast<DeclStmt>(St.get());
-        D && Assigned.count(D->Name))
-      S.Sums.push_back({D->Name, D->Ty, D, ""});
-  std::set<std::string> Sums(Assigned.begin(), Assigned.end());
+  for (StmtPtr &St : S.Before)
+    if (auto *D = llvm::dyn_cast<DeclStmt>(St.get()); D && Sums.count(D->Name))
+      S.Sums.push_back({D->Name, D->Ty, D->getLine(), ""});
   std::set<std::string> Local;
   if (!checkLoopBody(*L.Body, Sums, Local, Why))
     return false;
@@ -267,11 +265,9 @@ bool Splitter::splitGuarded(NaiveShape &NS, Split &S, std::string &Why) const {
     if (auto *R = llvm::dyn_cast<ArrayRef>(&X))
       ReadsStored |= Stored.count(R->Array) > 0;
   };
-  walkExprs(L, Note);
-  walkExprs(*L.Body, Note);
+  walkExprs(L, Note); // header and body
   for (StmtPtr &St : S.Before)
-    if (auto *D = llvm::dyn_cast<DeclStmt>(St.get());
-        D && !Assigned.count(D->Name))
+    if (auto *D = llvm::dyn_cast<DeclStmt>(St.get()); D && !Sums.count(D->Name))
       walkExprs(*St, Note);
   if (ReadsStored) {
     Why = "the loop, or a declaration it needs, reads an array stored before "
@@ -591,13 +587,11 @@ std::optional<AppliedPass> Splitter::run(std::unique_ptr<Function> &Out,
     Type T = Su.Ty;
     T.IsConst = false;
     auto Dcl = std::make_unique<DeclStmt>(Su.Name, T, zeroOf(Su.Ty));
-    Dcl->setLine(Su.Decl->getLine());
+    Dcl->setLine(Su.Line);
     Top.push_back(std::move(Dcl));
   }
   // Each lane's share of the loop, under the guard.
-  std::set<std::string> SumNames;
-  for (const Sum &Su : S.Sums)
-    SumNames.insert(Su.Name);
+  const std::set<std::string> &SumNames = S.SumNames;
   std::vector<StmtPtr> Share;
   for (StmtPtr &St : S.Before)
     if (auto *Dcl = llvm::dyn_cast<DeclStmt>(St.get());

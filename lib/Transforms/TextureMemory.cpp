@@ -185,7 +185,8 @@ PassInfo textureMemoryPass() {
         if (!Refused.empty())
           P.Parameters["not-through-texture"] = llvm::join(Refused, "; ");
         return P;
-      }};
+      },
+      /*KeepsThreadBuiltins=*/true};
 }
 
 } // namespace gpumerge
