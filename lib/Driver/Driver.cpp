@@ -1030,6 +1030,8 @@ private:
           {"sizes", std::move(Sz)},
           {"verify", verifyStatusName(VR->Outcome)},
           {"max_rel_error", VR->MaxRelError}};
+      if (VR->ReassociatedTerms)
+        Run["reassociated_terms"] = VR->ReassociatedTerms;
       if (!VR->FailedPrecondition.empty())
         Run["fallback_because"] = VR->FailedPrecondition;
       Runs.push_back(std::move(Run));
@@ -1040,9 +1042,18 @@ private:
           if (!VR->Sizes.empty())
             Where += ", " + sizesText(VR->Sizes);
         }
+        std::string Widened;
+        Type Float = Type::scalar(ScalarKind::Float);
+        if (verifyTolerance(Float, VR->ReassociatedTerms) >
+            verifyTolerance(Float, 0))
+          Widened = llvm::formatv(
+              " (float tolerance {0:e}: sums of up to {1} terms in another "
+              "order)",
+              verifyTolerance(Float, VR->ReassociatedTerms),
+              VR->ReassociatedTerms);
         Out << llvm::formatv(
-            "verify {0} ({1}): {2}, max relative error {3:e}{4}\n", Name, Where,
-            verifyStatusName(VR->Outcome), VR->MaxRelError,
+            "verify {0} ({1}): {2}, max relative error {3:e}{4}{5}\n", Name,
+            Where, verifyStatusName(VR->Outcome), VR->MaxRelError, Widened,
             VR->Detail.empty() ? "" : " — " + VR->Detail);
       }
     }

@@ -128,6 +128,12 @@ struct LaunchPlan {
   /// A block then has Block[0] * Lanes threads in X and covers Block[0]
   /// naive threads; 1 for every other plan.
   std::int64_t Lanes = 1;
+  /// An upper bound on the terms of each sum the kernel adds in another
+  /// order than the naive thread (split-reduction's loop trip), over the
+  /// scalar parameters; null where the kernel keeps the naive order or the
+  /// trip has no such bound. Verify widens its floating-point tolerance by
+  /// it: the two orders' rounding errors grow with the terms.
+  std::shared_ptr<const Expr> ReassociatedTerms;
   /// Threads per block of the launch in dimension \p D.
   std::int64_t threads(unsigned D) const {
     return D == 0 ? Block[0] * Lanes : Block[1];

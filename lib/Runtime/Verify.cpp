@@ -1018,7 +1018,26 @@ struct DeviceRun {
   std::map<std::string, std::int64_t> Extents;
   std::vector<std::vector<std::uint8_t>> Inputs;
   std::vector<double> Scalars;
+  /// The most terms a candidate adds in another order than the naive
+  /// kernel (LaunchPlan::ReassociatedTerms at these sizes); 0 for none.
+  std::int64_t ReassociatedTerms = 0;
 };
+
+} // namespace
+
+/// 1e-4 for float, 1e-9 for double (0 for integers); a reassociated sum of
+/// N terms widens it to 4Nu (u the unit roundoff), as the rounding errors
+/// of both orders grow with N (the bound of recursive summation is (N-1)u
+/// times the sum of the terms' magnitudes).
+double verifyTolerance(const Type &T, std::int64_t Terms) {
+  if (T.Scalar == ScalarKind::Double)
+    return std::max(1e-9, double(Terms) * std::ldexp(1.0, -51));
+  if (T.Scalar == ScalarKind::Float)
+    return std::max(1e-4, double(Terms) * std::ldexp(1.0, -22));
+  return 0;
+}
+
+namespace {
 
 /// What the child reports: the outcome and, for the texture variant, an
 /// image that could not be made (then the fallback ran).
@@ -1227,9 +1246,7 @@ void executeOnDevice(const DeviceRun &Run, VerifyResult Result,
     if (!P.Ty.IsPointer)
       continue;
     Type T = P.Ty.element();
-    double Tolerance = T.Scalar == ScalarKind::Double  ? 1e-9
-                       : T.Scalar == ScalarKind::Float ? 1e-4
-                                                       : 0;
+    double Tolerance = verifyTolerance(T, Run.ReassociatedTerms);
     std::int64_t FirstBad;
     double E = compare(T, (*Expected)[BufferIndex], (*Actual)[BufferIndex],
                        Tolerance, FirstBad);
@@ -1386,6 +1403,10 @@ verifyOn(const Module &M, const std::vector<const Function *> &DomainFrom,
                                  LaunchThreads[Dim], Dim == 0 ? "X" : "Y",
                                  Result.Domain[Dim]);
         }
+      // The optimized kernel's sums in another order: a wider tolerance.
+      if (Applies && P.ReassociatedTerms)
+        if (auto N = evaluateInteger(*P.ReassociatedTerms, Result.Sizes))
+          Result.ReassociatedTerms = std::max(Result.ReassociatedTerms, *N);
       if (!Applies) {
         if (!AnyFallback)
           Result.FailedPrecondition =
@@ -1549,6 +1570,7 @@ verifyOn(const Module &M, const std::vector<const Function *> &DomainFrom,
   Run.TimedRuns = Opts.TimedRuns;
   Run.Launches = std::move(Launches);
   Run.Params = Naive.Params;
+  Run.ReassociatedTerms = Result.ReassociatedTerms;
   // CUDA __constant__ arrays the host fills: arguments after the kernel's
   // own in the OpenCL translation, random like every input.
   if (!Naive.ConstantArrays.empty() && !Opts.ReferenceSource.empty()) {

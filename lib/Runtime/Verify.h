@@ -93,8 +93,16 @@ struct VerifyResult {
   /// With VerifyOptions::TimedRuns: the device time of each timed run of
   /// the emitted kernel's launches (its edges included), in milliseconds.
   std::vector<double> TimesMs;
+  /// The most terms a sum of the candidate adds in another order than the
+  /// naive kernel (split-reduction); 0 where the order is the naive one.
+  std::int64_t ReassociatedTerms = 0;
 };
 const char *verifyStatusName(VerifyResult::Status S);
+
+/// The largest relative difference verify accepts between the naive and
+/// the optimized results of type \p T, where sums of up to \p Terms terms
+/// are added in another order (0: none).
+double verifyTolerance(const Type &T, std::int64_t Terms);
 
 /// The device verify runs on: its name and its driver's version (the
 /// tuning cache's key), asked in a child process like a verify run.

@@ -161,13 +161,155 @@ private:
     return N;
   }
 
+  std::optional<std::int64_t> tripCount(const ForStmt &L) const;
   bool whenWorthIt(const KernelDomain &D, const ForStmt &L, std::int64_t Lanes,
-                   std::string &Why) const;
+                   bool Single, std::string &Why) const;
   bool splitGuarded(NaiveShape &NS, Split &S, std::string &Why) const;
   bool checkLoopBody(Stmt &St, const std::set<std::string> &Sums,
                      std::set<std::string> &Local, std::string &Why) const;
   bool lanesFast(const ForStmt &L) const;
+  bool risesByPositiveStep(const ForStmt &L, const NaiveShape &NS) const;
+  std::shared_ptr<const Expr> termsBound(const ForStmt &L) const;
+  std::optional<Precondition> iteratorFits(const ForStmt &L, std::int64_t Lanes,
+                                           std::string &Why) const;
 };
+
+/// Lane l runs the iterations l, l + Lanes, ...: the loop must rise by a
+/// step known to be positive, so that each lane's first iteration is one
+/// the naive loop runs whenever the lane's condition holds. A constant step
+/// (`j++`, `j += 4`; `!=` only for a unit step, which cannot skip the
+/// bound), or a loop-invariant one equal to the guard's bound (rd's
+/// `for (j = i; j < n; j += nt)` inside `if (i < nt)`: 0 <= i < nt there).
+bool Splitter::risesByPositiveStep(const ForStmt &L,
+                                   const NaiveShape &NS) const {
+  if (L.CondOp == BinaryOp::NE)
+    return !L.StepExpr && L.Step == 1;
+  if (L.CondOp != BinaryOp::LT && L.CondOp != BinaryOp::LE)
+    return false;
+  if (!L.StepExpr)
+    return L.Step >= 1;
+  if (L.Step != 1 || !NS.Extent[0])
+    return false;
+  ExprPtr Step = simplifyExpr(inlineSingleAssignmentLocals(*L.StepExpr, F));
+  return exprEquals(*Step, *NS.Extent[0]);
+}
+
+/// A lane's iterator goes up to Lanes steps past the naive loop's last
+/// value: where the bound and the step are over the scalar parameters, the
+/// launcher checks that this stays within the iterator's type (else the
+/// naive kernel runs). 64-bit iterators need no check; a narrower one than
+/// int, or a non-constant step with a bound the host cannot evaluate, is
+/// refused (Why set). A constant step with such a bound (`j < rowEnd`) is
+/// taken unchecked: it would have to come within Lanes * step of 2^31.
+std::optional<Precondition> Splitter::iteratorFits(const ForStmt &L,
+                                                   std::int64_t Lanes,
+                                                   std::string &Why) const {
+  Why.clear();
+  std::int64_t Max;
+  switch (L.IterType.Scalar) {
+  case ScalarKind::Long:
+  case ScalarKind::ULong:
+    return std::nullopt;
+  case ScalarKind::Int:
+    Max = 2147483647;
+    break;
+  case ScalarKind::UInt:
+    Max = 4294967295;
+    break;
+  default:
+    Why = "the loop's iterator is narrower than int";
+    return std::nullopt;
+  }
+  auto OverParams = [&](const Expr &E) {
+    bool Ok = true;
+    walkExpr(E, [&](const Expr &X) {
+      if (auto *V = llvm::dyn_cast<VarRef>(&X)) {
+        const Param *P = F.findParam(V->Name);
+        Ok &= P && !P->isArray();
+      } else {
+        Ok &= llvm::isa<IntLit>(&X) || llvm::isa<BinaryExpr>(&X) ||
+              llvm::isa<UnaryExpr>(&X) || llvm::isa<CastExpr>(&X);
+      }
+    });
+    return Ok;
+  };
+  ExprPtr Bound = simplifyExpr(inlineSingleAssignmentLocals(*L.Bound, F));
+  ExprPtr Step =
+      L.StepExpr ? simplifyExpr(inlineSingleAssignmentLocals(*L.StepExpr, F))
+                 : intLit(L.Step);
+  if (!OverParams(*Bound) || !OverParams(*Step)) {
+    if (L.StepExpr)
+      Why = llvm::formatv("the bounds of the loop at line {0} are not over "
+                          "the scalar parameters, so the launcher cannot "
+                          "check that its lanes' iterators stay within int",
+                          L.getLine());
+    return std::nullopt;
+  }
+  // The first iteration of the last lane is below the bound plus a step
+  // (Init is below the bound, or below the step where it is the thread's
+  // position), and every lane stops within Lanes steps past the bound.
+  Type Wide = Type::scalar(ScalarKind::Long);
+  auto Long = [&](ExprPtr E) {
+    return std::make_unique<CastExpr>(Wide, std::move(E));
+  };
+  ExprPtr Reach = binary(
+      BinaryOp::Add, Long(Bound->clone()),
+      binary(BinaryOp::Mul, Long(intLit(Lanes + 1)), Long(std::move(Step))));
+  ExprPtr Cond =
+      binary(BinaryOp::LAnd, binary(BinaryOp::GE, std::move(Bound), intLit(0)),
+             binary(BinaryOp::LE, std::move(Reach), Long(intLit(Max))));
+  return Precondition{std::shared_ptr<const Expr>(std::move(Cond)),
+                      llvm::formatv("the lanes' iterators ({0}, {1} lanes) "
+                                    "stay within their type",
+                                    L.Iter, Lanes)
+                          .str()};
+}
+
+/// At most Bound / Step + 1 terms per sum (bound and step over the
+/// parameters, as iteratorFits checked): the loop starts at a constant
+/// or at the thread's position, neither below 0 where the loop reads
+/// memory. The constant start is subtracted where there is one.
+std::shared_ptr<const Expr> Splitter::termsBound(const ForStmt &L) const {
+  ExprPtr Span = simplifyExpr(inlineSingleAssignmentLocals(*L.Bound, F));
+  if (auto Start = evaluateScalar(*L.Init, F, {}); Start && *Start != 0)
+    Span = binary(BinaryOp::Sub, std::move(Span), intLit(*Start));
+  ExprPtr Step =
+      L.StepExpr ? simplifyExpr(inlineSingleAssignmentLocals(*L.StepExpr, F))
+                 : intLit(L.Step);
+  return std::shared_ptr<const Expr>(simplifyExpr(binary(
+      BinaryOp::Add, binary(BinaryOp::Div, std::move(Span), std::move(Step)),
+      intLit(1))));
+}
+
+/// `if (i == 0) { ... }` around the whole kernel, i the thread's position:
+/// one output (rd's final sum), whose thread a block of lanes can help. It
+/// becomes the guard, with an extent of 1.
+bool takeSingleOutput(NaiveShape &NS, const Function &F) {
+  if (NS.Guard || NS.Guarded.size() != 1)
+    return false;
+  auto *If = llvm::dyn_cast<IfStmt>(NS.Guarded[0].get());
+  if (!If || If->Else)
+    return false;
+  ExprPtr C = inlineSingleAssignmentLocals(*If->Cond, F);
+  auto *B = llvm::dyn_cast<BinaryExpr>(C.get());
+  auto IsIdx = [](const Expr &E) {
+    auto *R = llvm::dyn_cast<BuiltinRef>(&E);
+    return R && R->Which == Builtin::Idx;
+  };
+  auto IsZero = [](const Expr &E) {
+    auto *I = llvm::dyn_cast<IntLit>(&E);
+    return I && I->Value == 0;
+  };
+  if (!B || B->Op != BinaryOp::EQ ||
+      !((IsIdx(*B->LHS) && IsZero(*B->RHS)) ||
+        (IsZero(*B->LHS) && IsIdx(*B->RHS))))
+    return false;
+  NS.Guard = std::move(If->Cond);
+  NS.Guarded = unwrap(std::move(If->Then));
+  NS.Extent[0] = std::shared_ptr<const Expr>(intLit(1));
+  NS.GuardAtoms = 1;
+  return true;
+}
 
 /// Splits the guarded code into what comes before the loop, the loop and
 /// what follows, and finds the loop's sums.
@@ -203,10 +345,9 @@ bool Splitter::splitGuarded(NaiveShape &NS, Split &S, std::string &Why) const {
       S.After.push_back(std::move(NS.Guarded[I]));
   }
   ForStmt &L = *S.Loop;
-  if (L.Step != 1 || L.StepExpr ||
-      (L.CondOp != BinaryOp::LT && L.CondOp != BinaryOp::LE &&
-       L.CondOp != BinaryOp::NE)) {
-    Why = llvm::formatv("the loop at line {0} does not count up by one",
+  if (!risesByPositiveStep(L, NS)) {
+    Why = llvm::formatv("the loop at line {0} does not count up by a step "
+                        "known to be positive",
                         L.getLine());
     return false;
   }
@@ -385,44 +526,65 @@ bool Splitter::lanesFast(const ForStmt &L) const {
     };
     auto ByOutput = Coef(AffineVar::Kind::Thread, "idx");
     auto ByIter = Coef(AffineVar::Kind::Loop, L.Iter);
+    // Consecutive iterations' distance in memory: the coefficient times
+    // a constant step (a step like nt is far apart).
+    std::optional<std::int64_t> AlongStride;
+    if (ByIter && !L.StepExpr)
+      AlongStride = std::abs(*ByIter * L.Step);
     if (ByOutput && std::abs(*ByOutput) == 1)
       ++AcrossOutputs;
     else if (ByOutput && *ByOutput == 0)
       continue; // the same element for every output: either order
-    else if (ByIter && std::abs(*ByIter) <= 2)
+    else if (AlongStride && *AlongStride <= 2)
       ++AlongLoop;
+    else if (ByOutput && std::abs(*ByOutput) == 2)
+      ++AcrossOutputs; // crd's interleaved pairs, a float2 per output
   }
   return AlongLoop > AcrossOutputs || AcrossOutputs == 0;
 }
 
+/// The loop's iterations at the size hints, where its bounds and step
+/// evaluate there (an iterator starting at the thread's position does not).
+std::optional<std::int64_t> Splitter::tripCount(const ForStmt &L) const {
+  auto Init = evaluateScalar(*L.Init, F, F.SizeHints);
+  auto Bound = evaluateScalar(*L.Bound, F, F.SizeHints);
+  auto Step = L.StepExpr ? evaluateScalar(*L.StepExpr, F, F.SizeHints)
+                         : std::optional<std::int64_t>(L.Step);
+  if (!Init || !Bound || !Step || *Step <= 0)
+    return std::nullopt;
+  std::int64_t Span = *Bound - *Init + (L.CondOp == BinaryOp::LE);
+  return Span <= 0 ? 0 : (Span + *Step - 1) / *Step;
+}
+
 /// The model: split only where the naive launch leaves the GPU mostly
-/// idle and each lane still gets a few iterations.
+/// idle (one output always does) and each lane still gets a few
+/// iterations.
 bool Splitter::whenWorthIt(const KernelDomain &D, const ForStmt &L,
-                           std::int64_t Lanes, std::string &Why) const {
+                           std::int64_t Lanes, bool Single,
+                           std::string &Why) const {
   const MachineDescription &MD = Ctx.Target;
   if (F.SizeHints.empty()) {
     Why = "no `#pragma gpumerge size` to say how many threads run";
     return false;
   }
-  auto Domain = evaluateDomain(F, D, F.SizeHints);
-  if (!Domain) {
-    Why = llvm::toString(Domain.takeError());
-    return false;
+  if (!Single) {
+    auto Domain = evaluateDomain(F, D, F.SizeHints);
+    if (!Domain) {
+      Why = llvm::toString(Domain.takeError());
+      return false;
+    }
+    std::int64_t Fill = std::int64_t(MD.SMCount) * MD.ThreadInMP;
+    if ((*Domain)[0] * 2 >= Fill) {
+      Why = llvm::formatv("{0} threads already fill half of {1}'s {2}",
+                          (*Domain)[0], MD.Name, Fill);
+      return false;
+    }
   }
-  std::int64_t Fill = std::int64_t(MD.SMCount) * MD.ThreadInMP;
-  if ((*Domain)[0] * 2 >= Fill) {
-    Why = llvm::formatv("{0} threads already fill half of {1}'s {2}",
-                        (*Domain)[0], MD.Name, Fill);
-    return false;
-  }
-  auto Init = evaluateScalar(*L.Init, F, F.SizeHints);
-  auto Bound = evaluateScalar(*L.Bound, F, F.SizeHints);
-  if (Init && Bound) {
-    std::int64_t Trip = *Bound - *Init + (L.CondOp == BinaryOp::LE);
-    if (Trip < 4 * Lanes) {
+  if (auto Trip = tripCount(L); Trip) {
+    if (*Trip < 4 * Lanes) {
       Why = llvm::formatv("the loop at line {0} runs {1} times, fewer than 4 "
                           "per lane of {2}",
-                          L.getLine(), Trip, Lanes);
+                          L.getLine(), *Trip, Lanes);
       return false;
     }
   }
@@ -486,6 +648,7 @@ std::optional<AppliedPass> Splitter::run(std::unique_ptr<Function> &Out,
     return std::nullopt;
   }
   NaiveShape &NS = *NSOr;
+  bool Single = takeSingleOutput(NS, F);
   if (!NS.Guard || !NS.Extent[0]) {
     Why = "no bounds guard with an upper bound";
     return std::nullopt;
@@ -496,12 +659,19 @@ std::optional<AppliedPass> Splitter::run(std::unique_ptr<Function> &Out,
   ForStmt &L = *S.Loop;
 
   const MachineDescription &MD = Ctx.Target;
-  bool ByLanes = lanesFast(L);
+  bool ByLanes = Single || lanesFast(L);
   // Lanes-fast: a warp per output. Outputs-fast: a coalescing group of
   // outputs, and as many lanes as it takes to fill the GPU (256 to 1024
-  // threads per block).
+  // threads per block). One output: a block of 256 lanes, fewer for a
+  // short loop.
   std::int64_t Outputs, Lanes;
-  if (ByLanes) {
+  if (Single) {
+    Outputs = 1;
+    Lanes = std::min<std::int64_t>(256, MD.ThreadInBlock);
+    auto Trip = tripCount(L);
+    while (Trip && Lanes > MD.ThreadInWarp && *Trip < 4 * Lanes)
+      Lanes /= 2;
+  } else if (ByLanes) {
     Lanes = MD.ThreadInWarp;
     Outputs = std::max<std::int64_t>(1, 256 / Lanes);
   } else {
@@ -518,7 +688,7 @@ std::optional<AppliedPass> Splitter::run(std::unique_ptr<Function> &Out,
           Lanes *= 2;
     }
   }
-  if (!whenWorthIt(D, L, Lanes, Why))
+  if (!whenWorthIt(D, L, Lanes, Single, Why))
     return std::nullopt;
   for (const Sum &Su : S.Sums)
     if (Su.Ty.elementBytes() * Outputs * Lanes * S.Sums.size() >
@@ -544,6 +714,8 @@ std::optional<AppliedPass> Splitter::run(std::unique_ptr<Function> &Out,
   // The thread's output in the block, and its lane.
   auto Tid = [] { return builtin(Builtin::Tidx); };
   auto Row = [&]() -> ExprPtr {
+    if (Single) // the block is the output's lanes
+      return intLit(0);
     return binary(ByLanes ? BinaryOp::Div : BinaryOp::Rem, Tid(),
                   intLit(ByLanes ? Lanes : Outputs));
   };
@@ -573,6 +745,12 @@ std::optional<AppliedPass> Splitter::run(std::unique_ptr<Function> &Out,
     Plan.Disjoint = F.Plan->Disjoint;
     Plan.Elements = F.Plan->Elements;
   }
+  if (auto Fits = iteratorFits(L, Lanes, Why)) {
+    Plan.Preconditions.push_back(std::move(*Fits));
+    Plan.ReassociatedTerms = termsBound(L);
+  } else if (!Why.empty()) {
+    return std::nullopt;
+  }
   for (const Sum &Su : S.Sums) {
     Type T = Su.Ty;
     T.Space = AddressSpace::Shared;
@@ -598,8 +776,13 @@ std::optional<AppliedPass> Splitter::run(std::unique_ptr<Function> &Out,
         Dcl && !SumNames.count(Dcl->Name))
       Share.push_back(St->clone());
   std::string LoopText = L.Iter;
-  L.Init = simplifyExpr(add(std::move(L.Init), LaneRef()));
-  L.Step = Lanes;
+  ExprPtr Stride = L.StepExpr ? L.StepExpr->clone() : intLit(L.Step);
+  L.Init =
+      simplifyExpr(add(std::move(L.Init), mul(LaneRef(), std::move(Stride))));
+  if (L.StepExpr)
+    L.StepExpr = simplifyExpr(mul(intLit(Lanes), std::move(L.StepExpr)));
+  else
+    L.Step *= Lanes;
   if (L.CondOp == BinaryOp::NE)
     L.CondOp = BinaryOp::LT; // the loop ends: Init <= Bound
   Share.push_back(std::move(S.Loop));
@@ -652,8 +835,9 @@ std::optional<AppliedPass> Splitter::run(std::unique_ptr<Function> &Out,
   // The block's outputs: idx is the block's first plus the thread's row.
   auto K = F.withBody(std::make_unique<BlockStmt>());
   K->Body->Body = std::move(Top);
-  substituteBuiltin(*K->Body, Builtin::Idx,
-                    *add(mul(builtin(Builtin::Bidx), intLit(Outputs)), Row()));
+  substituteBuiltin(
+      *K->Body, Builtin::Idx,
+      *simplifyExpr(add(mul(builtin(Builtin::Bidx), intLit(Outputs)), Row())));
   Plan.Dims = 1;
   Plan.Block = {Outputs, 1};
   Plan.Lanes = Lanes;
