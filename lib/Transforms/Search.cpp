@@ -100,6 +100,7 @@ rankVersions(const Function &Origin, std::int64_t LoopTile,
         if (V.Occ.BlocksPerSM < 2)
           continue;
         V.LoadsPerOutput = K->LoadsPerOutput;
+        V.LoadInstructions = K->LoadsPerOutput + K->SharedLoadsPerOutput;
         V.SharedBound = sharedTraffic(*K, MD) > K->LoadsPerOutput;
         V.Registers = K->EstimatedRegisters;
         V.SharedBytes = K->Kernel->Plan->SharedBytes;
@@ -118,6 +119,14 @@ rankVersions(const Function &Origin, std::int64_t LoopTile,
                      if (A.SharedBound && B.SharedBound &&
                          A.LoadsPerOutput != B.LoadsPerOutput)
                        return A.LoadsPerOutput < B.LoadsPerOutput;
+                     // Alike in traffic: markedly fewer load instructions
+                     // (over 25%), where merged outputs share a load that
+                     // hits in a cache or shared memory. conv's filter
+                     // value, read once for 8 outputs, took it from 3.54
+                     // to 3.0 ms on an H200 at 4096^2 (fw = fh = 32).
+                     double LA = A.LoadInstructions, LB = B.LoadInstructions;
+                     if (std::abs(LA - LB) > 0.25 * std::min(LA, LB))
+                       return LA < LB;
                      std::int64_t CA = A.Shape.Merge[0] * A.Shape.Merge[1];
                      std::int64_t CB = B.Shape.Merge[0] * B.Shape.Merge[1];
                      if (CA != CB)

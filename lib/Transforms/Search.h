@@ -22,7 +22,9 @@
 // per thread and per merged copy they vary with), divided by
 // min(1, resident warps / (WarpInMP / 4)) so that versions keeping under a
 // quarter of the SM's warps resident pay for the latency they cannot hide.
-// Ties go to fewer merged copies, then to more threads per block.
+// Ties go to markedly fewer load instructions per output (global and
+// shared, over 25% apart: merged outputs that share a cached or shared
+// value), then to fewer merged copies, then to more threads per block.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GPUMERGE_TRANSFORMS_SEARCH_H
@@ -37,6 +39,9 @@ struct RankedVersion {
   TileShape Shape;
   double Cost = 0;
   double LoadsPerOutput = 0;
+  /// Global and shared-memory loads per output and step: the load
+  /// instructions the version issues, cached or not.
+  double LoadInstructions = 0;
   /// Its cost is set by shared-memory reads, not global traffic.
   bool SharedBound = false;
   unsigned Registers = 0; ///< estimated from KIR
