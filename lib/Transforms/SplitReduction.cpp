@@ -543,10 +543,13 @@ bool Splitter::lanesFast(const ForStmt &L) const {
   return AlongLoop > AcrossOutputs || AcrossOutputs == 0;
 }
 
-/// The loop's iterations at the size hints, where its bounds and step
-/// evaluate there (an iterator starting at the thread's position does not).
+/// The loop's iterations at the size hints, where its bound and step
+/// evaluate there; a start that does not (the thread's position, rd's
+/// `j = i`) counts as 0, which gives the most iterations any thread runs.
 std::optional<std::int64_t> Splitter::tripCount(const ForStmt &L) const {
   auto Init = evaluateScalar(*L.Init, F, F.SizeHints);
+  if (!Init)
+    Init = 0;
   auto Bound = evaluateScalar(*L.Bound, F, F.SizeHints);
   auto Step = L.StepExpr ? evaluateScalar(*L.StepExpr, F, F.SizeHints)
                          : std::optional<std::int64_t>(L.Step);

@@ -52,6 +52,8 @@ class Gen:
         # And of the size hints (`#pragma gpumerge size`), which steer the
         # passes that need the problem size (split-reduction, the model).
         self.hrng = random.Random("hints-%d" % seed)
+        # And of rowred's strided form (rd's first phase), likewise apart.
+        self.srng = random.Random("stride-%d" % seed)
         self.seed = seed
         r = self.rng
         self.lang = lang or ("cuda" if r.random() < 0.6 else "opencl")
@@ -64,6 +66,7 @@ class Gen:
         self.helpers = []  # helper function definitions
         self.params = []  # (declaration, name)
         self.sizes = {}  # size parameter -> suggested value
+        self.hint_sizes = {}  # size parameter -> its size hint, if not 4096
         self.size_rules = []  # callables fixing sizes so the domain is sane
         self.body = []
         self.indent = 1
@@ -414,8 +417,9 @@ class Gen:
         if self.sizes and self.hrng.random() < 0.3:
             # GPU-sized problems: 4096 but for the small structural sizes
             # (filter widths, layers), which stay as suggested.
-            hints = ", ".join(f"{n}={v if v <= 9 else 4096}"
-                              for n, v in sorted(self.sizes.items()))
+            hints = ", ".join(
+                f"{n}={self.hint_sizes.get(n, v if v <= 9 else 4096)}"
+                for n, v in sorted(self.sizes.items()))
             out.append(f"#pragma gpumerge size({hints})")
             self.feature("size-hints")
         out.append(f"{qual} {kname}({params}) {{")
@@ -838,6 +842,8 @@ class Gen:
     # --- per-row reduction, nested loops --------------------------------
     def shape_rowred(self):
         r = self.rng
+        if self.srng.random() < 0.3:
+            return self.shape_chunksum()
         n = self.size_param(r.choice(["n", "rows"]))
         a = self.array_param(self.fresh("a"), True)
         out = self.array_param(self.fresh(r.choice(["out", "y"])), False)
@@ -864,6 +870,28 @@ class Gen:
         else:
             e = self.combine([f"{a}[{j} * {n} + {i}]"])
             self.emit(f"{s} += {e};")
+        self.close()
+        self.store(f"{out}[{i}]", self.out_value(s, f"{out}[{i}]"))
+        end()
+
+    def shape_chunksum(self):
+        """rd's first phase: thread i of nt sums a[i], a[i + nt], ..."""
+        r = self.rng
+        self.feature("chunk-stride")
+        nt = self.size_param("nt")
+        n = self.size_param(r.choice(["n", "len"]), 80, 400)
+        self.hint_sizes[n] = 1 << 24  # rd's 16M elements in 4096 chunks
+        a = self.array_param(self.fresh("a"), True)
+        out = self.array_param(self.fresh(r.choice(["out", "partial"])), False)
+        i = self.pos1()
+        j = self.fresh("j")
+        self.counters([j])
+        end = self.guard([(i, nt)])
+        s = self.acc_init()
+        decl = "" if self.c89 else "int "
+        self.open(f"for ({decl}{j} = {i}; {j} < {n}; {j} += {nt})")
+        e = self.combine([f"{a}[{j}]"])
+        self.emit(f"{s} += {e};")
         self.close()
         self.store(f"{out}[{i}]", self.out_value(s, f"{out}[{i}]"))
         end()
