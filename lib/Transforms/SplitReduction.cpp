@@ -168,6 +168,15 @@ private:
   bool checkLoopBody(Stmt &St, const std::set<std::string> &Sums,
                      std::set<std::string> &Local, std::string &Why) const;
   bool lanesFast(const ForStmt &L) const;
+  /// \p E with the kernel's single-assignment locals inlined (`int n =
+  /// w * h;`): an expression over the parameters, where it is one.
+  ExprPtr inlined(const Expr &E) const {
+    return simplifyExpr(inlineSingleAssignmentLocals(E, F));
+  }
+  /// The loop's step: its constant, or its expression over the parameters.
+  ExprPtr stepOf(const ForStmt &L) const {
+    return L.StepExpr ? inlined(*L.StepExpr) : intLit(L.Step);
+  }
   bool risesByPositiveStep(const ForStmt &L, const NaiveShape &NS) const;
   std::shared_ptr<const Expr> termsBound(const ForStmt &L) const;
   std::optional<Precondition> iteratorFits(const ForStmt &L, std::int64_t Lanes,
@@ -190,8 +199,7 @@ bool Splitter::risesByPositiveStep(const ForStmt &L,
     return L.Step >= 1;
   if (L.Step != 1 || !NS.Extent[0])
     return false;
-  ExprPtr Step = simplifyExpr(inlineSingleAssignmentLocals(*L.StepExpr, F));
-  return exprEquals(*Step, *NS.Extent[0]);
+  return exprEquals(*stepOf(L), *NS.Extent[0]);
 }
 
 /// A lane's iterator goes up to Lanes steps past the naive loop's last
@@ -233,10 +241,8 @@ std::optional<Precondition> Splitter::iteratorFits(const ForStmt &L,
     });
     return Ok;
   };
-  ExprPtr Bound = simplifyExpr(inlineSingleAssignmentLocals(*L.Bound, F));
-  ExprPtr Step =
-      L.StepExpr ? simplifyExpr(inlineSingleAssignmentLocals(*L.StepExpr, F))
-                 : intLit(L.Step);
+  ExprPtr Bound = inlined(*L.Bound);
+  ExprPtr Step = stepOf(L);
   if (!OverParams(*Bound) || !OverParams(*Step)) {
     if (L.StepExpr)
       Why = llvm::formatv("the bounds of the loop at line {0} are not over "
@@ -270,12 +276,10 @@ std::optional<Precondition> Splitter::iteratorFits(const ForStmt &L,
 /// or at the thread's position, neither below 0 where the loop reads
 /// memory. The constant start is subtracted where there is one.
 std::shared_ptr<const Expr> Splitter::termsBound(const ForStmt &L) const {
-  ExprPtr Span = simplifyExpr(inlineSingleAssignmentLocals(*L.Bound, F));
+  ExprPtr Span = inlined(*L.Bound);
   if (auto Start = evaluateScalar(*L.Init, F, {}); Start && *Start != 0)
     Span = binary(BinaryOp::Sub, std::move(Span), intLit(*Start));
-  ExprPtr Step =
-      L.StepExpr ? simplifyExpr(inlineSingleAssignmentLocals(*L.StepExpr, F))
-                 : intLit(L.Step);
+  ExprPtr Step = stepOf(L);
   return std::shared_ptr<const Expr>(simplifyExpr(binary(
       BinaryOp::Add, binary(BinaryOp::Div, std::move(Span), std::move(Step)),
       intLit(1))));
