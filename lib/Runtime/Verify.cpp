@@ -1018,9 +1018,6 @@ struct DeviceRun {
   std::map<std::string, std::int64_t> Extents;
   std::vector<std::vector<std::uint8_t>> Inputs;
   std::vector<double> Scalars;
-  /// The most terms a candidate adds in another order than the naive
-  /// kernel (LaunchPlan::ReassociatedTerms at these sizes); 0 for none.
-  std::int64_t ReassociatedTerms = 0;
 };
 
 } // namespace
@@ -1246,7 +1243,7 @@ void executeOnDevice(const DeviceRun &Run, VerifyResult Result,
     if (!P.Ty.IsPointer)
       continue;
     Type T = P.Ty.element();
-    double Tolerance = verifyTolerance(T, Run.ReassociatedTerms);
+    double Tolerance = verifyTolerance(T, Result.ReassociatedTerms);
     std::int64_t FirstBad;
     double E = compare(T, (*Expected)[BufferIndex], (*Actual)[BufferIndex],
                        Tolerance, FirstBad);
@@ -1570,7 +1567,6 @@ verifyOn(const Module &M, const std::vector<const Function *> &DomainFrom,
   Run.TimedRuns = Opts.TimedRuns;
   Run.Launches = std::move(Launches);
   Run.Params = Naive.Params;
-  Run.ReassociatedTerms = Result.ReassociatedTerms;
   // CUDA __constant__ arrays the host fills: arguments after the kernel's
   // own in the OpenCL translation, random like every input.
   if (!Naive.ConstantArrays.empty() && !Opts.ReferenceSource.empty()) {

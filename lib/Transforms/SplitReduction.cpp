@@ -285,6 +285,14 @@ std::shared_ptr<const Expr> Splitter::termsBound(const ForStmt &L) const {
       intLit(1))));
 }
 
+bool isZero(const Expr &E) {
+  if (auto *I = llvm::dyn_cast<IntLit>(&E))
+    return I->Value == 0;
+  if (auto *L = llvm::dyn_cast<FloatLit>(&E))
+    return L->Value == 0.0;
+  return false;
+}
+
 /// `if (i == 0) { ... }` around the whole kernel, i the thread's position:
 /// one output (rd's final sum), whose thread a block of lanes can help. It
 /// becomes the guard, with an extent of 1.
@@ -300,13 +308,9 @@ bool takeSingleOutput(NaiveShape &NS, const Function &F) {
     auto *R = llvm::dyn_cast<BuiltinRef>(&E);
     return R && R->Which == Builtin::Idx;
   };
-  auto IsZero = [](const Expr &E) {
-    auto *I = llvm::dyn_cast<IntLit>(&E);
-    return I && I->Value == 0;
-  };
   if (!B || B->Op != BinaryOp::EQ ||
-      !((IsIdx(*B->LHS) && IsZero(*B->RHS)) ||
-        (IsZero(*B->LHS) && IsIdx(*B->RHS))))
+      !((IsIdx(*B->LHS) && isZero(*B->RHS)) ||
+        (isZero(*B->LHS) && IsIdx(*B->RHS))))
     return false;
   NS.Guard = std::move(If->Cond);
   NS.Guarded = unwrap(std::move(If->Then));
@@ -604,14 +608,6 @@ ExprPtr zeroOf(const Type &T) {
   if (T.Scalar == ScalarKind::Double)
     return std::make_unique<FloatLit>(0.0, "0.0", T);
   return intLit(0);
-}
-
-bool isZero(const Expr &E) {
-  if (auto *I = llvm::dyn_cast<IntLit>(&E))
-    return I->Value == 0;
-  if (auto *L = llvm::dyn_cast<FloatLit>(&E))
-    return L->Value == 0.0;
-  return false;
 }
 
 std::optional<AppliedPass> Splitter::run(std::unique_ptr<Function> &Out,
