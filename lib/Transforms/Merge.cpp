@@ -262,8 +262,9 @@ PassInfo threadMergePass() {
             *Ctx.Searched = {S.Block, Versions};
           if (Versions.front().Shape.Merge ==
               std::array<std::int64_t, 2>{1, 1}) {
-            Why = "merged threads would share no data (the model finds "
-                  "no gain)";
+            Why = "merged threads would share no data, or leave SMs "
+                  "without a block at the size hints (the model finds no "
+                  "gain)";
             return std::nullopt;
           }
           std::string Note;

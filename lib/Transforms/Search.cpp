@@ -7,6 +7,10 @@
 
 namespace gpumerge {
 
+static std::int64_t ceilDiv(std::int64_t A, std::int64_t B) {
+  return (A + B - 1) / B;
+}
+
 /// Shared reads per output in global-load units: weighted by the ratio of
 /// DRAM to shared-memory bandwidth (0 where the description has no lanes).
 static double sharedTraffic(const TiledKernel &K,
@@ -38,7 +42,20 @@ rankVersions(const Function &Origin, std::int64_t LoopTile,
              const MachineDescription &MD,
              std::optional<std::array<std::int64_t, 2>> FixedBlock,
              bool Interchange, bool WholeTiles) {
-  unsigned Dims = findDomain(Origin).Dims;
+  KernelDomain Domain = findDomain(Origin);
+  unsigned Dims = Domain.Dims;
+  // The threads at the size hints (the kernel's X first once interchanged),
+  // to keep every SM busy.
+  std::optional<std::array<std::int64_t, 2>> Hinted;
+  if (!Origin.SizeHints.empty()) {
+    if (auto D = evaluateDomain(Origin, Domain, Origin.SizeHints)) {
+      Hinted = *D;
+      if (Interchange)
+        std::swap((*Hinted)[0], (*Hinted)[1]);
+    } else {
+      llvm::consumeError(D.takeError());
+    }
+  }
   std::int64_t T = LoopTile > 0 ? LoopTile : MD.CoalescedThread;
   bool BothWays = MD.CoalescedThread >= MD.ThreadInWarp; // Fermi and later
   // 8x8 register tiles where a thread may hold enough registers (255: sm_70
@@ -85,6 +102,14 @@ rankVersions(const Function &Origin, std::int64_t LoopTile,
         // The paper's heuristic is about 256 threads per block; past 512,
         // two resident blocks leave under 32 registers a thread.
         if (B[0] * B[1] > std::min<std::int64_t>(MD.ThreadInBlock, 512))
+          continue;
+        // A merge that leaves SMs without a block at the size hints loses
+        // more than it saves: strsm's 4096 columns merged 8 in X ran 2
+        // blocks on an H200's 132 SMs (texture variant, 0.21x naive).
+        if (Hinted && Mx * My > 1 &&
+            ceilDiv((*Hinted)[0], B[0] * Mx) *
+                    ceilDiv((*Hinted)[1], B[1] * My) <
+                std::int64_t(MD.SMCount))
           continue;
         auto K = generateTiled(Origin, S, MD);
         if (!K) {

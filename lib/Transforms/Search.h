@@ -51,7 +51,9 @@ struct RankedVersion {
 
 /// Every legal version of \p Origin with loop tile \p LoopTile, best first.
 /// \p FixedBlock: only versions with this block (thread merge after block
-/// merge). Illegal or ungeneratable versions are left out. \p WholeTiles:
+/// merge). Illegal or ungeneratable versions are left out, and so are
+/// merged ones whose grid, at the kernel's size hints, has fewer blocks
+/// than the target has SMs. \p WholeTiles:
 /// merged versions drop the bounds guard (TileShape::WholeTiles).
 std::vector<RankedVersion>
 rankVersions(const Function &Origin, std::int64_t LoopTile,
