@@ -42,8 +42,10 @@ TileShape currentShape(const Function &F, const PassContext &Ctx) {
   if (F.Plan && F.Plan->Origin)
     return {F.Plan->Block, F.Plan->Coverage, F.Plan->LoopTile,
             F.Plan->Interchanged};
-  if (Ctx.Variant == MemoryVariant::Texture)
-    return {textureBlockShape(F, Ctx.Target).Block, {1, 1}, 0};
+  if (Ctx.Variant == MemoryVariant::Texture) {
+    TextureBlock TB = textureBlockShape(F, Ctx.Target);
+    return {TB.Block, {1, 1}, 0, TB.Interchange};
+  }
   // The naive launch of Verify's naiveLaunch: 16x16, or 256 in 1-D.
   if (findDomain(F).Dims == 2)
     return {{16, 16}, {1, 1}, 0};

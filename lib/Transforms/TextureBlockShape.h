@@ -23,6 +23,8 @@ namespace gpumerge {
 
 struct TextureBlock {
   std::array<std::int64_t, 2> Block = {32, 1};
+  /// idx and idy exchanged (Tiling.h's interchanged): a write along Y.
+  bool Interchange = false;
   std::string Why; ///< for the report
 };
 

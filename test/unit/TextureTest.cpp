@@ -49,11 +49,37 @@ TEST(TextureBlockShape, ReadAlongXTakesACacheLineOfElements) {
 }
 
 TEST(TextureBlockShape, ReadAlongYStretchesY) {
-  auto M = parseKernelFile("madd_rowx.cu"); // a[row*w + col], col = idy
+  // The read-side transpose: out is written along X, in read along Y.
+  auto M = parseText(R"(
+__global__ void k(const float *in, float *out, int w, int h) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < w && y < h)
+    out[y * w + x] = in[x * h + y];
+}
+)");
   ASSERT_TRUE(M);
   EXPECT_EQ(blockOf(*M, "gtx285"), (Block{2, 16}));
   // Stacked along X, the short side: the column still covers a line.
   EXPECT_EQ(blockOf(*M, "h100"), (Block{8, 32}));
+  EXPECT_FALSE(textureBlockShape(*M->kernels().front(), shippedTarget("h100"))
+                   .Interchange);
+}
+
+TEST(TextureBlockShape, WriteAlongYExchangesPositions) {
+  // Writes do not go through the texture cache: madd_rowx (every access
+  // along Y) and tp (out[x*h + y]) have idx and idy exchanged, and a warp
+  // writes a row.
+  for (const char *File : {"madd_rowx.cu", "tp.cu"}) {
+    SCOPED_TRACE(File);
+    auto M = parseKernelFile(File);
+    ASSERT_TRUE(M);
+    TextureBlock TB =
+        textureBlockShape(*M->kernels().front(), shippedTarget("gtx285"));
+    EXPECT_TRUE(TB.Interchange);
+    EXPECT_EQ(TB.Block, (Block{32, 1}));
+    EXPECT_EQ(blockOf(*M, "h100"), (Block{32, 8})); // stacked
+  }
 }
 
 TEST(TextureBlockShape, NoLocalityKeepsEightByFour) {
