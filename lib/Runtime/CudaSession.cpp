@@ -50,6 +50,8 @@ struct DriverApi {
   CUresult (*ModuleLoadData)(CUmodule *, const void *) = nullptr;
   CUresult (*ModuleUnload)(CUmodule) = nullptr;
   CUresult (*ModuleGetFunction)(CUfunction *, CUmodule, const char *) = nullptr;
+  CUresult (*ModuleGetGlobal)(CUdeviceptr *, std::size_t *, CUmodule,
+                              const char *) = nullptr;
   CUresult (*FuncGetAttribute)(int *, int, CUfunction) = nullptr;
   /// CUDA 12.4 and later; null before (then argument counts go unchecked).
   CUresult (*FuncGetParamInfo)(CUfunction, std::size_t, std::size_t *,
@@ -117,6 +119,7 @@ llvm::Expected<const DriverApi &> driverApi() {
     Resolve(Api.ModuleLoadData, {"cuModuleLoadData"});
     Resolve(Api.ModuleUnload, {"cuModuleUnload"});
     Resolve(Api.ModuleGetFunction, {"cuModuleGetFunction"});
+    Resolve(Api.ModuleGetGlobal, {"cuModuleGetGlobal_v2"});
     Resolve(Api.FuncGetAttribute, {"cuFuncGetAttribute"});
     Resolve(Api.FuncGetParamInfo, {"cuFuncGetParamInfo"}, /*Required=*/false);
     Resolve(Api.MemAlloc, {"cuMemAlloc_v2"});
@@ -388,6 +391,28 @@ CudaSession::buildProgram(const std::string &Source, const std::string &Options,
                    Out->IsPtx ? "PTX " + Out->Arch : "CUBIN " + Out->Arch);
   P->Programs.push_back(std::move(Prog));
   return unsigned(P->Programs.size() - 1);
+}
+
+llvm::Error CudaSession::setGlobal(unsigned Program, const std::string &Name,
+                                   const std::vector<std::uint8_t> &Data) {
+  if (Program >= P->Programs.size())
+    return makeError("setGlobal(" + Name + "): no program " +
+                     llvm::Twine(Program));
+  CUdeviceptr Ptr = 0;
+  std::size_t Bytes = 0;
+  if (CUresult R = P->Api->ModuleGetGlobal(
+          &Ptr, &Bytes, P->Programs[Program].Module, Name.c_str());
+      R != CUDA_SUCCESS)
+    return cuError(*P->Api, "cuModuleGetGlobal", R, Name);
+  if (Data.size() > Bytes)
+    return makeError(llvm::formatv("setGlobal({0}): {1} bytes for a global "
+                                   "of {2}",
+                                   Name, Data.size(), Bytes)
+                         .str());
+  if (CUresult R = P->Api->MemcpyHtoD(Ptr, Data.data(), Data.size());
+      R != CUDA_SUCCESS)
+    return cuError(*P->Api, "cuMemcpyHtoD", R, Name);
+  return llvm::Error::success();
 }
 
 std::vector<std::string> CudaSession::stubbedHeaders(unsigned Program) const {

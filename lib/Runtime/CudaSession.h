@@ -79,6 +79,10 @@ public:
                                            TexelChannel Channel,
                                            std::size_t Width,
                                            unsigned Channels) override;
+  /// cuModuleGetGlobal and cuMemcpyHtoD: what cudaMemcpyToSymbol does for
+  /// the host program. Errors when \p Data is larger than the global.
+  llvm::Error setGlobal(unsigned Program, const std::string &Name,
+                        const std::vector<std::uint8_t> &Data) override;
   /// The device's maxTexture1DLinear, as the generated launchers read it.
   std::size_t maxTexelViewWidth() const override;
   /// The device's texture alignment in bytes (buffers are aligned to it).

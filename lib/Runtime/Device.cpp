@@ -49,6 +49,15 @@ double KernelTimes::median() const {
 
 DeviceSession::~DeviceSession() = default;
 
+llvm::Error DeviceSession::setGlobal(unsigned, const std::string &Name,
+                                     const std::vector<std::uint8_t> &) {
+  return llvm::createStringError(
+      llvm::inconvertibleErrorCode(),
+      "setGlobal(" + Name +
+          "): this device's programs have no globals to "
+          "fill");
+}
+
 llvm::Expected<KernelTimes>
 DeviceSession::timeKernel(unsigned Program, const std::string &KernelName,
                           const std::vector<KernelArg> &Args,

@@ -96,6 +96,11 @@ public:
                                                    unsigned Channels) = 0;
   /// The most texels a view may have (0: no views).
   virtual std::size_t maxTexelViewWidth() const = 0;
+  /// Fills \p Program's module-scope array \p Name (a CUDA __constant__
+  /// array, which a host fills with cudaMemcpyToSymbol) with \p Data. The
+  /// default errors: OpenCL programs take such arrays as arguments.
+  virtual llvm::Error setGlobal(unsigned Program, const std::string &Name,
+                                const std::vector<std::uint8_t> &Data);
   /// Launches \p KernelName of \p Program and waits for it to finish.
   virtual llvm::Error launch(unsigned Program, const std::string &KernelName,
                              const std::vector<KernelArg> &Args,

@@ -1012,9 +1012,14 @@ struct DeviceRun {
   /// Kernels that run under another name on each side (a CUDA kernel named
   /// like an OpenCL built-in function).
   std::map<std::string, std::string> ReferenceNames, CandidateNames;
-  /// The last of Params that stand for __constant__ arrays: they follow
-  /// every other argument, <name>_edge's bounds included.
+  /// The last of Params that stand for __constant__ arrays: on OpenCL
+  /// they follow every other argument, <name>_edge's bounds included; on
+  /// CUDA they are no arguments, each program's globals are filled.
   std::size_t ConstantArrays = 0;
+  /// Of them, the ones passed as arguments.
+  std::size_t constantArguments() const {
+    return Device == DeviceKind::Cuda ? 0 : ConstantArrays;
+  }
   std::map<std::string, std::int64_t> Extents;
   std::vector<std::vector<std::uint8_t>> Inputs;
   std::vector<double> Scalars;
@@ -1146,12 +1151,19 @@ void executeOnDevice(const DeviceRun &Run, VerifyResult Result,
       Ms += *T;
       return llvm::Error::success();
     };
+    // CUDA: the __constant__ arrays, what cudaMemcpyToSymbol fills.
+    size_t Passed =
+        Run.Params.size() - Run.ConstantArrays + Run.constantArguments();
+    for (size_t I = Passed; I < Run.Params.size(); ++I)
+      if (auto E =
+              (*Session)->setGlobal(Program, Run.Params[I].Name, Run.Inputs[I]))
+        return E;
     for (const Launch &L : Launches) {
       // Args: the kernel's; Plain: the buffers where it takes images (the
       // input's arguments, for <name>_edge).
       std::vector<KernelArg> Args, Plain;
       size_t Buffer = 0;
-      for (size_t I = 0; I < Run.Params.size(); ++I) {
+      for (size_t I = 0; I < Passed; ++I) {
         const Param &P = Run.Params[I];
         if (!P.Ty.IsPointer) {
           Args.push_back(scalarArg(P.Ty, Run.Scalars[I]));
@@ -1189,7 +1201,7 @@ void executeOnDevice(const DeviceRun &Run, VerifyResult Result,
       if (Reference)
         continue;
       for (const Launch::Edge &Edge : L.Edges) {
-        auto Own = Plain.end() - std::ptrdiff_t(Run.ConstantArrays);
+        auto Own = Plain.end() - std::ptrdiff_t(Run.constantArguments());
         std::vector<KernelArg> EdgeArgs(Plain.begin(), Own);
         for (std::int64_t B : Edge.Bounds)
           EdgeArgs.push_back(KernelArg::i32(std::int32_t(B)));
@@ -1485,12 +1497,6 @@ verifyOn(const Module &M, const std::vector<const Function *> &DomainFrom,
       return llvm::createStringError(
           llvm::inconvertibleErrorCode(),
           "--reference is an OpenCL kernel, which runs with --device=opencl");
-    if (!Naive.ConstantArrays.empty()) {
-      Result.Detail = "the kernel reads __constant__ arrays the host fills, "
-                      "which a verify run on a CUDA device does not fill "
-                      "yet (--device=opencl does)";
-      return Result;
-    }
     auto Programs = cudaVerifyPrograms(M, Replacements, Opts.ParseArgs);
     if (!Programs)
       return Programs.takeError();
