@@ -204,6 +204,10 @@ void Printer::printStmt(const Stmt &S) {
   }
   case Stmt::Kind::For: {
     const auto &L = llvm::cast<ForStmt>(S);
+    if (L.Unroll > 1) {
+      OS << "#pragma unroll " << L.Unroll << "\n";
+      indent();
+    }
     OS << "for (";
     if (L.DeclaresIter)
       OS << typeName(L.IterType) << " ";

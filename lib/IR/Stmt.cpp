@@ -44,6 +44,7 @@ StmtPtr ForStmt::clone() const {
   F->Step = Step;
   F->StepExpr = StepExpr ? StepExpr->clone() : nullptr;
   F->Body = Body->clone();
+  F->Unroll = Unroll;
   return F;
 }
 

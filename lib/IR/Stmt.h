@@ -151,6 +151,8 @@ public:
   std::int64_t Step = 1;
   ExprPtr StepExpr; ///< null for a constant step
   StmtPtr Body;
+  /// `#pragma unroll N` before the loop (CUDA and OpenCL C); 0: none.
+  unsigned Unroll = 0;
   bool hasConstantStep() const { return !StepExpr; }
   StmtPtr clone() const override;
   void forEachExpr(const std::function<void(ExprPtr &)> &F) override {
