@@ -164,7 +164,10 @@ tuneKernel(const TuneOptions &Opts, const TuneSubject &Subject,
     std::vector<TuneRecord> Recorded; ///< without the device: every match
   };
   std::vector<Entry> Entries;
-  std::vector<std::string> Codes;       ///< each candidate's, "" where none
+  /// Each candidate's label and code, "" where none: a kernel text launched
+  /// with another block is another version (conv's merged kernels read
+  /// blockDim, so several blocks share one text).
+  std::vector<std::string> Codes;
   std::map<size_t, std::string> LineOf; ///< candidate → its text line
   std::map<size_t, llvm::json::Object> ListedOf; ///< and its report
   unsigned Cached = 0;
@@ -174,9 +177,10 @@ tuneKernel(const TuneOptions &Opts, const TuneSubject &Subject,
   };
   for (size_t I = 0; I < Candidates.size(); ++I) {
     TuneTrial Trial = Generate(I);
-    // Forced factors can give an earlier candidate's kernel again.
-    size_t SameAs = llvm::find(Codes, Trial.Code) - Codes.begin();
-    Codes.push_back(Trial.Generated ? Trial.Code : "");
+    // Forced factors can give an earlier candidate's version again.
+    std::string Identity = Trial.Label + '\0' + Trial.Code;
+    size_t SameAs = llvm::find(Codes, Identity) - Codes.begin();
+    Codes.push_back(Trial.Generated ? Identity : "");
     if (!Trial.Generated) {
       ListedOf[I] = llvm::json::Object{{"model_rank", Rank(I)},
                                        {"status", "not-generated"},
@@ -186,7 +190,7 @@ tuneKernel(const TuneOptions &Opts, const TuneSubject &Subject,
       continue;
     }
     if (SameAs < I) {
-      LineOf[I] = llvm::formatv("  {0}. {1}: the same kernel as candidate {2}",
+      LineOf[I] = llvm::formatv("  {0}. {1}: the same version as candidate {2}",
                                 Rank(I), Trial.Label, Rank(SameAs));
       continue;
     }

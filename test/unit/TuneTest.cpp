@@ -139,6 +139,29 @@ TEST(TuneKernel, FastestMatchingCandidateThenAWarmCache) {
   EXPECT_EQ(*Warm.Report.getInteger("from_cache"), 3);
 }
 
+// One kernel text under two launch shapes is two versions, both timed (the
+// text reads blockDim): only a repeat of label and text is skipped.
+TEST(TuneKernel, SameTextOtherBlockIsAnotherVersion) {
+  TempCache Temp("shapes.jsonl");
+  TuneOptions O;
+  O.CachePath = Temp.Path;
+  Fake F;
+  F.Labels = {"block 32x8", "block 32x1", "block 32x8"};
+  F.Ms = {2.0, 1.0, 1.5};
+  std::string Progress;
+  llvm::raw_string_ostream P(Progress);
+  auto Generate = [&](size_t I) {
+    TuneTrial T = F.generate(I);
+    T.Code = "the same kernel";
+    return T;
+  };
+  TuneOutcome Out = tuneKernel(
+      O, subject(), threeCandidates(), Generate,
+      [&](size_t I) { return F.measure(I); }, P, false);
+  EXPECT_EQ(F.Measured, 2u); // the third repeats the first
+  EXPECT_EQ(Out.Chosen, 1);
+}
+
 // Without the device: the records of the device with the most candidates
 // measured ok decide; nothing is measured.
 TEST(TuneKernel, ReadOnlyCacheTakesTheBestRecordedDevice) {
