@@ -5,6 +5,21 @@
 
 namespace gpumerge {
 
+AffineForm strideInX(const AffineForm &Index) {
+  return Index.coefficientOf({AffineVar::Kind::Thread, "idx"}) +
+         Index.coefficientOf({AffineVar::Kind::Thread, "tidx"});
+}
+
+unsigned countUncoalesced(const Function &F, const MachineDescription &MD,
+                          AccessKinds Which) {
+  unsigned N = 0;
+  for (const Access &A : collectAccesses(F))
+    if (Which == AccessKinds::All ||
+        A.IsWrite == (Which == AccessKinds::Writes))
+      N += checkCoalescing(A, MD).Coalesced == Tristate::False;
+  return N;
+}
+
 const char *tristateName(Tristate T) {
   switch (T) {
   case Tristate::False:
@@ -80,7 +95,7 @@ CoalescingResult checkCoalescing(const Access &A,
   const AffineForm &F = *A.Index;
   AffineVar Idx{AffineVar::Kind::Thread, "idx"};
   AffineVar Tidx{AffineVar::Kind::Thread, "tidx"};
-  AffineForm Stride = F.coefficientOf(Idx) + F.coefficientOf(Tidx);
+  AffineForm Stride = strideInX(F);
   if (!Stride.isConstant()) {
     R.Coalesced = Tristate::False;
     R.Reason =

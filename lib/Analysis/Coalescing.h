@@ -33,6 +33,18 @@ struct CoalescingResult {
 
 CoalescingResult checkCoalescing(const Access &A, const MachineDescription &MD);
 
+/// How far apart, in elements, neighbouring threads in X access \p Index
+/// (its coefficient of idx and tidx): a polynomial in size parameters.
+AffineForm strideInX(const AffineForm &Index);
+
+/// Which accesses countUncoalesced counts.
+enum class AccessKinds { All, Reads, Writes };
+
+/// The accesses of \p F of the kinds \p Which that checkCoalescing finds
+/// uncoalesced (False; Unknown does not count).
+unsigned countUncoalesced(const Function &F, const MachineDescription &MD,
+                          AccessKinds Which = AccessKinds::All);
+
 } // namespace gpumerge
 
 #endif

@@ -85,11 +85,8 @@ PassInfo coalescePass() {
         // §3.3: A[idx][idy] becomes A[idy][idx] when exchanging the
         // positions leaves fewer accesses uncoalesced.
         auto Uncoalesced = [&](const Function &G, bool ReadsOnly) {
-          unsigned N = 0;
-          for (const Access &A : collectAccesses(G))
-            N += (!ReadsOnly || !A.IsWrite) &&
-                 checkCoalescing(A, MD).Coalesced == Tristate::False;
-          return N;
+          return countUncoalesced(
+              G, MD, ReadsOnly ? AccessKinds::Reads : AccessKinds::All);
         };
         bool Square = canInterchange(F);
         std::unique_ptr<Function> Swapped = Square ? interchanged(F) : nullptr;

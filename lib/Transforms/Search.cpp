@@ -3,13 +3,11 @@
 
 #include "Analysis/Domain.h"
 
+#include "llvm/Support/MathExtras.h"
+
 #include <algorithm>
 
 namespace gpumerge {
-
-static std::int64_t ceilDiv(std::int64_t A, std::int64_t B) {
-  return (A + B - 1) / B;
-}
 
 /// Shared reads per output in global-load units: weighted by the ratio of
 /// DRAM to shared-memory bandwidth (0 where the description has no lanes).
@@ -49,7 +47,9 @@ rankVersions(const Function &Origin, std::int64_t LoopTile,
   std::optional<std::array<std::int64_t, 2>> Hinted;
   if (!Origin.SizeHints.empty()) {
     if (auto D = evaluateDomain(Origin, Domain, Origin.SizeHints)) {
-      Hinted = *D;
+      // Threads, never negative (a degenerate hint is an empty domain).
+      Hinted = {std::max<std::int64_t>(0, (*D)[0]),
+                std::max<std::int64_t>(0, (*D)[1])};
       if (Interchange)
         std::swap((*Hinted)[0], (*Hinted)[1]);
     } else {
@@ -107,9 +107,9 @@ rankVersions(const Function &Origin, std::int64_t LoopTile,
         // more than it saves: strsm's 4096 columns merged 8 in X ran 2
         // blocks on an H200's 132 SMs (texture variant, 0.21x naive).
         if (Hinted && Mx * My > 1 &&
-            ceilDiv((*Hinted)[0], B[0] * Mx) *
-                    ceilDiv((*Hinted)[1], B[1] * My) <
-                std::int64_t(MD.SMCount))
+            llvm::divideCeil((*Hinted)[0], B[0] * Mx) *
+                    llvm::divideCeil((*Hinted)[1], B[1] * My) <
+                MD.SMCount)
           continue;
         auto K = generateTiled(Origin, S, MD);
         if (!K) {

@@ -68,15 +68,6 @@ static TextureBlock stacked(TextureBlock R, const MachineDescription &MD,
   return R;
 }
 
-/// The uncoalesced global writes of \p F on \p MD.
-static unsigned uncoalescedWrites(const Function &F,
-                                  const MachineDescription &MD) {
-  unsigned N = 0;
-  for (const Access &A : collectAccesses(F))
-    N += A.IsWrite && checkCoalescing(A, MD).Coalesced == Tristate::False;
-  return N;
-}
-
 TextureBlock textureBlockShape(const Function &Origin,
                                const MachineDescription &MD) {
   const std::int64_t Warp = MD.ThreadInWarp;
@@ -89,8 +80,9 @@ TextureBlock textureBlockShape(const Function &Origin,
     return stacked(std::move(R), MD, 1);
   }
   if (canInterchange(Origin)) {
-    unsigned Here = uncoalescedWrites(Origin, MD);
-    if (Here > 0 && uncoalescedWrites(*interchanged(Origin), MD) < Here) {
+    unsigned Here = countUncoalesced(Origin, MD, AccessKinds::Writes);
+    if (Here > 0 && countUncoalesced(*interchanged(Origin), MD,
+                                     AccessKinds::Writes) < Here) {
       R.Block = {Warp, 1};
       R.Interchange = true;
       R.Why = llvm::formatv("a write is coalesced only along Y: positions "

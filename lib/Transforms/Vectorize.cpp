@@ -45,8 +45,8 @@
 // last, on the accesses that are still global after coalescing and merging.
 //
 //===----------------------------------------------------------------------===//
-#include "Analysis/Accesses.h"
 #include "Analysis/Affine.h"
+#include "Analysis/Coalescing.h"
 #include "Analysis/Domain.h"
 #include "Analysis/Extents.h"
 #include "IR/Printer.h"
@@ -794,8 +794,6 @@ size_t combinedReads(const Vectorizer &V) {
 /// the L1 cache). A symbolic or unresolved stride counts too; the vector
 /// stores this pass made do not (neighbouring vectors).
 size_t stridedStores(const Function &F) {
-  const AffineVar Idx{AffineVar::Kind::Thread, "idx"};
-  const AffineVar Tidx{AffineVar::Kind::Thread, "tidx"};
   size_t N = 0;
   for (const Access &A : collectAccesses(F)) {
     if (!A.IsWrite || A.Ref->VectorWidth > 1)
@@ -804,9 +802,7 @@ size_t stridedStores(const Function &F) {
       ++N;
       continue;
     }
-    std::optional<std::int64_t> S =
-        (A.Index->coefficientOf(Idx) + A.Index->coefficientOf(Tidx))
-            .asConstant();
+    std::optional<std::int64_t> S = strideInX(*A.Index).asConstant();
     N += !S || *S < -1 || *S > 1;
   }
   return N;
