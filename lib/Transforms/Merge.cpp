@@ -86,6 +86,14 @@ apply(Function &F, const PassContext &Ctx, const TileShape &S,
   P.Parameters["block"] =
       llvm::formatv("{0}x{1}", S.Block[0], S.Block[1]).str();
   P.Parameters["chosen-by"] = Chosen;
+  std::vector<std::string> Grouped;
+  for (const StagedAccess &SA : K->Staged)
+    if (SA.Grouped > 1)
+      Grouped.push_back(llvm::formatv("{0}: a thread's columns {1} side by "
+                                      "side, read {1} at a time",
+                                      SA.Shared, SA.Grouped));
+  if (!Grouped.empty())
+    P.Parameters["shared-layout"] = llvm::join(Grouped, "; ");
   F = std::move(*K->Kernel);
   return P;
 }

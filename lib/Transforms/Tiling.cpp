@@ -1,6 +1,7 @@
 //===- Tiling.cpp - One generator for coalescing, block and thread merge --===//
 #include "Transforms/Tiling.h"
 #include "Transforms/NaiveShape.h"
+#include "Transforms/UnrollBudget.h"
 
 #include "Analysis/Accesses.h"
 #include "Analysis/BankConflicts.h"
@@ -95,6 +96,12 @@ ExprPtr simplifyExpr(ExprPtr E) {
         return intLit(L->Value - R->Value);
       case BinaryOp::Mul:
         return intLit(L->Value * R->Value);
+      case BinaryOp::Div: // the same in C for any signedness when >= 0
+        return L->Value >= 0 && R->Value > 0 ? intLit(L->Value / R->Value)
+                                             : nullptr;
+      case BinaryOp::Rem:
+        return L->Value >= 0 && R->Value > 0 ? intLit(L->Value % R->Value)
+                                             : nullptr;
       default:
         return nullptr;
       }
@@ -413,6 +420,43 @@ private:
     llvm::cast<BlockStmt>(L->Body.get())->Body.push_back(std::move(Body));
     return L;
   }
+  /// Columns a thread's merged copies in X read from an [iterations]
+  /// [threads] tile (b_s[i - i0][c * 16 + tidx] in mm) that are stored side
+  /// by side, so one 16-byte shared load reads G of them: G where the
+  /// target is one nvcc compiles for (ptxas combines the reads; mm's 8x8
+  /// tile on sm_90 then reads b with 2 LDS.128 a step instead of 8 LDS),
+  /// else 1. Copy k of thread t reads column k*Bx + t, stored at
+  /// (k / G) * Bx*G + t*G + k % G: groups of G, a warp's groups contiguous.
+  std::int64_t columnGroup(const Candidate &C, bool IterRows,
+                           unsigned ElementBytes) const {
+    std::int64_t G = ElementBytes ? 16 / std::int64_t(ElementBytes) : 1;
+    if (MD.SmArch.empty() || C.Class != ThreadClass::X || !IterRows || G < 2 ||
+        S.Merge[0] < G || S.Merge[0] % G != 0)
+      return 1;
+    return G;
+  }
+  /// Where column \p Col of the tile is stored (columnGroup).
+  ExprPtr groupColumns(ExprPtr Col, std::int64_t G) const {
+    if (G < 2)
+      return Col;
+    const std::int64_t Bx = S.Block[0];
+    ExprPtr Group = mul(binary(BinaryOp::Div, Col->clone(), intLit(Bx * G)),
+                        intLit(Bx * G));
+    ExprPtr Within =
+        binary(BinaryOp::Rem, binary(BinaryOp::Div, Col->clone(), intLit(Bx)),
+               intLit(G));
+    ExprPtr Thread =
+        mul(binary(BinaryOp::Rem, std::move(Col), intLit(Bx)), intLit(G));
+    return add(add(std::move(Group), std::move(Within)), std::move(Thread));
+  }
+  /// The column this thread's copy reads (KxName: the copy) of a tile
+  /// stored by groupColumns.
+  ExprPtr groupedRead(std::int64_t G) const {
+    return add(add(mul(binary(BinaryOp::Div, var(KxName), intLit(G)),
+                       intLit(S.Block[0] * G)),
+                   binary(BinaryOp::Rem, var(KxName), intLit(G))),
+               mul(builtin(Builtin::Tidx), intLit(G)));
+  }
   llvm::Error checkSharedLimit(const LaunchPlan &Plan) const {
     if (Plan.SharedBytes <= staticSharedLimit(MD))
       return llvm::Error::success();
@@ -704,6 +748,7 @@ llvm::Error Generator::stage(NaiveShape &NS, LoopChoice &C, LaunchPlan &Plan) {
                         : Cand.Class == ThreadClass::Y ? S.Block[1] * S.Merge[1]
                                                        : 1;
     const bool Flat = Rows == 1, IterRows = Cand.IterRows && !Flat;
+    const std::int64_t Group = columnGroup(Cand, IterRows, A.ElementBytes);
     std::int64_t Pad =
         Flat || IterRows ? 0 : choosePad(Rows, W, Cand.Class, S, MD);
     std::vector<std::int64_t> Dims =
@@ -744,7 +789,7 @@ llvm::Error Generator::stage(NaiveShape &NS, LoopChoice &C, LaunchPlan &Plan) {
     std::vector<ExprPtr> DstIdx;
     if (IterRows) {
       DstIdx.push_back(std::move(Col));
-      DstIdx.push_back(std::move(Row));
+      DstIdx.push_back(groupColumns(std::move(Row), Group));
     } else {
       if (!Flat)
         DstIdx.push_back(std::move(Row));
@@ -759,7 +804,8 @@ llvm::Error Generator::stage(NaiveShape &NS, LoopChoice &C, LaunchPlan &Plan) {
 
     // The read in the computation: row of this thread's copy.
     ExprPtr ReadRow =
-        Cand.Class == ThreadClass::X
+        Cand.Class == ThreadClass::X && Group > 1 ? groupedRead(Group)
+        : Cand.Class == ThreadClass::X
             ? add(mul(var(KxName), intLit(S.Block[0])), builtin(Builtin::Tidx))
         : Cand.Class == ThreadClass::Y
             ? add(mul(builtin(Builtin::Tidy), intLit(S.Merge[1])), var(KyName))
@@ -785,6 +831,7 @@ llvm::Error Generator::stage(NaiveShape &NS, LoopChoice &C, LaunchPlan &Plan) {
     }
     Result.Staged.push_back({A.Array, A.IndexText, Shared.Name, Dims,
                              Cand.Uncoalesced, A.Line, Rows * W});
+    Result.Staged.back().Grouped = Group;
   }
   if (Result.Staged.empty())
     return llvm::Error::success();
@@ -817,6 +864,7 @@ llvm::Error Generator::stage(NaiveShape &NS, LoopChoice &C, LaunchPlan &Plan) {
   Inner->Init = var(Tile);
   Inner->Bound = add(var(Tile), intLit(T));
   Inner->Body = std::move(L.Body);
+  Inner->Unroll = unsigned(T); // whole, as far as the budget allows (run)
   std::vector<StmtPtr> OuterBody = std::move(Loads);
   OuterBody.push_back(std::make_unique<SyncStmt>());
   OuterBody.push_back(std::move(Inner));
@@ -1327,6 +1375,7 @@ llvm::Expected<TiledKernel> Generator::run() {
 
   auto K = Origin.withBody(std::make_unique<BlockStmt>());
   K->Body->Body = merge(std::move(All));
+  capUnrolling(*K->Body);
 
   // Traffic: global elements loaded per naive output per tile step.
   {

@@ -83,6 +83,9 @@ struct StagedAccess {
   unsigned Line = 0;
   std::int64_t Loaded = 0; ///< elements loaded per tile step
   bool IsWrite = false;    ///< a write staged and stored by the block
+  /// A thread's merged copies in X read G columns stored side by side (one
+  /// 16-byte shared read, Generator::stage); 1: the columns as in memory.
+  std::int64_t Grouped = 1;
 };
 
 struct TiledKernel {

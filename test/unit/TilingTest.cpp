@@ -14,6 +14,7 @@
 #include "IR/Printer.h"
 #include "Target/MachineDescription.h"
 #include "Transforms/Search.h"
+#include "Transforms/UnrollBudget.h"
 
 #include "gtest/gtest.h"
 
@@ -182,6 +183,111 @@ TEST(Tiling, Refusals) {
   auto T = generateTiled(*S->find("strsm"), {{32, 1}, {1, 1}, 32}, MD);
   ASSERT_TRUE(bool(T)) << llvm::toString(T.takeError());
   EXPECT_TRUE(T->Staged.empty());
+}
+
+/// The factor of the loop over a shared tile (`for (i = i0; i < i0 + T;`).
+unsigned tileLoopUnroll(Function &F, const std::string &Iter) {
+  unsigned U = 0;
+  bool Found = false;
+  walkStmts(*F.Body, [&](Stmt &S) {
+    if (auto *L = llvm::dyn_cast<ForStmt>(&S))
+      if (!Found && L->Iter == Iter) {
+        Found = true;
+        U = L->Unroll;
+      }
+  });
+  EXPECT_TRUE(Found) << "no loop over " << Iter;
+  return U;
+}
+
+TEST(Tiling, TileLoopIsUnrolledWithinTheBudget) {
+  auto M = parseKernelFile("mm.cu");
+  ASSERT_TRUE(M);
+  MachineDescription MD = shippedTarget("h100");
+  // mm's 8x8 register tile: 64 statements a step, 32 steps: unrolled whole
+  // (ptxas then reads a row of the A tile with 128-bit loads).
+  auto K = generateTiled(*M->find("mm"), {{16, 16}, {8, 8}, 32}, MD);
+  ASSERT_TRUE(bool(K)) << llvm::toString(K.takeError());
+  ASSERT_EQ(K->TiledLoop, "i");
+  EXPECT_EQ(tileLoopUnroll(*K->Kernel, "i"), 32u);
+  EXPECT_NE(printFunctionDebug(*K->Kernel).find("#pragma unroll 32\n"),
+            std::string::npos);
+  // The remainder past the last whole tile keeps the loop as written.
+  unsigned Loops = 0, Marked = 0;
+  walkStmts(*K->Kernel->Body, [&](Stmt &S) {
+    if (auto *L = llvm::dyn_cast<ForStmt>(&S); L && L->Iter == "i") {
+      ++Loops;
+      Marked += L->Unroll > 0;
+    }
+  });
+  EXPECT_EQ(Loops, 2u);
+  EXPECT_EQ(Marked, 1u);
+
+  // A 16x8 tile is 128 statements a step: 16 copies fit UnrollBudget.
+  auto Big = generateTiled(*M->find("mm"), {{8, 16}, {16, 8}, 32}, MD);
+  ASSERT_TRUE(bool(Big)) << llvm::toString(Big.takeError());
+  EXPECT_EQ(tileLoopUnroll(*Big->Kernel, "i"), UnrollBudget / 128);
+}
+
+TEST(Tiling, MergedColumnsAreStoredSideBySideForWideSharedReads) {
+  auto M = parseKernelFile("mm.cu");
+  ASSERT_TRUE(M);
+  // sm_90: copy k of thread t reads column 16k + t of b's tile, stored at
+  // (k / 4) * 64 + k % 4 + 4t, so its copies 0-3 and 4-7 are two float4s.
+  auto K = generateTiled(*M->find("mm"), {{16, 16}, {8, 8}, 32},
+                         shippedTarget("h100"));
+  ASSERT_TRUE(bool(K)) << llvm::toString(K.takeError());
+  ASSERT_EQ(K->Staged.size(), 2u);
+  EXPECT_EQ(K->Staged[0].Grouped, 1); // a: a row per thread row
+  EXPECT_EQ(K->Staged[1].Grouped, 4);
+  std::string Text = printFunctionDebug(*K->Kernel);
+  for (const char *Read :
+       {"b_s[i - i0][tidx * 4]", "b_s[i - i0][3 + tidx * 4]",
+        "b_s[i - i0][64 + tidx * 4]", "b_s[i - i0][67 + tidx * 4]"})
+    EXPECT_NE(Text.find(Read), std::string::npos) << Read << "\n" << Text;
+  // The load still reads b along its rows; only where it stores moves.
+  EXPECT_NE(Text.find("l2 % 128 / 64 * 64 + l2 % 128 / 16 % 4 + "
+                      "l2 % 128 % 16 * 4] = b[(i0 + l2 / 128) * w + "
+                      "(bidx * 128 + l2 % 128)]"),
+            std::string::npos)
+      << Text;
+
+  // A paper target keeps the columns in memory order (no nvcc to combine
+  // the reads), and so does a merge of fewer than 4 columns.
+  auto Paper = generateTiled(*M->find("mm"), {{16, 16}, {8, 8}, 32},
+                             shippedTarget("gtx480"));
+  ASSERT_TRUE(bool(Paper)) << llvm::toString(Paper.takeError());
+  EXPECT_EQ(Paper->Staged[1].Grouped, 1);
+  auto Narrow = generateTiled(*M->find("mm"), {{32, 8}, {2, 4}, 32},
+                              shippedTarget("h100"));
+  ASSERT_TRUE(bool(Narrow)) << llvm::toString(Narrow.takeError());
+  for (const StagedAccess &SA : Narrow->Staged)
+    EXPECT_EQ(SA.Grouped, 1) << SA.Shared;
+}
+
+TEST(UnrollBudget, HalvesUntilTheCopiesFitAndDropsBelowTwo) {
+  auto Loop = [](unsigned Statements, unsigned Unroll) {
+    auto L = std::make_unique<ForStmt>();
+    L->Iter = "i";
+    L->Init = intLit(0);
+    L->Bound = intLit(64);
+    auto B = std::make_unique<BlockStmt>();
+    for (unsigned I = 0; I < Statements; ++I)
+      B->Body.push_back(
+          std::make_unique<AssignStmt>(var("s"), AssignOp::Add, intLit(1)));
+    L->Body = std::move(B);
+    L->Unroll = Unroll;
+    return L;
+  };
+  auto Small = Loop(2, 8);
+  capUnrolling(*Small);
+  EXPECT_EQ(Small->Unroll, 8u);
+  auto Wide = Loop(100, 64);
+  capUnrolling(*Wide);
+  EXPECT_EQ(Wide->Unroll, 16u); // 1600 <= 2048 < 3200
+  auto Huge = Loop(UnrollBudget, 32);
+  capUnrolling(*Huge);
+  EXPECT_EQ(Huge->Unroll, 0u);
 }
 
 TEST(Search, RankingPrefersLessTrafficWithinTheLimits) {
