@@ -99,14 +99,15 @@ apply(Function &F, const PassContext &Ctx, const TileShape &S,
 }
 
 /// The first of \p Versions that ptxas finds legal (no spills, two blocks
-/// per SM with its register and shared-memory use), trying at most three;
-/// the model's best when the target's arch is not one nvcc compiles for, or
-/// nvcc is missing (\p Note says which).
-const RankedVersion &checkWithPtxas(const Function &Origin,
-                                    const std::vector<RankedVersion> &Versions,
-                                    const MachineDescription &MD,
-                                    std::string &Note,
-                                    std::optional<KernelResources> &Used) {
+/// per SM with its register and shared-memory use), trying at most three,
+/// each with its tile loop unrolled and then, where that needs too many
+/// registers, as nvcc unrolls it (mm_paper_dialect's 8x8 tile: 168
+/// registers unrolled, 128 not); the model's best when the target's arch
+/// is not one nvcc compiles for, or nvcc is missing (\p Note says which).
+RankedVersion checkWithPtxas(const Function &Origin,
+                             const std::vector<RankedVersion> &Versions,
+                             const MachineDescription &MD, std::string &Note,
+                             std::optional<KernelResources> &Used) {
   if (MD.SmArch.empty()) {
     Note = "resources estimated from KIR (no nvcc architecture for " + MD.Name +
            ")";
@@ -118,8 +119,11 @@ const RankedVersion &checkWithPtxas(const Function &Origin,
     return Versions.front();
   }
   std::vector<std::string> Rejected;
-  for (size_t I = 0; I < Versions.size() && I < 3; ++I) {
-    const RankedVersion &V = Versions[I];
+  for (size_t I = 0; I < Versions.size() * 2 && I < 6; ++I) {
+    RankedVersion V = Versions[I / 2];
+    V.Shape.UnrollTile = I % 2 == 0;
+    if (!V.Shape.UnrollTile && V.Shape.LoopTile == 0)
+      continue; // no tile loop: the same kernel again
     auto K = generateTiled(Origin, V.Shape, MD);
     if (!K) {
       llvm::consumeError(K.takeError());
@@ -142,15 +146,20 @@ const RankedVersion &checkWithPtxas(const Function &Origin,
         Occ.BlocksPerSM >= 2) {
       Used = Res;
       Note = "legal by " + Res.Source;
+      if (!V.Shape.UnrollTile)
+        Note += " with its tile loop as nvcc unrolls it";
       if (!Rejected.empty())
         Note += "; rejected " + llvm::join(Rejected, ", ");
       return V;
     }
     Rejected.push_back(
-        llvm::formatv("{0}x{1} merge ({2} registers, {3} "
+        llvm::formatv("{0}x{1} merge{5} ({2} registers, {3} "
                       "spilled bytes, {4} blocks/SM)",
                       V.Shape.Merge[0], V.Shape.Merge[1], Res.Registers,
-                      Res.SpillStoreBytes + Res.SpillLoadBytes, Occ.BlocksPerSM)
+                      Res.SpillStoreBytes + Res.SpillLoadBytes, Occ.BlocksPerSM,
+                      V.Shape.LoopTile == 0 ? ""
+                      : V.Shape.UnrollTile  ? " with its tile loop unrolled"
+                                           : " with its tile loop not unrolled")
             .str());
   }
   Note = "ptxas rejected the model's first choices (" +
@@ -278,9 +287,10 @@ PassInfo threadMergePass() {
             return std::nullopt;
           }
           std::string Note;
-          const RankedVersion &Best =
+          RankedVersion Best =
               checkWithPtxas(tilingOrigin(F), Versions, Ctx.Target, Note, Used);
           S.Merge = Best.Shape.Merge;
+          S.UnrollTile = Best.Shape.UnrollTile;
           Chosen = llvm::formatv("static model (cost {0:f4}, best of {1}); "
                                  "{2}",
                                  Best.Cost, Versions.size(), Note);

@@ -864,7 +864,8 @@ llvm::Error Generator::stage(NaiveShape &NS, LoopChoice &C, LaunchPlan &Plan) {
   Inner->Init = var(Tile);
   Inner->Bound = add(var(Tile), intLit(T));
   Inner->Body = std::move(L.Body);
-  Inner->Unroll = unsigned(T); // whole, as far as the budget allows (run)
+  if (S.UnrollTile) // whole, as far as the budget allows (run)
+    Inner->Unroll = unsigned(T);
   std::vector<StmtPtr> OuterBody = std::move(Loads);
   OuterBody.push_back(std::make_unique<SyncStmt>());
   OuterBody.push_back(std::move(Inner));

@@ -71,6 +71,9 @@ struct TileShape {
   /// elements, which §3.1's inter-thread vectorization combines. Only
   /// without staging (LoopTile 0).
   bool AdjacentX = false;
+  /// Unroll the loop over a shared tile whole, within UnrollBudget; thread
+  /// merge turns it off where ptxas then needs too many registers.
+  bool UnrollTile = true;
 };
 
 /// An access the generated kernel reads through shared memory.
