@@ -56,6 +56,8 @@ struct LoopChoice {
   std::vector<Candidate> Staged;
 };
 
+/// Placeholders for a copy's number in X and in Y, in statements built
+/// before merging (a staged read's row); copyFor gives them their values.
 inline constexpr const char *KxName = "__merge_kx";
 inline constexpr const char *KyName = "__merge_ky";
 
