@@ -118,12 +118,17 @@ RankedVersion checkWithPtxas(const Function &Origin,
         "resources estimated from KIR (" + llvm::toString(N.takeError()) + ")";
     return Versions.front();
   }
+  // The first three versions, each unrolled and then, where it has a tile
+  // loop, as nvcc unrolls it.
+  std::vector<RankedVersion> Tries;
+  for (size_t I = 0; I < Versions.size() && I < 3; ++I)
+    for (bool Unroll : {true, false})
+      if (Unroll || Versions[I].Shape.LoopTile > 0) {
+        Tries.push_back(Versions[I]);
+        Tries.back().Shape.UnrollTile = Unroll;
+      }
   std::vector<std::string> Rejected;
-  for (size_t I = 0; I < Versions.size() * 2 && I < 6; ++I) {
-    RankedVersion V = Versions[I / 2];
-    V.Shape.UnrollTile = I % 2 == 0;
-    if (!V.Shape.UnrollTile && V.Shape.LoopTile == 0)
-      continue; // no tile loop: the same kernel again
+  for (const RankedVersion &V : Tries) {
     auto K = generateTiled(Origin, V.Shape, MD);
     if (!K) {
       llvm::consumeError(K.takeError());
@@ -254,69 +259,68 @@ PassInfo blockMergePass() {
 }
 
 PassInfo threadMergePass() {
-  return {
-      "thread-merge",
-      "neighbouring threads merged so one thread keeps shared data in "
-      "registers (§3.5, G2R, Fig. 10)",
-      [](Function &F, const PassContext &Ctx,
-         std::string &Why) -> llvm::Expected<std::optional<AppliedPass>> {
-        if (shapeFixed(F, Ctx, Why))
-          return std::nullopt;
-        TileShape S = currentShape(F, Ctx);
-        std::string Chosen = "--merge";
-        std::optional<KernelResources> Used;
-        if (Ctx.Merge.ThreadX || Ctx.Merge.ThreadY) {
-          S.Merge = {Ctx.Merge.ThreadX.value_or(1),
-                     Ctx.Merge.ThreadY.value_or(1)};
-        } else {
-          auto Versions = rankVersions(tilingOrigin(F), S.LoopTile, Ctx.Target,
-                                       S.Block, S.Interchange,
-                                       Ctx.Variant == MemoryVariant::Texture);
-          if (Versions.empty()) {
-            Why = "no legal merged version for this block";
-            return std::nullopt;
-          }
-          // Block merge's space holds this one, and more.
-          if (Ctx.Searched && Ctx.Searched->Versions.empty())
-            *Ctx.Searched = {S.Block, Versions};
-          if (Versions.front().Shape.Merge ==
-              std::array<std::int64_t, 2>{1, 1}) {
-            Why = "merged threads would share no data, or leave SMs "
-                  "without a block at the size hints (the model finds no "
-                  "gain)";
-            return std::nullopt;
-          }
-          std::string Note;
-          RankedVersion Best =
-              checkWithPtxas(tilingOrigin(F), Versions, Ctx.Target, Note, Used);
-          S.Merge = Best.Shape.Merge;
-          S.UnrollTile = Best.Shape.UnrollTile;
-          Chosen = llvm::formatv("static model (cost {0:f4}, best of {1}); "
-                                 "{2}",
-                                 Best.Cost, Versions.size(), Note);
-          if (S.Merge == std::array<std::int64_t, 2>{1, 1}) {
-            Why = Note;
-            return std::nullopt;
-          }
-        }
-        if (S.Merge == std::array<std::int64_t, 2>{1, 1}) {
-          Why = "merged threads would share no data (the model finds no "
-                "gain)";
-          return std::nullopt;
-        }
-        // Texture variant: no staging, so the copies share control flow
-        // (and their common reads) only without per-copy guards.
-        S.WholeTiles = Ctx.Variant == MemoryVariant::Texture;
-        auto R =
-            apply(F, Ctx, S, "thread-merge", S.Merge[0], S.Merge[1], Chosen);
-        if (R && *R && Used) {
-          F.Plan->PtxasSource = Used->Source;
-          F.Plan->PtxasRegisters = Used->Registers;
-          F.Plan->PtxasSpillBytes =
-              Used->SpillStoreBytes + Used->SpillLoadBytes;
-        }
-        return R;
-      }};
+  return {"thread-merge",
+          "neighbouring threads merged so one thread keeps shared data in "
+          "registers (§3.5, G2R, Fig. 10)",
+          [](Function &F, const PassContext &Ctx,
+             std::string &Why) -> llvm::Expected<std::optional<AppliedPass>> {
+            if (shapeFixed(F, Ctx, Why))
+              return std::nullopt;
+            TileShape S = currentShape(F, Ctx);
+            std::string Chosen = "--merge";
+            std::optional<KernelResources> Used;
+            if (Ctx.Merge.ThreadX || Ctx.Merge.ThreadY) {
+              S.Merge = {Ctx.Merge.ThreadX.value_or(1),
+                         Ctx.Merge.ThreadY.value_or(1)};
+            } else {
+              auto Versions = rankVersions(
+                  tilingOrigin(F), S.LoopTile, Ctx.Target, S.Block,
+                  S.Interchange, Ctx.Variant == MemoryVariant::Texture);
+              if (Versions.empty()) {
+                Why = "no legal merged version for this block";
+                return std::nullopt;
+              }
+              // Block merge's space holds this one, and more.
+              if (Ctx.Searched && Ctx.Searched->Versions.empty())
+                *Ctx.Searched = {S.Block, Versions};
+              if (Versions.front().Shape.Merge ==
+                  std::array<std::int64_t, 2>{1, 1}) {
+                Why = "merged threads would share no data, or leave SMs "
+                      "without a block at the size hints (the model finds no "
+                      "gain)";
+                return std::nullopt;
+              }
+              std::string Note;
+              RankedVersion Best = checkWithPtxas(tilingOrigin(F), Versions,
+                                                  Ctx.Target, Note, Used);
+              S.Merge = Best.Shape.Merge;
+              S.UnrollTile = Best.Shape.UnrollTile;
+              Chosen = llvm::formatv("static model (cost {0:f4}, best of {1}); "
+                                     "{2}",
+                                     Best.Cost, Versions.size(), Note);
+              if (S.Merge == std::array<std::int64_t, 2>{1, 1}) {
+                Why = Note;
+                return std::nullopt;
+              }
+            }
+            if (S.Merge == std::array<std::int64_t, 2>{1, 1}) {
+              Why = "merged threads would share no data (the model finds no "
+                    "gain)";
+              return std::nullopt;
+            }
+            // Texture variant: no staging, so the copies share control flow
+            // (and their common reads) only without per-copy guards.
+            S.WholeTiles = Ctx.Variant == MemoryVariant::Texture;
+            auto R = apply(F, Ctx, S, "thread-merge", S.Merge[0], S.Merge[1],
+                           Chosen);
+            if (R && *R && Used) {
+              F.Plan->PtxasSource = Used->Source;
+              F.Plan->PtxasRegisters = Used->Registers;
+              F.Plan->PtxasSpillBytes =
+                  Used->SpillStoreBytes + Used->SpillLoadBytes;
+            }
+            return R;
+          }};
 }
 
 } // namespace gpumerge

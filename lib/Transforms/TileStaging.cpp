@@ -205,6 +205,46 @@ void redirect(Stmt &St,
 
 } // namespace
 
+/// Columns a thread's merged copies in X read from an [iterations]
+/// [threads] tile (b_s[i - i0][c * 16 + tidx] in mm) that are stored side
+/// by side, so one 16-byte shared load reads G of them: G where the
+/// target is one nvcc compiles for (ptxas combines the reads; mm's 8x8
+/// tile on sm_90 then reads b with 2 LDS.128 a step instead of 8 LDS),
+/// else 1. Copy k of thread t reads column k*Bx + t, stored at
+/// (k / G) * Bx*G + t*G + k % G: groups of G, a warp's groups contiguous.
+std::int64_t Generator::columnGroup(const Candidate &C, bool IterRows,
+                                    unsigned ElementBytes) const {
+  std::int64_t G = ElementBytes ? 16 / std::int64_t(ElementBytes) : 1;
+  if (MD.SmArch.empty() || C.Class != ThreadClass::X || !IterRows || G < 2 ||
+      S.Merge[0] < G || S.Merge[0] % G != 0)
+    return 1;
+  return G;
+}
+
+/// Where column \p Col of the tile is stored (columnGroup).
+ExprPtr Generator::groupColumns(ExprPtr Col, std::int64_t G) const {
+  if (G < 2)
+    return Col;
+  const std::int64_t Bx = S.Block[0];
+  ExprPtr Group =
+      mul(binary(BinaryOp::Div, Col->clone(), intLit(Bx * G)), intLit(Bx * G));
+  ExprPtr Within =
+      binary(BinaryOp::Rem, binary(BinaryOp::Div, Col->clone(), intLit(Bx)),
+             intLit(G));
+  ExprPtr Thread =
+      mul(binary(BinaryOp::Rem, std::move(Col), intLit(Bx)), intLit(G));
+  return add(add(std::move(Group), std::move(Within)), std::move(Thread));
+}
+
+/// The column this thread's copy reads (KxName: the copy) of a tile
+/// stored by groupColumns.
+ExprPtr Generator::groupedRead(std::int64_t G) const {
+  return add(add(mul(binary(BinaryOp::Div, var(KxName), intLit(G)),
+                     intLit(S.Block[0] * G)),
+                 binary(BinaryOp::Rem, var(KxName), intLit(G))),
+             mul(builtin(Builtin::Tidx), intLit(G)));
+}
+
 llvm::Expected<std::optional<LoopChoice>>
 Generator::chooseLoop(NaiveShape &NS) {
   if (S.LoopTile <= 0)

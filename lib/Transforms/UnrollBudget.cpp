@@ -5,7 +5,9 @@
 
 namespace gpumerge {
 
-unsigned statementCount(Stmt &S) {
+/// Simple statements in \p S (assignments, declarations, calls), each loop's
+/// body counted once: the code a copy of \p S adds.
+static unsigned statementCount(Stmt &S) {
   unsigned N = 0;
   walkStmts(S, [&](Stmt &X) {
     N += llvm::isa<AssignStmt>(&X) || llvm::isa<DeclStmt>(&X) ||

@@ -1,5 +1,4 @@
-//===- UnrollBudget.h - How far a marked loop may be unrolled ----*- C++
-//-*-===//
+//===- UnrollBudget.h - How far a loop may be unrolled ----------*- C++ -*-===//
 //
 // The tiled loop over a shared-memory tile (`for (i = i0; i < i0 + 32; i++)`)
 // is marked to be unrolled whole: its trip count is a constant and, unrolled,
@@ -8,7 +7,8 @@
 // neighbouring reads into 128-bit loads. nvcc does not do it by itself once
 // a thread merge has made the body large: mm's 8x8 register tile on sm_90
 // then runs 87 instructions per step of k (64 FFMA, 16 LDS, 7 of loop and
-// addresses); unrolled whole, 74 (64 FFMA, 8 LDS, 2 LDS.128).
+// addresses); unrolled whole, with b's columns grouped (TileStaging.cpp),
+// about 68 (64 FFMA, 4 LDS.128).
 //
 // A body unrolled too far no longer fits the instruction cache, so the
 // factor is capped: it is halved until the statements of the unrolled body
@@ -24,10 +24,6 @@ namespace gpumerge {
 
 /// Statements an unrolled loop body may hold, all copies together.
 constexpr unsigned UnrollBudget = 2048;
-
-/// Simple statements in \p S (assignments, declarations, calls), each loop's
-/// body counted once: the code a copy of \p S adds.
-unsigned statementCount(Stmt &S);
 
 /// Caps every `ForStmt::Unroll` in \p Root to what UnrollBudget allows for
 /// its body (halving; 0 when not even two copies fit).
