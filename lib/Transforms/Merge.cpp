@@ -175,6 +175,63 @@ RankedVersion checkWithPtxas(const Function &Origin,
   return Versions.back();
 }
 
+/// Whether a forced merge (--merge, a --tune candidate) keeps its tile loop
+/// unrolled: yes unless ptxas finds that the unrolled loop spills or holds
+/// fewer blocks per SM than the loop as nvcc unrolls it, which is then taken
+/// (\p Note says so). The model's choice gets the same test in
+/// checkWithPtxas; without it, --tune would time such candidates at their
+/// worst. Unrolled where ptxas cannot tell.
+bool forcedUnroll(const Function &Origin, TileShape S,
+                  const MachineDescription &MD, std::string &Note) {
+  if (S.LoopTile == 0 || MD.SmArch.empty())
+    return true;
+  if (auto N = findNvcc(); !N) {
+    llvm::consumeError(N.takeError());
+    return true;
+  }
+  struct Fit {
+    KernelResources Res;
+    unsigned Blocks, Spilled;
+  };
+  auto fit = [&](bool Unroll) -> std::optional<Fit> {
+    S.UnrollTile = Unroll;
+    auto K = generateTiled(Origin, S, MD);
+    if (!K) {
+      llvm::consumeError(K.takeError());
+      return std::nullopt;
+    }
+    auto R = ptxasResources(emitStandaloneCuda(*K->Kernel), MD.SmArch);
+    if (!R) {
+      llvm::consumeError(R.takeError());
+      return std::nullopt;
+    }
+    if (!R->count(Origin.Name))
+      return std::nullopt;
+    const KernelResources &Res = R->at(Origin.Name);
+    BlockResources B{unsigned(S.Block[0] * S.Block[1]), Res.Registers,
+                     Res.SharedBytes};
+    return Fit{Res, computeOccupancy(MD, B).BlocksPerSM,
+               Res.SpillStoreBytes + Res.SpillLoadBytes};
+  };
+  auto Unrolled = fit(true);
+  if (!Unrolled)
+    return true;
+  if (Unrolled->Spilled == 0 && Unrolled->Blocks >= 2)
+    return true;
+  auto Rolled = fit(false);
+  if (!Rolled || Rolled->Spilled > Unrolled->Spilled ||
+      Rolled->Blocks < Unrolled->Blocks ||
+      (Rolled->Spilled == Unrolled->Spilled &&
+       Rolled->Blocks == Unrolled->Blocks))
+    return true;
+  Note = llvm::formatv("its tile loop as nvcc unrolls it (unrolled: {0} "
+                       "registers, {1} spilled bytes, {2} blocks/SM)",
+                       Unrolled->Res.Registers, Unrolled->Spilled,
+                       Unrolled->Blocks)
+             .str();
+  return false;
+}
+
 /// Does an earlier pass fix the block shape (a write tile sized for
 /// coalescing)? Forced factors override it.
 bool shapeFixed(const Function &F, const PassContext &Ctx, std::string &Why) {
@@ -272,6 +329,10 @@ PassInfo threadMergePass() {
             if (Ctx.Merge.ThreadX || Ctx.Merge.ThreadY) {
               S.Merge = {Ctx.Merge.ThreadX.value_or(1),
                          Ctx.Merge.ThreadY.value_or(1)};
+              std::string Note;
+              S.UnrollTile = forcedUnroll(tilingOrigin(F), S, Ctx.Target, Note);
+              if (!Note.empty())
+                Chosen += "; " + Note;
             } else {
               auto Versions = rankVersions(
                   tilingOrigin(F), S.LoopTile, Ctx.Target, S.Block,
