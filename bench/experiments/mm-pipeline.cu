@@ -146,6 +146,11 @@ float timeit(const char *name, const float *a, const float *b, float *c, int n,
 }
 
 int main() {
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    std::fprintf(stderr, "mm-pipeline: no CUDA device\n");
+    return 1;
+  }
   const int n = 4096;
   std::vector<float> ha((size_t)n * n), hb((size_t)n * n);
   srand(1);
