@@ -176,11 +176,12 @@ RankedVersion checkWithPtxas(const Function &Origin,
 }
 
 /// Whether a forced merge (--merge, a --tune candidate) keeps its tile loop
-/// unrolled: yes unless ptxas finds that the unrolled loop spills or holds
-/// fewer blocks per SM than the loop as nvcc unrolls it, which is then taken
-/// (\p Note says so). The model's choice gets the same test in
-/// checkWithPtxas; without it, --tune would time such candidates at their
-/// worst. Unrolled where ptxas cannot tell.
+/// unrolled: yes where ptxas compiles it unrolled without spills at two
+/// blocks per SM or more (checkWithPtxas's test of the model's choice), or
+/// cannot tell; otherwise the loop as nvcc unrolls it is taken where it
+/// spills no more and holds more blocks, or spills less and holds no fewer
+/// (\p Note says so). Without this, --tune would time such candidates at
+/// their worst.
 bool forcedUnroll(const Function &Origin, TileShape S,
                   const MachineDescription &MD, std::string &Note) {
   if (S.LoopTile == 0 || MD.SmArch.empty())
