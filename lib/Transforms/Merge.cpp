@@ -98,6 +98,48 @@ apply(Function &F, const PassContext &Ctx, const TileShape &S,
   return P;
 }
 
+/// Why ptxas cannot count \p MD's resources: no nvcc architecture, or no
+/// nvcc; nullopt when it can.
+std::optional<std::string> noPtxas(const MachineDescription &MD) {
+  if (MD.SmArch.empty())
+    return "no nvcc architecture for " + MD.Name;
+  if (auto N = findNvcc(); !N)
+    return llvm::toString(N.takeError());
+  return std::nullopt;
+}
+
+/// What ptxas makes of one version: its resources and the blocks per SM
+/// they allow.
+struct PtxasFit {
+  KernelResources Res;
+  unsigned Blocks = 0;
+  unsigned spilled() const { return Res.SpillStoreBytes + Res.SpillLoadBytes; }
+  /// The test of a version: no spills, two blocks per SM or more.
+  bool legal() const { return spilled() == 0 && Blocks >= 2; }
+};
+
+/// ptxas's view of \p S's kernel; nullopt where it cannot be generated
+/// (\p Why empty) or ptxas cannot compile it alone (\p Why says so).
+std::optional<PtxasFit> ptxasFit(const Function &Origin, const TileShape &S,
+                                 const MachineDescription &MD,
+                                 std::string &Why) {
+  Why.clear();
+  auto K = generateTiled(Origin, S, MD);
+  if (!K) {
+    llvm::consumeError(K.takeError());
+    return std::nullopt;
+  }
+  auto R = ptxasResources(emitStandaloneCuda(*K->Kernel), MD.SmArch);
+  if (!R || !R->count(Origin.Name)) {
+    Why = R ? "not reported" : llvm::toString(R.takeError());
+    return std::nullopt;
+  }
+  const KernelResources &Res = R->at(Origin.Name);
+  BlockResources B{unsigned(S.Block[0] * S.Block[1]), Res.Registers,
+                   Res.SharedBytes};
+  return PtxasFit{Res, computeOccupancy(MD, B).BlocksPerSM};
+}
+
 /// The first of \p Versions that ptxas finds legal (no spills, two blocks
 /// per SM with its register and shared-memory use), trying at most three,
 /// each with its tile loop unrolled and then, where that needs too many
@@ -108,14 +150,8 @@ RankedVersion checkWithPtxas(const Function &Origin,
                              const std::vector<RankedVersion> &Versions,
                              const MachineDescription &MD, std::string &Note,
                              std::optional<KernelResources> &Used) {
-  if (MD.SmArch.empty()) {
-    Note = "resources estimated from KIR (no nvcc architecture for " + MD.Name +
-           ")";
-    return Versions.front();
-  }
-  if (auto N = findNvcc(); !N) {
-    Note =
-        "resources estimated from KIR (" + llvm::toString(N.takeError()) + ")";
+  if (auto Why = noPtxas(MD)) {
+    Note = "resources estimated from KIR (" + *Why + ")";
     return Versions.front();
   }
   // The first three versions, each unrolled and then, where it has a tile
@@ -129,28 +165,19 @@ RankedVersion checkWithPtxas(const Function &Origin,
       }
   std::vector<std::string> Rejected;
   for (const RankedVersion &V : Tries) {
-    auto K = generateTiled(Origin, V.Shape, MD);
-    if (!K) {
-      llvm::consumeError(K.takeError());
+    std::string Why;
+    auto Fit = ptxasFit(Origin, V.Shape, MD, Why);
+    if (!Fit && Why.empty())
       continue;
-    }
-    auto R = ptxasResources(emitStandaloneCuda(*K->Kernel), MD.SmArch);
-    if (!R || !R->count(Origin.Name)) {
+    if (!Fit) {
       Note = "resources estimated from KIR (ptxas could not compile the "
              "kernel alone: " +
-             (R ? std::string("not reported") : llvm::toString(R.takeError()))
-                 .substr(0, 200) +
-             ")";
+             Why.substr(0, 200) + ")";
       return Versions.front();
     }
-    const KernelResources &Res = R->at(Origin.Name);
-    BlockResources B{unsigned(V.Shape.Block[0] * V.Shape.Block[1]),
-                     Res.Registers, Res.SharedBytes};
-    Occupancy Occ = computeOccupancy(MD, B);
-    if (Res.SpillStoreBytes == 0 && Res.SpillLoadBytes == 0 &&
-        Occ.BlocksPerSM >= 2) {
-      Used = Res;
-      Note = "legal by " + Res.Source;
+    if (Fit->legal()) {
+      Used = Fit->Res;
+      Note = "legal by " + Fit->Res.Source;
       if (!V.Shape.UnrollTile)
         Note += " with its tile loop as nvcc unrolls it";
       if (!Rejected.empty())
@@ -160,8 +187,8 @@ RankedVersion checkWithPtxas(const Function &Origin,
     Rejected.push_back(
         llvm::formatv("{0}x{1} merge{5} ({2} registers, {3} "
                       "spilled bytes, {4} blocks/SM)",
-                      V.Shape.Merge[0], V.Shape.Merge[1], Res.Registers,
-                      Res.SpillStoreBytes + Res.SpillLoadBytes, Occ.BlocksPerSM,
+                      V.Shape.Merge[0], V.Shape.Merge[1], Fit->Res.Registers,
+                      Fit->spilled(), Fit->Blocks,
                       V.Shape.LoopTile == 0 ? ""
                       : V.Shape.UnrollTile  ? " with its tile loop unrolled"
                                            : " with its tile loop not unrolled")
@@ -184,50 +211,23 @@ RankedVersion checkWithPtxas(const Function &Origin,
 /// their worst.
 bool forcedUnroll(const Function &Origin, TileShape S,
                   const MachineDescription &MD, std::string &Note) {
-  if (S.LoopTile == 0 || MD.SmArch.empty())
+  if (S.LoopTile == 0 || noPtxas(MD))
     return true;
-  if (auto N = findNvcc(); !N) {
-    llvm::consumeError(N.takeError());
+  std::string Why;
+  S.UnrollTile = true;
+  auto Unrolled = ptxasFit(Origin, S, MD, Why);
+  if (!Unrolled || Unrolled->legal())
     return true;
-  }
-  struct Fit {
-    KernelResources Res;
-    unsigned Blocks, Spilled;
-  };
-  auto fit = [&](bool Unroll) -> std::optional<Fit> {
-    S.UnrollTile = Unroll;
-    auto K = generateTiled(Origin, S, MD);
-    if (!K) {
-      llvm::consumeError(K.takeError());
-      return std::nullopt;
-    }
-    auto R = ptxasResources(emitStandaloneCuda(*K->Kernel), MD.SmArch);
-    if (!R) {
-      llvm::consumeError(R.takeError());
-      return std::nullopt;
-    }
-    if (!R->count(Origin.Name))
-      return std::nullopt;
-    const KernelResources &Res = R->at(Origin.Name);
-    BlockResources B{unsigned(S.Block[0] * S.Block[1]), Res.Registers,
-                     Res.SharedBytes};
-    return Fit{Res, computeOccupancy(MD, B).BlocksPerSM,
-               Res.SpillStoreBytes + Res.SpillLoadBytes};
-  };
-  auto Unrolled = fit(true);
-  if (!Unrolled)
-    return true;
-  if (Unrolled->Spilled == 0 && Unrolled->Blocks >= 2)
-    return true;
-  auto Rolled = fit(false);
-  if (!Rolled || Rolled->Spilled > Unrolled->Spilled ||
+  S.UnrollTile = false;
+  auto Rolled = ptxasFit(Origin, S, MD, Why);
+  if (!Rolled || Rolled->spilled() > Unrolled->spilled() ||
       Rolled->Blocks < Unrolled->Blocks ||
-      (Rolled->Spilled == Unrolled->Spilled &&
+      (Rolled->spilled() == Unrolled->spilled() &&
        Rolled->Blocks == Unrolled->Blocks))
     return true;
   Note = llvm::formatv("its tile loop as nvcc unrolls it (unrolled: {0} "
                        "registers, {1} spilled bytes, {2} blocks/SM)",
-                       Unrolled->Res.Registers, Unrolled->Spilled,
+                       Unrolled->Res.Registers, Unrolled->spilled(),
                        Unrolled->Blocks)
              .str();
   return false;

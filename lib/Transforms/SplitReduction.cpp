@@ -184,7 +184,8 @@ private:
                   std::vector<const ForStmt *> &Enclosing) const;
   ExprPtr tripBound(const ForStmt &L,
                     const std::vector<const ForStmt *> &Enclosing) const;
-  bool overParameters(const Expr &E, const std::set<std::string> &Iters) const;
+  bool overParameters(const Expr &E,
+                      const std::set<std::string> &Iters = {}) const;
   std::optional<Precondition> iteratorFits(const ForStmt &L, std::int64_t Lanes,
                                            std::string &Why) const;
 };
@@ -234,22 +235,9 @@ std::optional<Precondition> Splitter::iteratorFits(const ForStmt &L,
     Why = "the loop's iterator is narrower than int";
     return std::nullopt;
   }
-  auto OverParams = [&](const Expr &E) {
-    bool Ok = true;
-    walkExpr(E, [&](const Expr &X) {
-      if (auto *V = llvm::dyn_cast<VarRef>(&X)) {
-        const Param *P = F.findParam(V->Name);
-        Ok &= P && !P->isArray();
-      } else {
-        Ok &= llvm::isa<IntLit>(&X) || llvm::isa<BinaryExpr>(&X) ||
-              llvm::isa<UnaryExpr>(&X) || llvm::isa<CastExpr>(&X);
-      }
-    });
-    return Ok;
-  };
   ExprPtr Bound = inlined(*L.Bound);
   ExprPtr Step = stepOf(L);
-  if (!OverParams(*Bound) || !OverParams(*Step)) {
+  if (!overParameters(*Bound) || !overParameters(*Step)) {
     if (L.StepExpr)
       Why = llvm::formatv("the bounds of the loop at line {0} are not over "
                           "the scalar parameters, so the launcher cannot "
@@ -336,49 +324,56 @@ ExprPtr Splitter::termsIn(const Stmt &St, const std::set<std::string> &Sums,
   }
 }
 
-/// Whether \p E is over the scalar parameters and the iterators \p Iters
-/// only.
+/// Whether \p E is an integer expression over the scalar parameters and
+/// the iterators \p Iters only.
 bool Splitter::overParameters(const Expr &E,
                               const std::set<std::string> &Iters) const {
-  bool Over = true;
+  bool Ok = true;
   walkExpr(E, [&](const Expr &X) {
     if (auto *V = llvm::dyn_cast<VarRef>(&X)) {
       const Param *P = F.findParam(V->Name);
-      Over &= Iters.count(V->Name) || (P && !P->Ty.IsPointer);
+      Ok &= Iters.count(V->Name) || (P && !P->isArray());
+    } else {
+      Ok &= llvm::isa<IntLit, BinaryExpr, UnaryExpr, CastExpr>(X);
     }
-    Over &= !llvm::isa<BuiltinRef, ArrayRef, CallExpr>(X);
   });
-  return Over;
+  return Ok;
 }
 
 /// \p L's trip count, at least 0, over the parameters only: each iterator
 /// of \p Enclosing (innermost last) it mentions taken at its loop's start
 /// and at its bound, and the two counts added. A start over the thread
-/// (rd's `j = i`) counts from 0. Null where a local remains.
+/// (rd's `j = i`) counts from 0. Null where a bound or step is over
+/// something else.
 ExprPtr
 Splitter::tripBound(const ForStmt &L,
                     const std::vector<const ForStmt *> &Enclosing) const {
   std::set<std::string> Iters;
   for (const ForStmt *E : Enclosing)
     Iters.insert(E->Iter);
-  ExprPtr Span = inlined(*L.Bound);
+  ExprPtr Span = inlined(*L.Bound), Step = stepOf(L);
+  if (!overParameters(*Span, Iters) || !overParameters(*Step, Iters))
+    return nullptr;
   if (ExprPtr Start = inlined(*L.Init); overParameters(*Start, Iters))
     Span = binary(BinaryOp::Sub, std::move(Span), std::move(Start));
   ExprPtr Trip =
-      add(binary(BinaryOp::Div, std::move(Span), stepOf(L)), intLit(1));
+      add(binary(BinaryOp::Div, std::move(Span), std::move(Step)), intLit(1));
   Trip = std::make_unique<SelectExpr>(
       binary(BinaryOp::GT, Trip->clone(), intLit(0)), Trip->clone(), intLit(0),
       Type::scalar(ScalarKind::Int));
+  // Innermost first: what replaces an iterator is over the ones outside it.
   for (auto It = Enclosing.rbegin(); It != Enclosing.rend(); ++It) {
     const ForStmt &E = **It;
+    Iters.erase(E.Iter);
     if (!namesAny(*Trip, {E.Iter}))
       continue;
-    ExprPtr AtStart = substituteVar(Trip->clone(), E.Iter, *inlined(*E.Init));
-    ExprPtr AtBound =
-        substituteVar(std::move(Trip), E.Iter, *inlined(*E.Bound));
-    Trip = add(std::move(AtStart), std::move(AtBound));
+    ExprPtr From = inlined(*E.Init), To = inlined(*E.Bound);
+    if (!overParameters(*From, Iters) || !overParameters(*To, Iters))
+      return nullptr;
+    ExprPtr AtStart = substituteVar(Trip->clone(), E.Iter, *From);
+    Trip = add(std::move(AtStart), substituteVar(std::move(Trip), E.Iter, *To));
   }
-  return overParameters(*Trip, {}) ? std::move(Trip) : nullptr;
+  return Trip;
 }
 
 bool isZero(const Expr &E) {
