@@ -289,15 +289,18 @@ def check_optimized(gpumerge, path, target, outdir):
     return expect(results, (name, target, "run")), cuda, headers
 
 
-def compile_cuda(nvcc, out, target):
-    """nvcc -c for h100, whose files users build with nvcc; -cubin for the
+def nvcc_mode(target):
+    """-c for h100, whose files users build with nvcc; -cubin for the
     paper's targets: their device code compiled for sm_90 and the whole file,
     launchers included, parsed and type-checked by nvcc's front end, without
     the host compiler's pass over the launchers (the same generator as
     h100's; the lit tests build and link each launcher form, texture objects
     included, with nvcc -c). A third of the time of -c."""
-    mode = "-c" if target == "h100" else "-cubin"
-    c = [nvcc, "-arch=sm_90", mode, "-o", os.devnull, out]
+    return "-c" if target == "h100" else "-cubin"
+
+
+def compile_cuda(nvcc, out, target):
+    c = [nvcc, "-arch=sm_90", nvcc_mode(target), "-o", os.devnull, out]
     p = run(c)
     return p.returncode == 0, p.stderr.strip().splitlines()[:3]
 
@@ -363,7 +366,7 @@ def main():
                         continue
                     seen.add(digest)
                     label = os.path.relpath(out, os.path.join(outdir, "opt"))
-                    mode = "" if target == "h100" else " -cubin"
+                    mode = "" if nvcc_mode(target) == "-c" else " " + nvcc_mode(target)
                     builds.append((f"{label}: nvcc{mode} sm_90", (name, target, "nvcc"),
                                    pool.submit(compile_cuda, a.nvcc, out, target)))
                 for h, name, target in headers if cc else []:
