@@ -26,6 +26,9 @@ std::string emitFunction(const Function &F, Language L);
 /// \p F in CUDA as a file of its own (for ptxas): the typedefs and #define'd
 /// sizes its spellings name come first.
 std::string emitStandaloneCuda(const Function &F);
+/// The #include a CUDA file needs for \p F's asynchronous copies
+/// (async-prefetch's __pipeline_memcpy_async), or empty where it has none.
+std::string asyncCopyInclude(const Function &F);
 /// One expression in \p L (for reports and launch code).
 std::string emitExpr(const Expr &E, Language L);
 

@@ -48,6 +48,23 @@ static bool usesDouble(const Function &F) {
   return Uses;
 }
 
+std::string asyncCopyInclude(const Function &F) {
+  bool Async = false;
+  walkStmts(*F.Body, [&](Stmt &S) { Async |= llvm::isa<PipelineStmt>(S); });
+  return Async ? "#include <cuda_pipeline_primitives.h> // cp.async\n" : "";
+}
+
+/// The #include that \p Replacements' asynchronous copies need in \p L.
+static std::string
+asyncCopyInclude(const std::map<std::string, const Function *> &Replacements,
+                 Language L) {
+  if (L == Language::Cuda)
+    for (const auto &[Name, F] : Replacements)
+      if (std::string I = asyncCopyInclude(*F); !I.empty())
+        return I;
+  return "";
+}
+
 /// The input's kernel \p Naive as <name>_naive in \p L: in the input's
 /// language its definition as written (comments, macros and literals kept)
 /// with the name renamed; translated (to the other language, or from the
@@ -305,7 +322,7 @@ emitInPlace(const Module &M,
       Text += "\n";
     Text += "\n" + Extra;
   }
-  Result.Text = std::move(Text);
+  Result.Text = asyncCopyInclude(Replacements, M.Lang) + Text;
   return Result;
 }
 
@@ -327,6 +344,7 @@ emitTranslated(const Module &M, Language L,
   }
   if (L == Language::OpenCL && Double)
     OS << "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
+  OS << asyncCopyInclude(Replacements, L);
   if (GlobalSync)
     OS << (L == Language::Cuda ? "__device__ void gpumerge_global_sync();\n"
                                : "void gpumerge_global_sync(void);\n");

@@ -91,6 +91,20 @@ protected:
     OS << (Cast ? ")" : "") << (A.VectorWidth > 1 ? ")" : ").x");
   }
   void printSync() override { OS << "barrier(CLK_LOCAL_MEM_FENCE);"; }
+  // OpenCL has no cp.async: the copy is an assignment, complete when it
+  // returns, and the waits have nothing to wait for.
+  void printAsyncCopy(const AssignStmt &A) override {
+    printExpr(*A.LHS);
+    OS << " = ";
+    printExpr(*A.RHS);
+    OS << "; // cp.async in CUDA";
+  }
+  void printPipeline(const PipelineStmt &P) override {
+    OS << (P.Operation == PipelineStmt::Op::Commit
+               ? "// CUDA: __pipeline_commit();"
+               : "// CUDA: __pipeline_wait_prior(" + std::to_string(P.Prior) +
+                     ");");
+  }
   void printVectorLiteral(const CallExpr &C) override {
     OS << "(" << typeName(C.getType()) << ")(";
     for (size_t I = 0; I < C.Args.size(); ++I) {

@@ -40,7 +40,7 @@ std::string emitStandaloneCuda(const Function &F) {
     Out += "typedef " + Scalar + " " + Name + ";\n";
   for (const auto &[Name, Value] : Macros)
     Out += llvm::formatv("#define {0} {1}\n", Name, Value).str();
-  return Out + emitFunction(F, Language::Cuda);
+  return asyncCopyInclude(F) + Out + emitFunction(F, Language::Cuda);
 }
 
 } // namespace gpumerge

@@ -447,6 +447,7 @@ private:
     if (auto E = writeStep(*R.Kernel, 0, "input", V))
       return E;
     PassContext Ctx{MD, V};
+    Ctx.Output = outputLang();
     if (!Opts.Texture.empty())
       Ctx.Texture =
           Opts.Texture == "ldg" ? TextureForm::Ldg : TextureForm::Object;

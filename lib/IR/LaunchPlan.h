@@ -103,6 +103,12 @@ struct LaunchPlan {
   /// other factors: the kernel before tiling and merging, and the loop tile.
   std::shared_ptr<const Function> Origin;
   std::int64_t LoopTile = 0;
+  /// The rest of the shape it was generated with (Tiling.h's TileShape).
+  bool WholeTiles = false, AdjacentX = false, UnrollTile = true;
+  /// CUDA's __launch_bounds__(block threads, MinBlocksPerSM) where
+  /// nonzero: ptxas then keeps the registers to what that many blocks per
+  /// SM allow (async-prefetch).
+  unsigned MinBlocksPerSM = 0;
   /// Why later passes must keep the block shape (a write tile sized for
   /// coalescing); empty when they may change it.
   std::string ShapeFixedBy;

@@ -109,7 +109,11 @@ void Printer::printParams(const Function &F) {
 
 void Printer::printSignature(const Function &F) {
   OS << (F.IsKernel ? "__global__ " : "__device__ ") << typeName(F.ReturnType)
-     << " " << F.Name << "(";
+     << " ";
+  if (F.IsKernel && F.Plan && F.Plan->MinBlocksPerSM)
+    OS << "__launch_bounds__(" << F.Plan->Block[0] * F.Plan->Block[1] << ", "
+       << F.Plan->MinBlocksPerSM << ") ";
+  OS << F.Name << "(";
   printParams(F);
   OS << ")";
 }
@@ -173,6 +177,10 @@ void Printer::printStmt(const Stmt &S) {
     return;
   case Stmt::Kind::Assign: {
     const auto &A = llvm::cast<AssignStmt>(S);
+    if (A.Async) {
+      printAsyncCopy(A);
+      return;
+    }
     printExpr(*A.LHS);
     OS << " " << assignOpSpelling(A.Op) << " ";
     printExpr(*A.RHS);
@@ -204,7 +212,7 @@ void Printer::printStmt(const Stmt &S) {
   }
   case Stmt::Kind::For: {
     const auto &L = llvm::cast<ForStmt>(S);
-    if (L.Unroll > 1) {
+    if (L.Unroll > 0) {
       OS << "#pragma unroll " << L.Unroll << "\n";
       indent();
     }
@@ -254,7 +262,25 @@ void Printer::printStmt(const Stmt &S) {
   case Stmt::Kind::Jump:
     OS << (llvm::cast<JumpStmt>(S).IsBreak ? "break;" : "continue;");
     return;
+  case Stmt::Kind::Pipeline:
+    printPipeline(llvm::cast<PipelineStmt>(S));
+    return;
   }
+}
+
+void Printer::printAsyncCopy(const AssignStmt &A) {
+  OS << "__pipeline_memcpy_async(&";
+  printExpr(*A.LHS, 15);
+  OS << ", &";
+  printExpr(*A.RHS, 15);
+  OS << ", sizeof(" << typeName(A.LHS->getType()) << "));";
+}
+
+void Printer::printPipeline(const PipelineStmt &P) {
+  if (P.Operation == PipelineStmt::Op::Commit)
+    OS << "__pipeline_commit();";
+  else
+    OS << "__pipeline_wait_prior(" << P.Prior << ");";
 }
 
 /// The suffix that gives a literal of \p K its type: `U` for unsigned int,

@@ -44,6 +44,10 @@ protected:
   virtual void printSignature(const Function &F);
   virtual void printSync() { OS << "__syncthreads();"; }
   virtual void printGlobalSync() { OS << "gpumerge_global_sync();"; }
+  /// An asynchronous copy (AssignStmt::Async) and the pipeline statements:
+  /// CUDA's spelling here, a plain assignment and comments in OpenCL.
+  virtual void printAsyncCopy(const AssignStmt &A);
+  virtual void printPipeline(const PipelineStmt &P);
   virtual std::string calleeName(const std::string &Callee,
                                  const Type &ResultType) const {
     return Callee;

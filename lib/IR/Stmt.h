@@ -31,7 +31,8 @@ public:
     GlobalSync,
     Return,
     ExprStmt,
-    Jump
+    Jump,
+    Pipeline
   };
   Kind getKind() const { return K; }
   unsigned getLine() const { return Line; }
@@ -98,9 +99,15 @@ public:
   ExprPtr LHS;
   AssignOp Op;
   ExprPtr RHS;
+  /// A copy from global to shared memory that completes asynchronously
+  /// (cp.async, sm_80 and later): `__pipeline_memcpy_async(&lhs, &rhs, n)`
+  /// in CUDA, a plain assignment in OpenCL. Only async-prefetch makes them,
+  /// with the PipelineStmts that wait for them.
+  bool Async = false;
   StmtPtr clone() const override {
-    return withCommon(
-        std::make_unique<AssignStmt>(LHS->clone(), Op, RHS->clone()));
+    auto C = std::make_unique<AssignStmt>(LHS->clone(), Op, RHS->clone());
+    C->Async = Async;
+    return withCommon(std::move(C));
   }
   void forEachExpr(const std::function<void(ExprPtr &)> &F) override {
     F(LHS);
@@ -151,7 +158,8 @@ public:
   std::int64_t Step = 1;
   ExprPtr StepExpr; ///< null for a constant step
   StmtPtr Body;
-  /// `#pragma unroll N` before the loop (CUDA and OpenCL C); 0: none.
+  /// `#pragma unroll N` before the loop (CUDA and OpenCL C); 0: none, 1:
+  /// not unrolled.
   unsigned Unroll = 0;
   bool hasConstantStep() const { return !StepExpr; }
   StmtPtr clone() const override;
@@ -229,6 +237,24 @@ public:
   }
   void forEachExpr(const std::function<void(ExprPtr &)> &F) override { F(E); }
   static bool classof(const Stmt *S) { return S->getKind() == Kind::ExprStmt; }
+};
+
+/// The asynchronous copies' bookkeeping (cp.async, see AssignStmt::Async):
+/// `__pipeline_commit();` closes the group of copies this thread issued
+/// since the last commit; `__pipeline_wait_prior(N);` waits until at most
+/// the N newest groups are still in flight. Nothing in OpenCL, where the
+/// copies are plain assignments.
+class PipelineStmt : public Stmt {
+public:
+  enum class Op { Commit, WaitPrior };
+  explicit PipelineStmt(Op O, unsigned Prior = 0)
+      : Stmt(Kind::Pipeline), Operation(O), Prior(Prior) {}
+  Op Operation;
+  unsigned Prior; ///< WaitPrior's N
+  StmtPtr clone() const override {
+    return withCommon(std::make_unique<PipelineStmt>(Operation, Prior));
+  }
+  static bool classof(const Stmt *S) { return S->getKind() == Kind::Pipeline; }
 };
 
 /// Visits \p S and every statement below it, parents first.

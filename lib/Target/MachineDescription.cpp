@@ -339,6 +339,13 @@ llvm::Expected<MachineDescription> loadFile(llvm::StringRef Path) {
 }
 } // namespace
 
+bool gpumerge::hasAsyncCopy(const MachineDescription &MD) {
+  unsigned Version = 0;
+  llvm::StringRef Arch(MD.SmArch);
+  return Arch.consume_front("sm_") && !Arch.consumeInteger(10, Version) &&
+         Version >= 80;
+}
+
 double gpumerge::dramToSharedBandwidth(const MachineDescription &MD) {
   if (!MD.FP32LanesPerMP || !MD.SMCount || !MD.Banks)
     return 0;

@@ -75,6 +75,10 @@ struct MachineDescription {
 /// does not give FP32LanesPerMP. H100: 12.8 / 128 = 0.1.
 double dramToSharedBandwidth(const MachineDescription &MD);
 
+/// Can \p MD copy global to shared memory asynchronously (cp.async, compute
+/// capability 8.0 and later: SmArch sm_80 or newer)?
+bool hasAsyncCopy(const MachineDescription &MD);
+
 /// Directory holding the shipped *.yaml descriptions: $GPUMERGE_TARGETS_DIR
 /// when set, else ../share/gpumerge/machine-descriptions beside the running
 /// program when it exists (an installed gpumerge), else the source tree's

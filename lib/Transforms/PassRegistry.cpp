@@ -24,6 +24,7 @@ const std::map<std::string, PassInfo> &passRegistry() {
              haloTilePass(),
              blockMergePass(),
              threadMergePass(),
+             asyncPrefetchPass(),
              partitionCampingPass(),
              prefetchPass(),
              vectorizePass(),
@@ -51,11 +52,11 @@ std::vector<std::string> defaultPipeline(MemoryVariant V) {
       V == MemoryVariant::Global
           // Vectorization last in both: the passes before it regenerate
           // the kernel from its origin, so it sees the final accesses.
-          ? std::vector<std::string>{"scalar-replace",    "split-reduction",
-                                     "coalesce",          "halo-tile",
-                                     "block-merge",       "thread-merge",
-                                     "partition-camping", "prefetch",
-                                     "vectorize"}
+          ? std::vector<std::string>{"scalar-replace", "split-reduction",
+                                     "coalesce",       "halo-tile",
+                                     "block-merge",    "thread-merge",
+                                     "async-prefetch", "partition-camping",
+                                     "prefetch",       "vectorize"}
           : std::vector<std::string>{"split-reduction",     "thread-merge",
                                      "texture-block-shape", "texture-memory",
                                      "partition-camping",   "vectorize"};

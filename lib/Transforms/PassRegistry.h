@@ -59,6 +59,8 @@ struct PassContext {
   /// split-reduction may apply: false for the tiled versions --tune times
   /// against it (and forced merge factors ask for a tiled version too).
   bool SplitLoops = true;
+  /// The language the kernel is written out in (async-prefetch is CUDA's).
+  Language Output = Language::Cuda;
 };
 
 /// A pass rewrites \p F in place. It returns the parameters it applied, or

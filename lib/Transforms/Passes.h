@@ -36,6 +36,11 @@ PassInfo threadMergePass();
 /// one memory partition, §3.7 (PartitionCamping.cpp).
 PassInfo partitionCampingPass();
 
+/// async-prefetch: the next shared-memory tile copied into a second buffer
+/// with cp.async during the current one's computation (sm_80 and later,
+/// CUDA output), §3.6 without registers (AsyncPrefetch.cpp).
+PassInfo asyncPrefetchPass();
+
 /// prefetch: the next shared-memory tile loaded into registers during the
 /// current one's computation, when the registers allow, §3.6 (Prefetch.cpp).
 PassInfo prefetchPass();

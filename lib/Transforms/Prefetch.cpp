@@ -30,14 +30,11 @@
 // paper: merges often use the registers up, and then the gain is small).
 //
 //===----------------------------------------------------------------------===//
-#include "Analysis/Affine.h"
-#include "CodeGen/Emitter.h"
-#include "IR/Evaluate.h"
 #include "IR/Substitute.h"
 #include "Target/MachineDescription.h"
-#include "Target/Occupancy.h"
-#include "Target/Ptxas.h"
+#include "Transforms/LaunchFit.h"
 #include "Transforms/Passes.h"
+#include "Transforms/StagedLoop.h"
 #include "Transforms/Tiling.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -49,27 +46,6 @@ namespace gpumerge {
 
 namespace {
 
-/// One cooperative load loop `for (l = t; l < N; l += P) s[..l..] = g[..l..]`.
-struct CoopLoad {
-  const ForStmt *Loop;
-  const AssignStmt *Copy;
-  std::int64_t Bound = 0, Step = 0;
-};
-
-std::set<std::string> namesDefinedIn(Stmt &S) {
-  std::set<std::string> R;
-  walkStmts(S, [&](Stmt &X) {
-    if (auto *D = llvm::dyn_cast<DeclStmt>(&X))
-      R.insert(D->Name);
-    if (auto *A = llvm::dyn_cast<AssignStmt>(&X))
-      if (auto *V = llvm::dyn_cast<VarRef>(A->LHS.get()))
-        R.insert(V->Name);
-    if (auto *L = llvm::dyn_cast<ForStmt>(&X))
-      R.insert(L->Iter);
-  });
-  return R;
-}
-
 class Prefetcher {
 public:
   Prefetcher(Function &F) : F(F), Taken(declaredNames(F)) {}
@@ -77,8 +53,11 @@ public:
   /// Rewrites the first tile loop that has the shape; false (with Why)
   /// when there is none.
   bool run(std::string &Why) {
-    Why = "no loop over tiles staged through shared memory";
-    return visit(*F.Body, Why);
+    auto S = findStagedLoop(F, Why);
+    if (!S)
+      return false;
+    rewrite(*S);
+    return true;
   }
 
   unsigned Slots = 0;
@@ -89,111 +68,11 @@ private:
   Function &F;
   std::set<std::string> Taken;
 
-  bool visit(BlockStmt &B, std::string &Why) {
-    for (size_t I = 0; I < B.Body.size(); ++I) {
-      auto *L = llvm::dyn_cast<ForStmt>(B.Body[I].get());
-      if (L && rewrite(B, I, *L, Why))
-        return true;
-      bool Done = false;
-      B.Body[I]->forEachStmt([&](StmtPtr &S) {
-        if (!Done)
-          if (auto *Inner = llvm::dyn_cast<BlockStmt>(S.get()))
-            Done = visit(*Inner, Why);
-      });
-      if (Done)
-        return true;
-    }
-    return false;
-  }
-
-  /// The cooperative load loop \p S, when it has the shape.
-  std::optional<CoopLoad> coopLoad(const Stmt &S, const ForStmt &Tile) {
-    auto *L = llvm::dyn_cast<ForStmt>(&S);
-    if (!L || !L->hasConstantStep() || L->CondOp != BinaryOp::LT ||
-        L->Step <= 0)
-      return std::nullopt;
-    auto *N = llvm::dyn_cast<IntLit>(L->Bound.get());
-    auto *Blk = llvm::dyn_cast<BlockStmt>(L->Body.get());
-    const Stmt *Only = Blk && Blk->Body.size() == 1 ? Blk->Body[0].get()
-                       : Blk                        ? nullptr
-                                                    : L->Body.get();
-    auto *A = Only ? llvm::dyn_cast<AssignStmt>(Only) : nullptr;
-    if (!N || !A || A->Op != AssignOp::Set)
-      return std::nullopt;
-    auto *To = llvm::dyn_cast<ArrayRef>(A->LHS.get());
-    auto *From = llvm::dyn_cast<ArrayRef>(A->RHS.get());
-    if (!To || !From || To->Space != AddressSpace::Shared ||
-        From->Space != AddressSpace::Global)
-      return std::nullopt;
-    // The start is this thread's slot: 0 <= t < P for every thread.
-    AffineContext Ctx;
-    auto T = toAffine(*L->Init, Ctx);
-    if (!T || !F.Plan)
-      return std::nullopt;
-    std::int64_t Max = 0;
-    for (const auto &[Mono, Coef] : T->Terms) {
-      if (Mono.empty()) {
-        Max += Coef;
-        continue;
-      }
-      if (Mono.size() != 1 || Coef < 0 ||
-          Mono[0].VarKind != AffineVar::Kind::Thread)
-        return std::nullopt;
-      unsigned D = Mono[0].Name == "tidx" ? 0 : Mono[0].Name == "tidy" ? 1 : 2;
-      if (D == 2)
-        return std::nullopt;
-      Max += Coef * (F.Plan->Block[D] - 1);
-    }
-    if (T->constantTerm() < 0 || Max >= L->Step)
-      return std::nullopt;
-    // The load reads only the slot, the tile position and what the tile
-    // loop does not change.
-    std::set<std::string> Changing = namesDefinedIn(*Tile.Body);
-    bool Invariant = true;
-    walkExpr(*From, [&](const Expr &X) {
-      if (auto *V = llvm::dyn_cast<VarRef>(&X))
-        Invariant &= V->Name == L->Iter || V->Name == Tile.Iter ||
-                     !Changing.count(V->Name);
-      if (auto *R = llvm::dyn_cast<ArrayRef>(&X); R && R != From)
-        Invariant = false;
-    });
-    if (!Invariant)
-      return std::nullopt;
-    return CoopLoad{L, A, N->Value, L->Step};
-  }
-
-  bool rewrite(BlockStmt &Outer, size_t At, ForStmt &Tile, std::string &Why) {
-    auto *Body = llvm::dyn_cast<BlockStmt>(Tile.Body.get());
-    if (!Body || !Tile.hasConstantStep() || Tile.Step <= 0)
-      return false;
-    // A constant trip count of one tile (a short loop tiled whole) has no
-    // next tile to overlap with.
-    if (auto Trip = evaluateInteger(
-            *binary(BinaryOp::Sub, Tile.Bound->clone(), Tile.Init->clone()),
-            {});
-        Trip && Tile.CondOp == BinaryOp::LT && *Trip <= Tile.Step) {
-      Why = "the loop over " + Tile.Iter +
-            " is a single tile: there is no next tile to load";
-      return false;
-    }
-    // Cooperative loads, then the barrier after them.
-    std::vector<CoopLoad> Loads;
-    size_t I = 0;
-    for (; I < Body->Body.size(); ++I) {
-      auto C = coopLoad(*Body->Body[I], Tile);
-      if (!C)
-        break;
-      Loads.push_back(*C);
-    }
-    if (Loads.empty())
-      return false;
-    if (I == Body->Body.size() || !llvm::isa<SyncStmt>(*Body->Body[I])) {
-      Why = "the loop over " + Tile.Iter +
-            " does more than load its tiles before the first barrier";
-      return false;
-    }
-    size_t FirstSync = I;
-
+  void rewrite(const StagedLoop &S) {
+    ForStmt &Tile = *S.Tile;
+    BlockStmt *Body = S.Body;
+    const std::vector<CoopLoad> &Loads = S.Loads;
+    size_t FirstSync = S.FirstSync;
     std::vector<StmtPtr> Before, Prologue, Stores, NextLoads;
     auto Cond = [&](ExprPtr Pos) {
       return binary(Tile.CondOp, std::move(Pos), Tile.Bound->clone());
@@ -263,51 +142,12 @@ private:
     First->Body = std::move(Prologue);
     Before.push_back(std::make_unique<IfStmt>(Cond(Tile.Init->clone()),
                                               std::move(First), nullptr));
-    Outer.Body.insert(Outer.Body.begin() + At,
-                      std::make_move_iterator(Before.begin()),
-                      std::make_move_iterator(Before.end()));
+    S.Outer->Body.insert(S.Outer->Body.begin() + S.At,
+                         std::make_move_iterator(Before.begin()),
+                         std::make_move_iterator(Before.end()));
     Loop = Tile.Iter;
-    return true;
   }
 };
-
-/// Registers, spills and blocks per SM of \p F's launch: ptxas where the
-/// target has an nvcc architecture, else the KIR estimate plus \p Extra.
-struct Fit {
-  unsigned Registers = 0, SpillBytes = 0, BlocksPerSM = 0;
-  std::string Source;
-};
-
-std::optional<Fit> measure(const Function &F, const MachineDescription &MD,
-                           unsigned Extra) {
-  const LaunchPlan &P = *F.Plan;
-  Fit R;
-  R.Registers = P.EstimatedRegisters + Extra;
-  R.Source = "estimate from KIR";
-  bool HaveNvcc = false;
-  if (!MD.SmArch.empty()) {
-    auto N = findNvcc();
-    HaveNvcc = bool(N);
-    if (!N)
-      llvm::consumeError(N.takeError());
-  }
-  if (HaveNvcc) {
-    auto Res = ptxasResources(emitStandaloneCuda(F), MD.SmArch);
-    if (!Res || !Res->count(F.Name)) {
-      if (!Res)
-        llvm::consumeError(Res.takeError());
-      return std::nullopt;
-    }
-    const KernelResources &K = Res->at(F.Name);
-    R.Registers = K.Registers;
-    R.SpillBytes = K.SpillStoreBytes + K.SpillLoadBytes;
-    R.Source = K.Source;
-  }
-  BlockResources B{unsigned(P.Block[0] * P.Block[1]), R.Registers,
-                   unsigned(P.SharedBytes)};
-  R.BlocksPerSM = computeOccupancy(MD, B).BlocksPerSM;
-  return R;
-}
 
 /// Registers one thread may spend on the next tile: beyond this the merges'
 /// accumulators lose theirs, whatever the occupancy estimate says.
@@ -325,7 +165,14 @@ PassInfo prefetchPass() {
               Why = "no loop over tiles staged through shared memory";
               return std::nullopt;
             }
-            auto Before = measure(F, Ctx.Target, 0);
+            bool Async = false;
+            walkStmts(*F.Body,
+                      [&](Stmt &S) { Async |= llvm::isa<PipelineStmt>(S); });
+            if (Async) {
+              Why = "async-prefetch copies the next tile already";
+              return std::nullopt;
+            }
+            auto Before = launchFit(F, Ctx.Target, 0);
             auto Copy = F.clone();
             Prefetcher P(*Copy);
             if (!P.run(Why))
@@ -336,7 +183,7 @@ PassInfo prefetchPass() {
                                   P.Loop, P.Slots, MaxSlots);
               return std::nullopt;
             }
-            auto After = measure(*Copy, Ctx.Target, P.Slots);
+            auto After = launchFit(*Copy, Ctx.Target, P.Slots);
             if (!Before || !After) {
               Why = "ptxas could not compile the kernel alone to count its "
                     "registers";
@@ -356,7 +203,7 @@ PassInfo prefetchPass() {
               return std::nullopt;
             }
             Copy->Plan->EstimatedRegisters += P.Slots;
-            if (After->Source != "estimate from KIR") {
+            if (After->fromPtxas()) {
               Copy->Plan->PtxasSource = After->Source;
               Copy->Plan->PtxasRegisters = After->Registers;
               Copy->Plan->PtxasSpillBytes = After->SpillBytes;

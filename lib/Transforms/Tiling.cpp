@@ -341,6 +341,9 @@ llvm::Expected<TiledKernel> Generator::run() {
   Plan.Coverage = S.Merge;
   Plan.Extent = NS.Extent;
   Plan.LoopTile = S.LoopTile;
+  Plan.WholeTiles = S.WholeTiles;
+  Plan.AdjacentX = S.AdjacentX;
+  Plan.UnrollTile = S.UnrollTile;
 
   auto Choice = chooseLoop(NS);
   if (!Choice)
@@ -485,6 +488,18 @@ bool canInterchange(const Function &F) {
                    D.Lower[0].empty() && D.Lower[1].empty();
   return D.Dims == 2 &&
          (Unguarded || (D.Bounds[0].size() == 1 && D.Bounds[1].size() == 1));
+}
+
+TileShape generatedShape(const LaunchPlan &P) {
+  TileShape S;
+  S.Block = P.Block;
+  S.Merge = P.Coverage;
+  S.LoopTile = P.LoopTile;
+  S.Interchange = P.Interchanged;
+  S.WholeTiles = P.WholeTiles;
+  S.AdjacentX = P.AdjacentX;
+  S.UnrollTile = P.UnrollTile;
+  return S;
 }
 
 llvm::Expected<TiledKernel> generateTiled(const Function &Origin,

@@ -138,6 +138,11 @@ llvm::Expected<TiledKernel> generateTiled(const Function &Origin,
                                           const TileShape &S,
                                           const MachineDescription &MD);
 
+/// The shape generateTiled was given for the kernel of plan \p P (one with
+/// an Origin), so a later pass can generate it again with one factor
+/// changed.
+TileShape generatedShape(const LaunchPlan &P);
+
 /// \p F with idx and idy exchanged (its guards and indices follow).
 std::unique_ptr<Function> interchanged(const Function &F);
 
