@@ -264,6 +264,11 @@ TEST(VerifyCuda, InputAndOutputBuildWithNvrtc) {
       EXPECT_EQ(lines(P->Candidate), lines(Emitted));
       EXPECT_EQ(P->Candidate.find("gpumerge_launch_"), std::string::npos);
       EXPECT_EQ(P->Candidate.find("cudaGetLastError"), std::string::npos);
+      // async-prefetch's cp.async and its header build with NVRTC too.
+      if (V == MemoryVariant::Global && llvm::StringRef(File) == "mm.cu") {
+        EXPECT_NE(P->Candidate.find("__pipeline_memcpy_async"),
+                  std::string::npos);
+      }
       if (!ReferenceBuilt) {
         auto R = nvrtc().compile(P->Reference, File, 9, 0, {}, Naive);
         ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
