@@ -211,6 +211,7 @@ public:
         Err << Input << ": error: " << llvm::toString(std::move(E)) << "\n";
         return ExitBadInput;
       }
+    warnUnknownSizes();
     if (Opts.Analyze)
       return analyze(ReportFiles);
     return optimize(ReportFiles);
@@ -223,6 +224,24 @@ private:
   llvm::raw_ostream &Out;
   llvm::raw_ostream &Err;
   std::unique_ptr<Module> M;
+
+  /// A --size name no kernel of the file takes is ignored: say so, or a
+  /// typo would verify (and tune) silently at other sizes than asked.
+  void warnUnknownSizes() {
+    std::set<std::string> Names;
+    for (const Function *F : M->kernels())
+      for (const Param &P : F->Params)
+        if (!P.Ty.IsPointer && P.Ty.isInteger())
+          Names.insert(P.Name);
+    for (const auto &[Name, Value] : Opts.Sizes)
+      if (!Names.count(Name))
+        Err << llvm::formatv("{0}: warning: --size {1}={2}: no kernel here "
+                             "has an integer parameter '{1}' (they have: "
+                             "{3}); it is ignored\n",
+                             Input, Name, Value,
+                             Names.empty() ? std::string("none")
+                                           : llvm::join(Names, ", "));
+  }
 
   /// After a crash of our own on the whole file (\p What): every output is
   /// the input as written, with a warning (a gpumerge bug). Translating
