@@ -462,6 +462,9 @@ private:
       Names = *P;
     } else {
       Names = defaultPipeline(V);
+      llvm::erase_if(Names, [&](const std::string &N) {
+        return llvm::is_contained(Opts.DisabledPasses, N);
+      });
     }
     if (auto E = writeStep(*R.Kernel, 0, "input", V))
       return E;
@@ -1384,6 +1387,17 @@ int runDriver(const DriverOptions &Given, llvm::raw_ostream &Out,
       return ExitUsage;
     }
   }
+  if (Opts.Passes && !Opts.DisabledPasses.empty()) {
+    Err << "error: --passes names the pipeline; --disable-passes leaves "
+           "passes out of the default one: give one of the two\n";
+    return ExitUsage;
+  }
+  for (const std::string &Name : Opts.DisabledPasses)
+    if (auto P = parsePipeline(Name); !P) {
+      Err << "error: --disable-passes: " << llvm::toString(P.takeError())
+          << "\n";
+      return ExitUsage;
+    }
   // A crash in a pass or the parse costs that pass or file (Driver.cpp's
   // FileJob), not the run.
   llvm::CrashRecoveryContext::Enable();

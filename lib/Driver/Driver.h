@@ -41,6 +41,9 @@ struct DriverOptions {
   std::string Target;                 ///< name or path of a YAML file
   std::optional<Language> OutputLang; ///< default: the input's
   std::optional<std::string> Passes;  ///< --passes=; default: the pipelines
+  /// --disable-passes=: passes left out of the default pipelines (to measure
+  /// what one of them buys, or to keep it off a kernel it does not suit).
+  std::vector<std::string> DisabledPasses;
   std::string Memory = "both";        ///< global | texture | both
   bool Verify = false;
   bool Analyze = false;

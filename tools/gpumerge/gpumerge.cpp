@@ -33,6 +33,11 @@ static cl::opt<std::string> Lang("lang",
 static cl::opt<std::string> Passes("passes",
                                    cl::desc("Comma-separated passes, or none"),
                                    cl::cat(Category));
+static cl::list<std::string>
+    DisablePasses("disable-passes",
+                  cl::desc("Passes left out of the default pipelines "
+                           "(comma-separated), e.g. async-prefetch"),
+                  cl::CommaSeparated, cl::cat(Category));
 static cl::opt<std::string> Memory("memory",
                                    cl::desc("Variant: global, texture or both"),
                                    cl::init("both"), cl::cat(Category));
@@ -203,6 +208,7 @@ int main(int argc, char **argv) {
   }
   if (Passes.getNumOccurrences())
     Opts.Passes = Passes;
+  Opts.DisabledPasses.assign(DisablePasses.begin(), DisablePasses.end());
   Opts.Memory = Memory;
   Opts.Verify = Verify;
   Opts.Analyze = Analyze;
