@@ -1002,6 +1002,9 @@ private:
     }
     if (const auto *F = llvm::dyn_cast<clang::ForStmt>(S))
       return lowerFor(*F);
+    if (const auto *A = llvm::dyn_cast<AttributedStmt>(S))
+      if (StmtPtr L = lowerUnrollHint(*A))
+        return L;
     if (const auto *R = llvm::dyn_cast<clang::ReturnStmt>(S))
       return withLine(
           std::make_unique<gpumerge::ReturnStmt>(
@@ -1073,6 +1076,43 @@ private:
 
   /// Canonical loops only (§3.2): for (i = S; i < B; i += c) with
   /// i++, ++i, i--, i += c, i -= c, i = i + c; <, <=, !=, >, >= (either side).
+  /// `#pragma unroll [N]` before a for loop: the loop with its hint
+  /// (ForStmt::Unroll, UnrollFull); null for other attributes, which are
+  /// refused as before.
+  StmtPtr lowerUnrollHint(const AttributedStmt &A) {
+    const auto *F = llvm::dyn_cast<clang::ForStmt>(A.getSubStmt());
+    if (!F)
+      return nullptr;
+    unsigned Count = 0;
+    bool Full = false;
+    for (const clang::Attr *At : A.getAttrs()) {
+      const auto *H = llvm::dyn_cast<LoopHintAttr>(At);
+      if (!H)
+        return nullptr;
+      if (H->getOption() == LoopHintAttr::UnrollCount) {
+        std::optional<llvm::APSInt> V =
+            H->getValue() ? H->getValue()->getIntegerConstantExpr(Ctx)
+                          : std::nullopt;
+        if (!V || V->isNegative() || V->getZExtValue() > 4096)
+          return nullptr;
+        Count = unsigned(V->getZExtValue());
+      } else if (H->getOption() == LoopHintAttr::Unroll) {
+        if (H->getState() == LoopHintAttr::Disable)
+          Count = 1;
+        else
+          Full = true;
+      } else {
+        return nullptr;
+      }
+    }
+    StmtPtr L = lowerFor(*F);
+    if (auto *Loop = llvm::dyn_cast<gpumerge::ForStmt>(L.get())) {
+      Loop->Unroll = Count;
+      Loop->UnrollFull = Full && Count == 0;
+    }
+    return L;
+  }
+
   StmtPtr lowerFor(const clang::ForStmt &F) {
     return lowerLoop(
         {F.getInit(), F.getCond(), F.getInc(), F.getBody(), F.getBeginLoc()});

@@ -212,8 +212,11 @@ void Printer::printStmt(const Stmt &S) {
   }
   case Stmt::Kind::For: {
     const auto &L = llvm::cast<ForStmt>(S);
-    if (L.Unroll > 0) {
-      OS << "#pragma unroll " << L.Unroll << "\n";
+    if (L.Unroll > 0 || L.UnrollFull) {
+      OS << "#pragma unroll";
+      if (L.Unroll > 0)
+        OS << " " << L.Unroll;
+      OS << "\n";
       indent();
     }
     OS << "for (";

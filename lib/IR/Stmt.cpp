@@ -45,6 +45,7 @@ StmtPtr ForStmt::clone() const {
   F->StepExpr = StepExpr ? StepExpr->clone() : nullptr;
   F->Body = Body->clone();
   F->Unroll = Unroll;
+  F->UnrollFull = UnrollFull;
   return F;
 }
 

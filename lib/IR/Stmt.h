@@ -161,6 +161,8 @@ public:
   /// `#pragma unroll N` before the loop (CUDA and OpenCL C); 0: none, 1:
   /// not unrolled.
   unsigned Unroll = 0;
+  /// `#pragma unroll` with no count (unrolled whole), as the input wrote it.
+  bool UnrollFull = false;
   bool hasConstantStep() const { return !StepExpr; }
   StmtPtr clone() const override;
   void forEachExpr(const std::function<void(ExprPtr &)> &F) override {

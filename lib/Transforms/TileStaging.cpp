@@ -597,6 +597,10 @@ llvm::Error Generator::stage(NaiveShape &NS, LoopChoice &C, LaunchPlan &Plan) {
   L.CondOp = BinaryOp::LT;
   L.Bound = std::move(Bound);
   L.Step = T;
+  // The input's `#pragma unroll` was for its loop, now the inner loop over
+  // one tile (which gets its own) and the remainder (a copy, which keeps it).
+  L.Unroll = 0;
+  L.UnrollFull = false;
   L.Body = block(std::move(OuterBody));
   return llvm::Error::success();
 }

@@ -27,8 +27,9 @@ Every kernel is a correct naive kernel, so any difference gpumerge's
     with [-8, 8], unsigned with [0, 16]), shifts by literals below 32.
 Most kernels are in the dialect gpumerge optimizes (kernels/README.md);
 about one in ten carries a construct it must pass through unchanged
-(while, do-while, switch, break, continue, `%=`, pointer arithmetic,
-#pragma unroll). --known-gaps adds constructs known to be rejected today
+(while, do-while, switch, break, continue, `%=`, pointer arithmetic; some
+of these it now handles) or a loop marked `#pragma unroll [4]`, which it
+keeps. --known-gaps adds constructs known to be rejected today
 (CUDA's float math functions sqrtf/fabsf/fminf/fmaxf: the prelude lacks
 them), to check whether a fix landed.
 """
@@ -372,7 +373,7 @@ class Gen:
         step = r.choice([f"{it}++", f"++{it}", f"{it} += 1", f"{it} = {it} + 1"])
         if self.passthrough == "unroll":
             self.emit("#pragma unroll" if r.random() < 0.5 else "#pragma unroll 4")
-            self.feature("passthrough:unroll")
+            self.feature("unroll-pragma")
             self.passthrough = "done"
         self.open(f"for ({decl}{it} = 0; {it} {cond} {b}; {step})")
 
