@@ -233,14 +233,17 @@ private:
       for (const Param &P : F->Params)
         if (!P.Ty.IsPointer && P.Ty.isInteger())
           Names.insert(P.Name);
+    std::vector<std::string> Unknown;
     for (const auto &[Name, Value] : Opts.Sizes)
       if (!Names.count(Name))
-        Err << llvm::formatv("{0}: warning: --size {1}={2}: no kernel here "
-                             "has an integer parameter '{1}' (they have: "
-                             "{3}); it is ignored\n",
-                             Input, Name, Value,
-                             Names.empty() ? std::string("none")
-                                           : llvm::join(Names, ", "));
+        Unknown.push_back(Name);
+    if (!Unknown.empty())
+      Err << llvm::formatv("{0}: warning: --size: no kernel here has an "
+                           "integer parameter {1}; ignored (their sizes: "
+                           "{2})\n",
+                           Input, llvm::join(Unknown, ", "),
+                           Names.empty() ? std::string("none")
+                                         : llvm::join(Names, ", "));
   }
 
   /// After a crash of our own on the whole file (\p What): every output is
