@@ -49,9 +49,9 @@ static bool usesDouble(const Function &F) {
 }
 
 std::string asyncCopyInclude(const Function &F) {
-  bool Async = false;
-  walkStmts(*F.Body, [&](Stmt &S) { Async |= llvm::isa<PipelineStmt>(S); });
-  return Async ? "#include <cuda_pipeline_primitives.h> // cp.async\n" : "";
+  return hasAsyncCopies(F)
+             ? "#include <cuda_pipeline_primitives.h> // cp.async\n"
+             : "";
 }
 
 /// The #include that \p Replacements' asynchronous copies need in \p L.

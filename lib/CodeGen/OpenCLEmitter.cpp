@@ -94,10 +94,8 @@ protected:
   // OpenCL has no cp.async: the copy is an assignment, complete when it
   // returns, and the waits have nothing to wait for.
   void printAsyncCopy(const AssignStmt &A) override {
-    printExpr(*A.LHS);
-    OS << " = ";
-    printExpr(*A.RHS);
-    OS << "; // cp.async in CUDA";
+    printAssign(A);
+    OS << " // cp.async in CUDA";
   }
   void printPipeline(const PipelineStmt &P) override {
     OS << (P.Operation == PipelineStmt::Op::Commit

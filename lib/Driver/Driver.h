@@ -44,7 +44,7 @@ struct DriverOptions {
   /// --disable-passes=: passes left out of the default pipelines (to measure
   /// what one of them buys, or to keep it off a kernel it does not suit).
   std::vector<std::string> DisabledPasses;
-  std::string Memory = "both";        ///< global | texture | both
+  std::string Memory = "both"; ///< global | texture | both
   bool Verify = false;
   bool Analyze = false;
   bool JsonReport = false;

@@ -138,6 +138,12 @@ bool hasGlobalSync(const Function &F) {
   return Found;
 }
 
+bool hasAsyncCopies(const Function &F) {
+  bool Found = false;
+  walkStmts(*F.Body, [&](Stmt &S) { Found |= llvm::isa<PipelineStmt>(S); });
+  return Found;
+}
+
 std::vector<Function *> Module::kernels() const {
   std::vector<Function *> K;
   for (const auto &F : Functions)

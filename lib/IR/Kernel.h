@@ -115,6 +115,9 @@ std::string textureParamName(const Function &F, const std::string &Array,
 /// Does \p F contain a global barrier (gpumerge_global_sync)?
 bool hasGlobalSync(const Function &F);
 
+/// Does \p F copy asynchronously (async-prefetch's PipelineStmts)?
+bool hasAsyncCopies(const Function &F);
+
 /// Why a kernel of the input could not be lowered: it is passed through.
 struct Unsupported {
   std::string Kernel;

@@ -177,14 +177,10 @@ void Printer::printStmt(const Stmt &S) {
     return;
   case Stmt::Kind::Assign: {
     const auto &A = llvm::cast<AssignStmt>(S);
-    if (A.Async) {
+    if (A.Async)
       printAsyncCopy(A);
-      return;
-    }
-    printExpr(*A.LHS);
-    OS << " " << assignOpSpelling(A.Op) << " ";
-    printExpr(*A.RHS);
-    OS << ";";
+    else
+      printAssign(A);
     return;
   }
   case Stmt::Kind::If: {
@@ -269,6 +265,13 @@ void Printer::printStmt(const Stmt &S) {
     printPipeline(llvm::cast<PipelineStmt>(S));
     return;
   }
+}
+
+void Printer::printAssign(const AssignStmt &A) {
+  printExpr(*A.LHS);
+  OS << " " << assignOpSpelling(A.Op) << " ";
+  printExpr(*A.RHS);
+  OS << ";";
 }
 
 void Printer::printAsyncCopy(const AssignStmt &A) {

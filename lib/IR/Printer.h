@@ -80,6 +80,8 @@ protected:
   // --- helpers -------------------------------------------------------------
   void printParam(const Param &P);
   void printDecl(const DeclStmt &D);
+  /// `lhs op= rhs;`, the statement as written (an async copy's too).
+  void printAssign(const AssignStmt &A);
   void printBody(const Stmt &S);
   /// `((const float2 *)a)`: array \p A seen as vectors of its VectorWidth.
   void printVectorBase(const ArrayRef &A);

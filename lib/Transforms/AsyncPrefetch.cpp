@@ -244,17 +244,23 @@ private:
   std::set<std::string> Taken;
   std::vector<DeclStmt *> Decls;
 
-  /// The tiles are declared once as shared arrays and used in the tile
-  /// loop only, where after the loads they are only read.
-  bool onlyInLoop(const StagedLoop &S, std::string &Why) {
-    unsigned Total = 0, Inside = 0;
-    walkExprs(*G.Body, [&](const Expr &X) {
+  /// References to the tiles under \p S.
+  unsigned tileRefs(Stmt &S) const {
+    unsigned N = 0;
+    walkExprs(S, [&](const Expr &X) {
       if (auto *R = llvm::dyn_cast<ArrayRef>(&X))
-        Total += R->Space == AddressSpace::Shared && Tiles.count(R->Array);
+        N += R->Space == AddressSpace::Shared && Tiles.count(R->Array);
     });
-    walkExprs(*S.Tile, [&](const Expr &X) {
-      if (auto *R = llvm::dyn_cast<ArrayRef>(&X))
-        Inside += R->Space == AddressSpace::Shared && Tiles.count(R->Array);
+    return N;
+  }
+
+  /// The tiles are declared once as shared arrays (Decls) and used in the
+  /// tile loop only, where after the loads they are only read.
+  bool onlyInLoop(const StagedLoop &S, std::string &Why) {
+    walkStmts(*G.Body, [&](Stmt &X) {
+      if (auto *D = llvm::dyn_cast<DeclStmt>(&X);
+          D && Tiles.count(D->Name) && !D->Extents.empty())
+        Decls.push_back(D);
     });
     bool Written = false;
     for (size_t J = S.FirstSync + 1; J < S.Body->Body.size(); ++J)
@@ -263,12 +269,8 @@ private:
           if (auto *R = llvm::dyn_cast<ArrayRef>(A->LHS.get()))
             Written |= Tiles.count(R->Array) > 0;
       });
-    walkStmts(*G.Body, [&](Stmt &X) {
-      if (auto *D = llvm::dyn_cast<DeclStmt>(&X);
-          D && Tiles.count(D->Name) && !D->Extents.empty())
-        Decls.push_back(D);
-    });
-    if (Total != Inside || Written || Decls.size() != Tiles.size()) {
+    if (tileRefs(*G.Body) != tileRefs(*S.Tile) || Written ||
+        Decls.size() != Tiles.size()) {
       Why = "the tiles of the loop over " + S.Tile->Iter +
             " are used outside it or written after their loads";
       return false;

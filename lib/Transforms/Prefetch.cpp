@@ -165,10 +165,7 @@ PassInfo prefetchPass() {
               Why = "no loop over tiles staged through shared memory";
               return std::nullopt;
             }
-            bool Async = false;
-            walkStmts(*F.Body,
-                      [&](Stmt &S) { Async |= llvm::isa<PipelineStmt>(S); });
-            if (Async) {
+            if (hasAsyncCopies(F)) {
               Why = "async-prefetch copies the next tile already";
               return std::nullopt;
             }
