@@ -268,7 +268,7 @@ void Printer::printStmt(const Stmt &S) {
 }
 
 void Printer::printAssign(const AssignStmt &A) {
-  printExpr(*A.LHS);
+  printAssignTarget(A);
   OS << " " << assignOpSpelling(A.Op) << " ";
   printExpr(*A.RHS);
   OS << ";";
@@ -424,7 +424,7 @@ void Printer::printExpr(const Expr &E, int Parent) {
       printTextureRead(A, *P);
       return;
     }
-    printArrayAccess(A);
+    printArrayRead(A);
     return;
   }
   case Expr::Kind::Member: {

@@ -67,6 +67,12 @@ protected:
   /// The debug form marks both; the emitters spell each language's form.
   virtual void printTextureParam(const Param &P);
   virtual void printTextureRead(const ArrayRef &A, const Param &P);
+  /// An array element read in an expression, other than through the
+  /// texture path: `a[i]`. The verifier's race check (RaceCheck.h) prints
+  /// its shared arrays' reads through a check.
+  virtual void printArrayRead(const ArrayRef &A) { printArrayAccess(A); }
+  /// What an assignment assigns to (`a[i]`, `sum`), written by \p A.
+  virtual void printAssignTarget(const AssignStmt &A) { printExpr(*A.LHS); }
 
   /// The function printFunction is printing (null elsewhere: printParams
   /// called alone prints the parameters as declared, for host code).

@@ -5,6 +5,7 @@
 #include "CodeGen/EdgeKernel.h"
 #include "CodeGen/Emitter.h"
 #include "CodeGen/MathSpellings.h"
+#include "CodeGen/RaceCheck.h"
 #include "IR/Evaluate.h"
 #include "IR/Printer.h"
 #include "Runtime/CudaSession.h"
@@ -1023,6 +1024,10 @@ struct DeviceRun {
   std::map<std::string, std::int64_t> Extents;
   std::vector<std::vector<std::uint8_t>> Inputs;
   std::vector<double> Scalars;
+  /// The candidate kernels that check their shared-memory accesses
+  /// (RaceCheck.h), with their shared arrays: each takes a record buffer
+  /// after its arguments.
+  std::map<std::string, std::vector<CheckedArray>> RaceChecked;
 };
 
 } // namespace
@@ -1078,8 +1083,12 @@ void executeOnDevice(const DeviceRun &Run, VerifyResult Result,
                       llvm::toString(RefProgram.takeError()))
             .str()));
   }
-  auto CandProgram = (*Session)->buildProgram(Run.Candidate, Run.BuildOptions,
-                                              Run.CandidateKernels);
+  // The race checks' code takes PoCL's optimizer minutes (RaceCheck.h).
+  auto CandProgram = (*Session)->buildProgram(
+      Run.Candidate,
+      Run.RaceChecked.empty() ? Run.BuildOptions
+                              : Run.BuildOptions + " -cl-opt-disable",
+      Run.CandidateKernels);
   if (!CandProgram)
     return Fail(llvm::createStringError(
         llvm::inconvertibleErrorCode(),
@@ -1137,6 +1146,15 @@ void executeOnDevice(const DeviceRun &Run, VerifyResult Result,
   // queue (each launch sees the one before); with \p Timed, the device
   // time of the launches summed, in milliseconds.
   std::map<std::string, unsigned> ImageOf;
+  // The race records of the checked kernels (RaceCheck.h), zero at first.
+  std::map<std::string, unsigned> RaceRecords;
+  for (const auto &[Kernel, Arrays] : Run.RaceChecked) {
+    auto B = (*Session)->createBuffer(
+        std::vector<std::uint8_t>(RaceRecord::Words * 4, 0));
+    if (!B)
+      return Fail(B.takeError());
+    RaceRecords[Kernel] = *B;
+  }
   auto LaunchAll = [&](unsigned Program, bool Reference,
                        const std::vector<unsigned> &Buffers,
                        bool Timed) -> llvm::Expected<double> {
@@ -1195,6 +1213,9 @@ void executeOnDevice(const DeviceRun &Run, VerifyResult Result,
         auto It = Names.find(K);
         return It == Names.end() ? K : It->second;
       };
+      if (auto R = RaceRecords.find(L.Candidate);
+          !Reference && R != RaceRecords.end())
+        Args.push_back(KernelArg::buffer(R->second));
       if (auto E = Go(Named(Reference ? L.Naive : L.Candidate), Args,
                       Reference ? L.NaiveRange : L.CandidateRange))
         return E;
@@ -1269,6 +1290,26 @@ void executeOnDevice(const DeviceRun &Run, VerifyResult Result,
     }
     ++BufferIndex;
   }
+  // A race is wrong code even where PoCL's order computed the right values.
+  for (const auto &[Kernel, B] : RaceRecords) {
+    auto Data = (*Session)->readBuffer(B);
+    if (!Data)
+      return Fail(Data.takeError());
+    std::vector<std::uint32_t> Record(RaceRecord::Words);
+    std::memcpy(Record.data(), Data->data(),
+                std::min(Data->size(), Record.size() * 4));
+    std::array<std::size_t, 2> Local = {0, 0};
+    for (const Launch &L : Launches)
+      if (L.Candidate == Kernel)
+        Local = {L.CandidateRange.Local[0], L.CandidateRange.Local[1]};
+    std::string Race =
+        RaceRecord::describe(Kernel, Run.RaceChecked.at(Kernel), Record, Local);
+    if (Race.empty())
+      continue;
+    Result.Outcome = VerifyResult::Status::Mismatch;
+    Result.Detail = Result.Detail.empty() ? Race : Race + "; " + Result.Detail;
+    break;
+  }
   // --tune: the candidate as its launcher runs it, timed on the device
   // once it matched and only where the optimized path ran. The verify run
   // above was the warm-up; each timed run launches on its own results.
@@ -1288,6 +1329,24 @@ void executeOnDevice(const DeviceRun &Run, VerifyResult Result,
 }
 
 } // namespace
+
+/// \p F without the last barrier it has (--debug-fail's drop-barrier).
+static std::unique_ptr<Function> withoutLastBarrier(const Function &F) {
+  std::unique_ptr<Function> Out = F.clone();
+  std::vector<StmtPtr> *Body = nullptr;
+  size_t At = 0;
+  walkStmts(*Out->Body, [&](Stmt &S) {
+    if (auto *B = llvm::dyn_cast<BlockStmt>(&S))
+      for (size_t I = 0; I < B->Body.size(); ++I)
+        if (llvm::isa<SyncStmt>(*B->Body[I])) {
+          Body = &B->Body;
+          At = I;
+        }
+  });
+  if (Body)
+    Body->erase(Body->begin() + std::ptrdiff_t(At));
+  return Out;
+}
 
 /// verifyStages on the device \p Opts names; \p InputBuildFailed says
 /// whether the error returned is the input's build failing there.
@@ -1547,6 +1606,27 @@ verifyOn(const Module &M, const std::vector<const Function *> &DomainFrom,
       Run.Reference = Opts.ReferenceSource;
     }
     Run.Candidate = emitModule(M, Language::OpenCL, Replacements).Text;
+    // The optimized kernels run checking their shared-memory accesses for
+    // races, which PoCL's order of work-items hides (not when timed).
+    for (size_t I = 0; I < Stages.size() && !Opts.TimedRuns; ++I) {
+      const Function &E = *Stages[I].Emitted;
+      if (!E.Plan || Launches[I].Candidate != E.Name)
+        continue;
+      // --debug-fail=verify-candidate=drop-barrier (tests): the kernel run
+      // lacks its last barrier, a race the check must report.
+      std::unique_ptr<Function> Broken;
+      if (Opts.DebugFailCandidate == "drop-barrier")
+        Broken = withoutLastBarrier(E);
+      auto Checked = emitRaceChecked(Broken ? *Broken : E);
+      std::string Plain = emitFunction(E, Language::OpenCL);
+      size_t At = Run.Candidate.find(Plain);
+      if (!Checked || At == std::string::npos)
+        continue;
+      Run.Candidate.replace(At, Plain.size(), Checked->Text);
+      Run.RaceChecked[E.Name] = Checked->Arrays;
+    }
+    if (!Run.RaceChecked.empty())
+      Run.Candidate = raceCheckHelpers() + Run.Candidate;
     // A CUDA kernel named like an OpenCL built-in function (`step`, `dot`)
     // runs under another name in the translation.
     if (M.Lang == Language::Cuda)

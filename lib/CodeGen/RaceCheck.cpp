@@ -1,0 +1,267 @@
+//===- RaceCheck.cpp - Optimized kernels that report shared-memory races -===//
+#include "CodeGen/RaceCheck.h"
+#include "CodeGen/OpenCLEmitter.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+namespace gpumerge {
+namespace {
+
+/// A shadow word: the barrier interval in the high bits, the work-item's
+/// index within its group plus one in the low 12 (0xFFF: several readers).
+constexpr unsigned ItemBits = 12;
+constexpr std::uint32_t Several = (1u << ItemBits) - 1;
+
+/// The record's words (RaceRecord::Words), as gpumerge_report fills them.
+namespace Word {
+enum : unsigned { Count, Kind, Array, Element, Item, Other, Interval };
+} // namespace Word
+/// Word::Kind, as gpumerge_access reports it.
+enum RaceKind : std::uint32_t {
+  ReadAfterWrite = 1,
+  WriteAfterRead = 2,
+  WriteAfterWrite = 3,
+  OutOfBounds = 4
+};
+
+std::int64_t elements(const CheckedArray &A) {
+  std::int64_t N = 1;
+  for (std::int64_t X : A.Extents)
+    N *= X;
+  return N;
+}
+
+class RaceCheckEmitter : public OpenCLEmitter {
+public:
+  RaceCheckEmitter(llvm::raw_ostream &OS,
+                   const std::vector<CheckedArray> &Arrays)
+      : OpenCLEmitter(OS), Arrays(Arrays) {}
+
+protected:
+  void printSync() override {
+    OS << "(barrier(CLK_LOCAL_MEM_FENCE), ++gpumerge_epoch);";
+  }
+  void printArrayRead(const ArrayRef &A) override {
+    const CheckedArray *C = checked(A.Array);
+    if (!C)
+      return OpenCLEmitter::printArrayRead(A);
+    OS << "(";
+    printCheck("gpumerge_read", A, *C);
+    OS << ", ";
+    printArrayAccess(A);
+    OS << ")";
+  }
+  // `*(gpumerge_write(...), &a_s[i][j]) = v;`: one expression, so that it
+  // stands where the assignment stood (an if's body without braces).
+  void printAssignTarget(const AssignStmt &S) override {
+    const auto *A = llvm::dyn_cast<ArrayRef>(S.LHS.get());
+    const CheckedArray *C = A ? checked(A->Array) : nullptr;
+    if (!C)
+      return OpenCLEmitter::printAssignTarget(S);
+    OS << "*(";
+    printCheck(S.Op == AssignOp::Set ? "gpumerge_write" : "gpumerge_update", *A,
+               *C);
+    OS << ", &";
+    printArrayAccess(*A);
+    OS << ")";
+  }
+
+private:
+  const std::vector<CheckedArray> &Arrays;
+
+  const CheckedArray *checked(const std::string &Name) const {
+    for (const CheckedArray &C : Arrays)
+      if (C.Name == Name)
+        return &C;
+    return nullptr;
+  }
+  /// gpumerge_read(writers, readers, size, first element, elements, item,
+  /// interval, record, array).
+  void printCheck(const char *Check, const ArrayRef &A, const CheckedArray &C) {
+    ExprPtr Flat = A.Indices.front()->clone();
+    for (size_t I = 1; I < A.Indices.size(); ++I)
+      Flat = add(mul(std::move(Flat), intLit(C.Extents[I])),
+                 A.Indices[I]->clone());
+    if (A.VectorWidth > 1)
+      Flat = mul(std::move(Flat), intLit(A.VectorWidth));
+    OS << Check << "(gpumerge_w_" << C.Name << ", gpumerge_r_" << C.Name << ", "
+       << elements(C) << ", (long)(";
+    printExpr(*Flat);
+    OS << "), " << A.VectorWidth
+       << ", gpumerge_me, gpumerge_epoch, gpumerge_race, " << (&C - &Arrays[0])
+       << ")";
+  }
+};
+
+/// The shared arrays of \p F, or nullopt where one is used other than by
+/// indexing it with as many indices as it has dimensions (or one, for a
+/// vector access).
+std::optional<std::vector<CheckedArray>> sharedArrays(const Function &F) {
+  std::vector<CheckedArray> Arrays;
+  bool Usable = true;
+  walkStmts(*F.Body, [&](Stmt &S) {
+    if (auto *D = llvm::dyn_cast<DeclStmt>(&S))
+      if (D->Ty.Space == AddressSpace::Shared) {
+        Usable &= !D->Extents.empty() && !D->Init;
+        Arrays.push_back({D->Name, D->Extents});
+      }
+  });
+  auto Find = [&](const std::string &Name) -> const CheckedArray * {
+    for (const CheckedArray &C : Arrays)
+      if (C.Name == Name)
+        return &C;
+    return nullptr;
+  };
+  walkExprs(*F.Body, [&](const Expr &E) {
+    if (const auto *V = llvm::dyn_cast<VarRef>(&E))
+      Usable &= !Find(V->Name);
+    if (const auto *A = llvm::dyn_cast<ArrayRef>(&E))
+      if (const CheckedArray *C = Find(A->Array))
+        Usable &= A->VectorWidth > 1 ? A->Indices.size() == 1
+                                     : A->Indices.size() == C->Extents.size();
+  });
+  if (!Usable || Arrays.empty())
+    return std::nullopt;
+  return Arrays;
+}
+
+} // namespace
+
+std::optional<RaceCheckedKernel> emitRaceChecked(const Function &F) {
+  auto Arrays = sharedArrays(F);
+  if (!Arrays)
+    return std::nullopt;
+  RaceCheckedKernel K;
+  K.Arrays = std::move(*Arrays);
+  llvm::raw_string_ostream OS(K.Text);
+  RaceCheckEmitter(OS, K.Arrays).printFunction(F);
+  OS.flush();
+  size_t Open = K.Text.find(") {\n");
+  if (Open == std::string::npos)
+    return std::nullopt;
+  std::string Prologue;
+  std::int64_t Most = 0;
+  for (const CheckedArray &C : K.Arrays) {
+    std::string N = std::to_string(elements(C));
+    Prologue += "  __local uint gpumerge_w_" + C.Name + "[" + N +
+                "], gpumerge_r_" + C.Name + "[" + N + "];\n";
+    Most = std::max(Most, elements(C));
+  }
+  Prologue += "  const uint gpumerge_me = get_local_id(0) + get_local_size(0) "
+              "* (get_local_id(1) + get_local_size(1) * get_local_id(2));\n"
+              "  for (uint gpumerge_i = gpumerge_me; gpumerge_i < " +
+              std::to_string(Most) +
+              "; gpumerge_i += get_local_size(0) * get_local_size(1) * "
+              "get_local_size(2)) {\n";
+  for (const CheckedArray &C : K.Arrays)
+    Prologue += "    if (gpumerge_i < " + std::to_string(elements(C)) +
+                ") gpumerge_w_" + C.Name + "[gpumerge_i] = gpumerge_r_" +
+                C.Name + "[gpumerge_i] = 0;\n";
+  Prologue += "  }\n  barrier(CLK_LOCAL_MEM_FENCE);\n"
+              "  uint gpumerge_epoch = 1;\n";
+  K.Text.insert(Open + 4, Prologue);
+  K.Text.insert(Open, K.Text[Open - 1] == '('
+                          ? "__global uint *gpumerge_race"
+                          : ", __global uint *gpumerge_race");
+  return K;
+}
+
+std::string raceCheckHelpers() {
+  static_assert(ItemBits == 12 && Several == 0xFFF && OutOfBounds == 4 &&
+                    Word::Interval == 6 && RaceRecord::Words == 24,
+                "the OpenCL below spells them");
+  // No branches: PoCL's work-group compiler replicates the code after a
+  // branch up to the next barrier, which made kernels of a few dozen
+  // checked accesses take minutes to build.
+  return R"(// --verify's race check (gpumerge, RaceCheck.h). A shadow word holds
+// the barrier interval << 12 | the work-item + 1 (0xFFF: several readers).
+// A race (1: a read after another work-item's write, 2: a write after
+// another's read, 3: a write after another's write, all in one interval; 4:
+// an index out of bounds) sets r[0] and writes r[1..6]; an access without
+// one writes the same to r[16..22] instead.
+void gpumerge_access(__local uint *w, __local uint *rd, long size, long first,
+                     uint n, uint item, uint epoch, __global uint *r,
+                     uint array, int reads, int writes) {
+  const uint me = epoch << 12 | (item + 1);
+  for (uint i = 0; i < n; ++i) {
+    const long e = first + i, c = clamp(e, 0L, size - 1);
+    const uint W = w[c], R = rd[c];
+    const uint wrote = W >> 12 == epoch && W != me;
+    const uint read = writes && R >> 12 == epoch && R != me;
+    const uint kind = e != c ? 4 : wrote ? (writes ? 3 : 1) : read ? 2 : 0;
+    const uint at = kind ? 0 : 16;
+    r[at] = 1;
+    r[at + 1] = kind;
+    r[at + 2] = array;
+    r[at + 3] = (uint)e;
+    r[at + 4] = item;
+    r[at + 5] = kind == 2 ? ((R & 0xFFF) == 0xFFF ? 0xFFFFFFFF : (R & 0xFFF) - 1)
+                          : (W & 0xFFF) - 1;
+    r[at + 6] = epoch;
+    rd[c] = !reads ? R : R >> 12 != epoch || R == me ? me : epoch << 12 | 0xFFF;
+    w[c] = writes ? me : W;
+  }
+}
+void gpumerge_read(__local uint *w, __local uint *rd, long size, long first,
+                   uint n, uint item, uint epoch, __global uint *r,
+                   uint array) {
+  gpumerge_access(w, rd, size, first, n, item, epoch, r, array, 1, 0);
+}
+void gpumerge_write(__local uint *w, __local uint *rd, long size, long first,
+                    uint n, uint item, uint epoch, __global uint *r,
+                    uint array) {
+  gpumerge_access(w, rd, size, first, n, item, epoch, r, array, 0, 1);
+}
+void gpumerge_update(__local uint *w, __local uint *rd, long size, long first,
+                     uint n, uint item, uint epoch, __global uint *r,
+                     uint array) {
+  gpumerge_access(w, rd, size, first, n, item, epoch, r, array, 1, 1);
+}
+)";
+}
+
+std::string RaceRecord::describe(const std::string &Kernel,
+                                 const std::vector<CheckedArray> &Arrays,
+                                 const std::vector<std::uint32_t> &R,
+                                 std::array<std::size_t, 2> Local) {
+  if (R.size() < Words || R[Word::Count] == 0 ||
+      R[Word::Array] >= Arrays.size())
+    return "";
+  const CheckedArray &A = Arrays[R[Word::Array]];
+  auto ItemName = [&](std::uint32_t I) {
+    std::size_t X = std::max<std::size_t>(Local[0], 1),
+                Y = std::max<std::size_t>(Local[1], 1);
+    std::string S = llvm::formatv("({0}, {1}", I % X, I / X % Y);
+    if (I / X / Y)
+      S += llvm::formatv(", {0}", I / X / Y);
+    return S + ")";
+  };
+  if (R[Word::Kind] == OutOfBounds)
+    return llvm::formatv("shared-memory access out of bounds in '{0}': "
+                         "work-item {1} accessed element {2} of '{3}', which "
+                         "has {4}",
+                         Kernel, ItemName(R[Word::Item]),
+                         std::int32_t(R[Word::Element]), A.Name, elements(A));
+  std::string Cell = A.Name;
+  std::vector<std::int64_t> Index(A.Extents.size());
+  std::int64_t Rest = R[Word::Element];
+  for (size_t I = A.Extents.size(); I-- > 0;) {
+    Index[I] = Rest % A.Extents[I];
+    Rest /= A.Extents[I];
+  }
+  for (std::int64_t I : Index)
+    Cell += "[" + std::to_string(I) + "]";
+  std::string By = R[Word::Other] == 0xFFFFFFFF ? "other work-items"
+                                                : ItemName(R[Word::Other]);
+  const char *What =
+      R[Word::Kind] == ReadAfterWrite   ? "read {0} after {1} wrote it"
+      : R[Word::Kind] == WriteAfterRead ? "wrote {0} after {1} read it"
+                                        : "wrote {0} after {1} wrote it";
+  return llvm::formatv("shared-memory race in '{0}': work-item {1} {2} with "
+                       "no barrier between (barrier interval {3})",
+                       Kernel, ItemName(R[Word::Item]),
+                       llvm::formatv(What, "'" + Cell + "'", By).str(),
+                       R[Word::Interval]);
+}
+
+} // namespace gpumerge

@@ -1,0 +1,80 @@
+//===- RaceCheck.h - Optimized kernels that report shared-memory races ---===//
+//
+// --verify on PoCL compares results, and PoCL cannot show a missing
+// barrier: it runs a work-group's work-items one after another between
+// barriers, and puts barriers of its own at the ends of loops that hold one,
+// so a tile overwritten while another work-item still reads it reads the
+// same on the CPU. The kernel as the verifier runs it on OpenCL therefore
+// checks every access to its shared (__local) arrays, whatever the order the
+// work-items run in:
+//
+//   - each element has two shadow words in local memory, the last writer and
+//     the readers (one, or several) of the current barrier interval (the
+//     barriers passed so far, counted by each work-item);
+//   - a read of an element another work-item wrote in the same interval, a
+//     write of one another read or wrote there, and an index outside the
+//     array are races: one is recorded in a buffer the kernel takes as its
+//     last argument (RaceRecord), and the results are compared as usual.
+//
+// The checks' code takes PoCL's optimizer minutes where the kernel itself
+// takes seconds: the verifier builds the checked program with
+// -cl-opt-disable (about as fast as the kernel unchecked, optimized).
+//
+// A cp.async copy (async-prefetch) is checked where it is issued, where
+// OpenCL's form makes it: its write may land as late as the wait, which
+// the check does not model.
+//
+//===----------------------------------------------------------------------===//
+#ifndef GPUMERGE_CODEGEN_RACECHECK_H
+#define GPUMERGE_CODEGEN_RACECHECK_H
+
+#include "IR/Kernel.h"
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gpumerge {
+
+/// A shared array of a checked kernel: records name it by its position.
+struct CheckedArray {
+  std::string Name;
+  std::vector<std::int64_t> Extents;
+};
+
+struct RaceCheckedKernel {
+  /// The kernel in OpenCL, checking, with the argument `__global uint
+  /// *gpumerge_race` (RaceRecord::Words words, zero before the launch)
+  /// after all of its own.
+  std::string Text;
+  std::vector<CheckedArray> Arrays;
+};
+
+/// \p F in OpenCL with its accesses to shared arrays checked, or nullopt
+/// where it has none or uses one other than by indexing it (a pointer to
+/// it): then it is not checked.
+std::optional<RaceCheckedKernel> emitRaceChecked(const Function &F);
+
+/// The OpenCL functions the checked kernels call: once, before them.
+std::string raceCheckHelpers();
+
+/// The buffer a checked kernel fills at its first race.
+struct RaceRecord {
+  static constexpr unsigned Words = 24;
+  /// A race \p Record (read back after the launches of work-groups of
+  /// \p Local work-items) holds, in words ("shared-memory race in 'mm':
+  /// work-item (4, 0) read 'a_s[3][17]' after (5, 1) wrote it with no
+  /// barrier between (barrier interval 7)"), or empty where it holds none.
+  /// Of several races, one (of the work-groups that ran at once, its words
+  /// may mix).
+  static std::string describe(const std::string &Kernel,
+                              const std::vector<CheckedArray> &Arrays,
+                              const std::vector<std::uint32_t> &Record,
+                              std::array<std::size_t, 2> Local);
+};
+
+} // namespace gpumerge
+
+#endif
