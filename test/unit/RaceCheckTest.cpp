@@ -1,0 +1,88 @@
+//===- RaceCheckTest.cpp - Kernels that report their shared-memory races --===//
+//
+// The checking form verify runs on OpenCL (CodeGen/RaceCheck.h): every
+// access to a shared array goes through a check, barriers count intervals,
+// and a record read back after the run is put in words. Runs that find a
+// race are in test/Driver/verify-races.test.
+//
+//===----------------------------------------------------------------------===//
+#include "CodeGen/RaceCheck.h"
+#include "TestKernels.h"
+
+using namespace gpumerge;
+
+namespace {
+
+const char *Transpose = R"(
+__global__ void tr(const float *a, float *b, int n) {
+  __shared__ float t[16][17];
+  int x = blockIdx.x * 16 + threadIdx.x;
+  int y = blockIdx.y * 16 + threadIdx.y;
+  t[threadIdx.y][threadIdx.x] = a[y * n + x];
+  __syncthreads();
+  b[(blockIdx.x * 16 + threadIdx.y) * n + blockIdx.y * 16 + threadIdx.x] =
+      t[threadIdx.x][threadIdx.y];
+}
+)";
+
+TEST(RaceCheck, EveryAccessToASharedArrayIsChecked) {
+  auto M = parseText(Transpose);
+  ASSERT_TRUE(M);
+  auto K = emitRaceChecked(*M->kernels()[0]);
+  ASSERT_TRUE(K);
+  ASSERT_EQ(K->Arrays.size(), 1u);
+  EXPECT_EQ(K->Arrays[0].Name, "t");
+  EXPECT_EQ(K->Arrays[0].Extents, (std::vector<std::int64_t>{16, 17}));
+  const std::string &T = K->Text;
+  for (const char *Part :
+       {"int n, __global uint *gpumerge_race) {\n",
+        "__local uint gpumerge_w_t[272], gpumerge_r_t[272];",
+        "*(gpumerge_write(gpumerge_w_t, gpumerge_r_t, 272, (long)("
+        "get_local_id(1) * 17 + get_local_id(0)), 1, gpumerge_me, "
+        "gpumerge_epoch, gpumerge_race, 0), &t[get_local_id(1)]"
+        "[get_local_id(0)]) = ",
+        "(barrier(CLK_LOCAL_MEM_FENCE), ++gpumerge_epoch);",
+        "(gpumerge_read(gpumerge_w_t, gpumerge_r_t, 272, (long)("
+        "get_local_id(0) * 17 + get_local_id(1)), 1"})
+    EXPECT_NE(T.find(Part), std::string::npos) << Part << "\nin:\n" << T;
+  // The shadows are cleared, and a barrier passed, before the kernel's own
+  // first statement.
+  EXPECT_LT(T.find("barrier(CLK_LOCAL_MEM_FENCE);\n  uint gpumerge_epoch = 1;"),
+            T.find("gpumerge_write"));
+}
+
+TEST(RaceCheck, KernelsWithoutSharedArraysAreNotChecked) {
+  auto M = parseKernelFile("mv.cu");
+  ASSERT_TRUE(M);
+  EXPECT_FALSE(emitRaceChecked(*M->kernels()[0]));
+}
+
+TEST(RaceCheck, RecordsInWords) {
+  std::vector<CheckedArray> Arrays = {{"t", {16, 17}}};
+  std::vector<std::uint32_t> R(RaceRecord::Words, 0);
+  EXPECT_EQ(RaceRecord::describe("tr", Arrays, R, {16, 16}), "");
+  // Work-item 19 = (3, 1) read t[1][2] (element 19) that 5 = (5, 0) wrote.
+  R[0] = 1;
+  R[1] = 1;
+  R[3] = 19;
+  R[4] = 19;
+  R[5] = 5;
+  R[6] = 2;
+  EXPECT_EQ(RaceRecord::describe("tr", Arrays, R, {16, 16}),
+            "shared-memory race in 'tr': work-item (3, 1) read 't[1][2]' "
+            "after (5, 0) wrote it with no barrier between (barrier "
+            "interval 2)");
+  R[1] = 2;
+  R[5] = 0xFFFFFFFF;
+  EXPECT_EQ(RaceRecord::describe("tr", Arrays, R, {16, 16}),
+            "shared-memory race in 'tr': work-item (3, 1) wrote 't[1][2]' "
+            "after other work-items read it with no barrier between "
+            "(barrier interval 2)");
+  R[1] = 4;
+  R[3] = 300;
+  EXPECT_EQ(RaceRecord::describe("tr", Arrays, R, {16, 16}),
+            "shared-memory access out of bounds in 'tr': work-item (3, 1) "
+            "accessed element 300 of 't', which has 272");
+}
+
+} // namespace
