@@ -1034,6 +1034,11 @@ private:
       O["verify_reference"] = Verified->Reference;
     O["verify_device"] =
         Verified->DeviceNote.empty() ? deviceNote() : Verified->DeviceNote;
+    // The shared-memory race check of the optimized kernel's run.
+    const VerifyResult &Checked =
+        VerifiedOptimized ? *VerifiedOptimized : *Verified;
+    if (!Checked.RaceCheck.empty())
+      O["verify_race_check"] = Checked.RaceCheck;
     O["max_rel_error"] =
         std::max(Verified->MaxRelError,
                  VerifiedOptimized ? VerifiedOptimized->MaxRelError : 0.0);

@@ -1001,6 +1001,11 @@ struct Launch {
 
 /// Everything a verify run does on the device, decided beforehand so the
 /// run itself (in a child process) only builds, launches and compares.
+/// How long the input may run for the emitted kernel to run checked
+/// (RaceCheck.h): the checked form is unoptimized, a call per shared access,
+/// tens of times slower.
+constexpr double RaceCheckInputSeconds = 0.1;
+
 struct DeviceRun {
   DeviceKind Device = DeviceKind::OpenCL;
   unsigned DeviceIndex = 0;
@@ -1028,6 +1033,8 @@ struct DeviceRun {
   /// (RaceCheck.h), with their shared arrays: each takes a record buffer
   /// after its arguments.
   std::map<std::string, std::vector<CheckedArray>> RaceChecked;
+  /// Candidate without the checks, for inputs too slow to check.
+  std::string UncheckedCandidate;
 };
 
 } // namespace
@@ -1054,6 +1061,7 @@ llvm::json::Value resultToJson(const VerifyResult &R) {
                             {"detail", R.Detail},
                             {"path", R.Path},
                             {"failed", R.FailedPrecondition},
+                            {"race_check", R.RaceCheck},
                             {"times", llvm::json::Array(R.TimesMs)}};
 }
 
@@ -1083,19 +1091,6 @@ void executeOnDevice(const DeviceRun &Run, VerifyResult Result,
                       llvm::toString(RefProgram.takeError()))
             .str()));
   }
-  // The race checks' code takes PoCL's optimizer minutes (RaceCheck.h).
-  auto CandProgram = (*Session)->buildProgram(
-      Run.Candidate,
-      Run.RaceChecked.empty() ? Run.BuildOptions
-                              : Run.BuildOptions + " -cl-opt-disable",
-      Run.CandidateKernels);
-  if (!CandProgram)
-    return Fail(llvm::createStringError(
-        llvm::inconvertibleErrorCode(),
-        llvm::formatv("the emitted kernel does not build as {0} (a gpumerge "
-                      "bug): {1}",
-                      As, llvm::toString(CandProgram.takeError()))
-            .str()));
 
   // A kernel that faults must end this process at once: the handlers that
   // the libraries installed (LLVM's crash recovery, inherited from
@@ -1234,13 +1229,19 @@ void executeOnDevice(const DeviceRun &Run, VerifyResult Result,
     return Ms;
   };
   std::vector<unsigned> CandidateBuffers;
+  double ReferenceMs = 0;
   auto Execute = [&](unsigned Program, bool Reference)
       -> llvm::Expected<std::vector<std::vector<std::uint8_t>>> {
     auto Buffers = Upload();
     if (!Buffers)
       return Buffers.takeError();
-    if (auto Ms = LaunchAll(Program, Reference, *Buffers, false); !Ms)
+    // The input's launches timed on the device (its build excluded): how
+    // long the checked candidate may take (RaceCheck.h).
+    auto Ms = LaunchAll(Program, Reference, *Buffers, Reference);
+    if (!Ms)
       return Ms.takeError();
+    if (Reference)
+      ReferenceMs = *Ms;
     if (!Reference)
       CandidateBuffers = *Buffers;
     std::vector<std::vector<std::uint8_t>> Out;
@@ -1261,6 +1262,34 @@ void executeOnDevice(const DeviceRun &Run, VerifyResult Result,
                          std::chrono::steady_clock::now() - Started)
                          .count())
            .str());
+  // The checked kernel runs unoptimized, a call per shared access: where
+  // the input took long, the candidate runs unchecked (RaceCheck.h).
+  const double ReferenceSeconds = ReferenceMs / 1000;
+  bool Checked =
+      !Run.RaceChecked.empty() && ReferenceSeconds <= RaceCheckInputSeconds;
+  if (!Checked)
+    RaceRecords.clear();
+  if (!Run.RaceChecked.empty())
+    Result.RaceCheck =
+        Checked ? "checked"
+                : llvm::formatv("not checked: the input ran {0:f2} s, over "
+                                "the {1:f2} s the checks allow (smaller "
+                                "--size)",
+                                ReferenceSeconds, RaceCheckInputSeconds)
+                      .str();
+  // The race checks' code takes PoCL's optimizer minutes (RaceCheck.h).
+  auto CandProgram = (*Session)->buildProgram(
+      Checked || Run.RaceChecked.empty() ? Run.Candidate
+                                         : Run.UncheckedCandidate,
+      Checked ? Run.BuildOptions + " -cl-opt-disable" : Run.BuildOptions,
+      Run.CandidateKernels);
+  if (!CandProgram)
+    return Fail(llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        llvm::formatv("the emitted kernel does not build as {0} (a gpumerge "
+                      "bug): {1}",
+                      As, llvm::toString(CandProgram.takeError()))
+            .str()));
   if (Run.DebugFail == "crash")
     std::raise(SIGSEGV);
   while (Run.DebugFail == "hang")
@@ -1606,6 +1635,7 @@ verifyOn(const Module &M, const std::vector<const Function *> &DomainFrom,
       Run.Reference = Opts.ReferenceSource;
     }
     Run.Candidate = emitModule(M, Language::OpenCL, Replacements).Text;
+    Run.UncheckedCandidate = Run.Candidate;
     // The optimized kernels run checking their shared-memory accesses for
     // races, which PoCL's order of work-items hides (not when timed).
     for (size_t I = 0; I < Stages.size() && !Opts.TimedRuns; ++I) {
@@ -1641,6 +1671,7 @@ verifyOn(const Module &M, const std::vector<const Function *> &DomainFrom,
             Text.replace(At, From.size(), "__kernel void " + New + "(");
         };
         Rename(Run.Candidate);
+        Rename(Run.UncheckedCandidate);
         Run.CandidateNames[F->Name] = New;
         if (Opts.ReferenceSource.empty()) {
           Rename(Run.Reference);
@@ -1739,6 +1770,7 @@ verifyOn(const Module &M, const std::vector<const Function *> &DomainFrom,
       Result.Detail = O->getString("detail").value_or("").str();
       Result.Path = O->getString("path").value_or("").str();
       Result.FailedPrecondition = O->getString("failed").value_or("").str();
+      Result.RaceCheck = O->getString("race_check").value_or("").str();
       if (const llvm::json::Array *Times = O->getArray("times"))
         for (const llvm::json::Value &T : *Times)
           if (auto Ms = T.getAsNumber())
