@@ -31,6 +31,14 @@ std::int64_t elements(const CheckedArray &A) {
   return N;
 }
 
+const CheckedArray *findArray(const std::vector<CheckedArray> &Arrays,
+                              const std::string &Name) {
+  for (const CheckedArray &C : Arrays)
+    if (C.Name == Name)
+      return &C;
+  return nullptr;
+}
+
 class RaceCheckEmitter : public OpenCLEmitter {
 public:
   RaceCheckEmitter(llvm::raw_ostream &OS,
@@ -70,10 +78,7 @@ private:
   const std::vector<CheckedArray> &Arrays;
 
   const CheckedArray *checked(const std::string &Name) const {
-    for (const CheckedArray &C : Arrays)
-      if (C.Name == Name)
-        return &C;
-    return nullptr;
+    return findArray(Arrays, Name);
   }
   /// gpumerge_read(writers, readers, size, first element, elements, item,
   /// interval, record, array).
@@ -106,12 +111,7 @@ std::optional<std::vector<CheckedArray>> sharedArrays(const Function &F) {
         Arrays.push_back({D->Name, D->Extents});
       }
   });
-  auto Find = [&](const std::string &Name) -> const CheckedArray * {
-    for (const CheckedArray &C : Arrays)
-      if (C.Name == Name)
-        return &C;
-    return nullptr;
-  };
+  auto Find = [&](const std::string &Name) { return findArray(Arrays, Name); };
   walkExprs(*F.Body, [&](const Expr &E) {
     if (const auto *V = llvm::dyn_cast<VarRef>(&E))
       Usable &= !Find(V->Name);
