@@ -83,10 +83,8 @@ private:
   /// gpumerge_read(writers, readers, size, first element, elements, item,
   /// interval, record, array).
   void printCheck(const char *Check, const ArrayRef &A, const CheckedArray &C) {
-    ExprPtr Flat = A.Indices.front()->clone();
-    for (size_t I = 1; I < A.Indices.size(); ++I)
-      Flat = add(mul(std::move(Flat), intLit(C.Extents[I])),
-                 A.Indices[I]->clone());
+    ExprPtr Flat =
+        flatIndex(A, llvm::ArrayRef<std::int64_t>(C.Extents).drop_front());
     if (A.VectorWidth > 1)
       Flat = mul(std::move(Flat), intLit(A.VectorWidth));
     OS << Check << "(gpumerge_w_" << C.Name << ", gpumerge_r_" << C.Name << ", "

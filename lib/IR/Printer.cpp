@@ -39,11 +39,11 @@ const Param *Printer::textureParam(const std::string &Array) const {
   return P && P->isArray() ? P : nullptr;
 }
 
-ExprPtr Printer::flatIndex(const ArrayRef &A, const Param &P) const {
+ExprPtr Printer::flatIndex(const ArrayRef &A,
+                           llvm::ArrayRef<std::int64_t> InnerExtents) {
   ExprPtr Flat = A.Indices.front()->clone();
   for (size_t I = 1; I < A.Indices.size(); ++I) {
-    std::int64_t Extent =
-        I - 1 < P.Ty.InnerExtents.size() ? P.Ty.InnerExtents[I - 1] : 1;
+    std::int64_t Extent = I - 1 < InnerExtents.size() ? InnerExtents[I - 1] : 1;
     Flat = add(mul(std::move(Flat), intLit(Extent)), A.Indices[I]->clone());
   }
   return Flat;

@@ -11,6 +11,7 @@
 
 #include "IR/Kernel.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/raw_ostream.h"
 
 namespace gpumerge {
@@ -81,7 +82,13 @@ protected:
   const Param *textureParam(const std::string &Array) const;
   /// The index of \p A into its array's elements in row-major order (a
   /// true 2-D array's a[y][x] is y * N + x).
-  ExprPtr flatIndex(const ArrayRef &A, const Param &P) const;
+  ExprPtr flatIndex(const ArrayRef &A, const Param &P) const {
+    return flatIndex(A, P.Ty.InnerExtents);
+  }
+  /// The same for an array whose dimensions after the first have
+  /// \p InnerExtents (a __shared__ array's extents but the first).
+  static ExprPtr flatIndex(const ArrayRef &A,
+                           llvm::ArrayRef<std::int64_t> InnerExtents);
 
   // --- helpers -------------------------------------------------------------
   void printParam(const Param &P);

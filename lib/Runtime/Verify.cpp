@@ -999,13 +999,13 @@ struct Launch {
   std::map<std::string, unsigned> Channels; ///< 4: read as 4-vectors
 };
 
-/// Everything a verify run does on the device, decided beforehand so the
-/// run itself (in a child process) only builds, launches and compares.
 /// How long the input may run for the emitted kernel to run checked
 /// (RaceCheck.h): the checked form is unoptimized, a call per shared access,
-/// tens of times slower.
+/// 150 times slower or more.
 constexpr double RaceCheckInputSeconds = 0.1;
 
+/// Everything a verify run does on the device, decided beforehand so the
+/// run itself (in a child process) only builds, launches and compares.
 struct DeviceRun {
   DeviceKind Device = DeviceKind::OpenCL;
   unsigned DeviceIndex = 0;
@@ -1033,8 +1033,9 @@ struct DeviceRun {
   /// (RaceCheck.h), with their shared arrays: each takes a record buffer
   /// after its arguments.
   std::map<std::string, std::vector<CheckedArray>> RaceChecked;
-  /// Candidate without the checks, for inputs too slow to check.
-  std::string UncheckedCandidate;
+  /// Candidate with those kernels checking (empty where none is): it runs
+  /// in place of Candidate where the input was quick enough.
+  std::string CheckedCandidate;
 };
 
 } // namespace
@@ -1141,15 +1142,9 @@ void executeOnDevice(const DeviceRun &Run, VerifyResult Result,
   // queue (each launch sees the one before); with \p Timed, the device
   // time of the launches summed, in milliseconds.
   std::map<std::string, unsigned> ImageOf;
-  // The race records of the checked kernels (RaceCheck.h), zero at first.
+  // The race records of the checked kernels (RaceCheck.h), zero at first;
+  // none where the candidate runs unchecked.
   std::map<std::string, unsigned> RaceRecords;
-  for (const auto &[Kernel, Arrays] : Run.RaceChecked) {
-    auto B = (*Session)->createBuffer(
-        std::vector<std::uint8_t>(RaceRecord::Words * 4, 0));
-    if (!B)
-      return Fail(B.takeError());
-    RaceRecords[Kernel] = *B;
-  }
   auto LaunchAll = [&](unsigned Program, bool Reference,
                        const std::vector<unsigned> &Buffers,
                        bool Timed) -> llvm::Expected<double> {
@@ -1242,7 +1237,7 @@ void executeOnDevice(const DeviceRun &Run, VerifyResult Result,
       return Ms.takeError();
     if (Reference)
       ReferenceMs = *Ms;
-    if (!Reference)
+    else
       CandidateBuffers = *Buffers;
     std::vector<std::vector<std::uint8_t>> Out;
     for (unsigned B : *Buffers) {
@@ -1265,11 +1260,17 @@ void executeOnDevice(const DeviceRun &Run, VerifyResult Result,
   // The checked kernel runs unoptimized, a call per shared access: where
   // the input took long, the candidate runs unchecked (RaceCheck.h).
   const double ReferenceSeconds = ReferenceMs / 1000;
-  bool Checked =
-      !Run.RaceChecked.empty() && ReferenceSeconds <= RaceCheckInputSeconds;
-  if (!Checked)
-    RaceRecords.clear();
-  if (!Run.RaceChecked.empty())
+  const bool Checked = !Run.CheckedCandidate.empty() &&
+                       ReferenceSeconds <= RaceCheckInputSeconds;
+  for (auto It = Run.RaceChecked.begin();
+       Checked && It != Run.RaceChecked.end(); ++It) {
+    auto B = (*Session)->createBuffer(
+        std::vector<std::uint8_t>(RaceRecord::Words * 4, 0));
+    if (!B)
+      return Fail(B.takeError());
+    RaceRecords[It->first] = *B;
+  }
+  if (!Run.CheckedCandidate.empty())
     Result.RaceCheck =
         Checked ? "checked"
                 : llvm::formatv("not checked: the input ran {0:f2} s, over "
@@ -1279,8 +1280,7 @@ void executeOnDevice(const DeviceRun &Run, VerifyResult Result,
                       .str();
   // The race checks' code takes PoCL's optimizer minutes (RaceCheck.h).
   auto CandProgram = (*Session)->buildProgram(
-      Checked || Run.RaceChecked.empty() ? Run.Candidate
-                                         : Run.UncheckedCandidate,
+      Checked ? Run.CheckedCandidate : Run.Candidate,
       Checked ? Run.BuildOptions + " -cl-opt-disable" : Run.BuildOptions,
       Run.CandidateKernels);
   if (!CandProgram)
@@ -1635,7 +1635,7 @@ verifyOn(const Module &M, const std::vector<const Function *> &DomainFrom,
       Run.Reference = Opts.ReferenceSource;
     }
     Run.Candidate = emitModule(M, Language::OpenCL, Replacements).Text;
-    Run.UncheckedCandidate = Run.Candidate;
+    std::string Checking = Run.Candidate;
     // The optimized kernels run checking their shared-memory accesses for
     // races, which PoCL's order of work-items hides (not when timed).
     for (size_t I = 0; I < Stages.size() && !Opts.TimedRuns; ++I) {
@@ -1649,14 +1649,14 @@ verifyOn(const Module &M, const std::vector<const Function *> &DomainFrom,
         Broken = withoutLastBarrier(E);
       auto Checked = emitRaceChecked(Broken ? *Broken : E);
       std::string Plain = emitFunction(E, Language::OpenCL);
-      size_t At = Run.Candidate.find(Plain);
+      size_t At = Checking.find(Plain);
       if (!Checked || At == std::string::npos)
         continue;
-      Run.Candidate.replace(At, Plain.size(), Checked->Text);
+      Checking.replace(At, Plain.size(), Checked->Text);
       Run.RaceChecked[E.Name] = Checked->Arrays;
     }
     if (!Run.RaceChecked.empty())
-      Run.Candidate = raceCheckHelpers() + Run.Candidate;
+      Run.CheckedCandidate = raceCheckHelpers() + Checking;
     // A CUDA kernel named like an OpenCL built-in function (`step`, `dot`)
     // runs under another name in the translation.
     if (M.Lang == Language::Cuda)
@@ -1671,7 +1671,7 @@ verifyOn(const Module &M, const std::vector<const Function *> &DomainFrom,
             Text.replace(At, From.size(), "__kernel void " + New + "(");
         };
         Rename(Run.Candidate);
-        Rename(Run.UncheckedCandidate);
+        Rename(Run.CheckedCandidate);
         Run.CandidateNames[F->Name] = New;
         if (Opts.ReferenceSource.empty()) {
           Rename(Run.Reference);
