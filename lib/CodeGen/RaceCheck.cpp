@@ -46,6 +46,35 @@ public:
       : OpenCLEmitter(OS), Arrays(Arrays) {}
 
 protected:
+  // The work-group's place in the whole grid, where the launch may run only
+  // some of its work-groups (RaceRecord::groupArguments).
+  void printBuiltin(Builtin B) override {
+    unsigned D = builtinDimension(B);
+    switch (B) {
+    case Builtin::Idx:
+    case Builtin::Idy:
+    case Builtin::Idz:
+      OS << "((get_group_id(" << D << ") + gpumerge_group" << D
+         << ") * get_local_size(" << D << ") + get_local_id(" << D << "))";
+      return;
+    case Builtin::Bidx:
+    case Builtin::Bidy:
+    case Builtin::Bidz:
+      OS << "(get_group_id(" << D << ") + gpumerge_group" << D << ")";
+      return;
+    case Builtin::Gdimx:
+    case Builtin::Gdimy:
+      OS << "((size_t)gpumerge_groups" << D << ")";
+      return;
+    case Builtin::Gsizex:
+    case Builtin::Gsizey:
+      OS << "((size_t)gpumerge_groups" << D << " * get_local_size(" << D
+         << "))";
+      return;
+    default:
+      return OpenCLEmitter::printBuiltin(B);
+    }
+  }
   void printSync() override {
     OS << "(barrier(CLK_LOCAL_MEM_FENCE), ++gpumerge_epoch);";
   }
@@ -158,9 +187,10 @@ std::optional<RaceCheckedKernel> emitRaceChecked(const Function &F) {
   Prologue += "  }\n  barrier(CLK_LOCAL_MEM_FENCE);\n"
               "  uint gpumerge_epoch = 1;\n";
   K.Text.insert(Open + 4, Prologue);
-  K.Text.insert(Open, K.Text[Open - 1] == '('
-                          ? "__global uint *gpumerge_race"
-                          : ", __global uint *gpumerge_race");
+  K.Text.insert(Open, std::string(K.Text[Open - 1] == '(' ? "" : ", ") +
+                          "__global uint *gpumerge_race, int gpumerge_group0, "
+                          "int gpumerge_group1, int gpumerge_group2, int "
+                          "gpumerge_groups0, int gpumerge_groups1");
   return K;
 }
 

@@ -19,9 +19,12 @@
 // The checks' code takes PoCL's optimizer minutes where the kernel itself
 // takes seconds: the verifier builds the checked program with
 // -cl-opt-disable (about as fast as the kernel unchecked, optimized). It
-// then runs a hundred times slower or more, so the verifier checks only
-// where the input ran under 0.1 s (device time), and the report's
-// verify_race_check says which.
+// then runs a hundred times slower or more: where the input ran over 0.1 s
+// (device time), the verifier runs the kernel optimized for the results
+// and checks some of its work-groups (the corners of the grid, where the
+// partial tiles are, and the middle), each launched alone on a copy of the
+// arrays, so a checked kernel knows its work-group's place in the whole
+// grid from its arguments. The report's verify_race_check says which.
 //
 // A cp.async copy (async-prefetch) is checked where it is issued, where
 // OpenCL's form makes it: its write may land as late as the wait, which
@@ -48,9 +51,12 @@ struct CheckedArray {
 };
 
 struct RaceCheckedKernel {
-  /// The kernel in OpenCL, checking, with the argument `__global uint
-  /// *gpumerge_race` (RaceRecord::Words words, zero before the launch)
-  /// after all of its own.
+  /// The kernel in OpenCL, checking, with these arguments after all of its
+  /// own: `__global uint *gpumerge_race` (RaceRecord::Words words, zero
+  /// before the launch); `int gpumerge_group0, gpumerge_group1,
+  /// gpumerge_group2`, the launch's first work-group in the whole grid (0 for
+  /// a launch of the whole grid); `int gpumerge_groups0, gpumerge_groups1`,
+  /// the whole grid's work-groups in X and Y (RaceRecord::groupArguments).
   std::string Text;
   std::vector<CheckedArray> Arrays;
 };
@@ -66,6 +72,15 @@ std::string raceCheckHelpers();
 /// The buffer a checked kernel fills at its first race.
 struct RaceRecord {
   static constexpr unsigned Words = 24;
+  /// The checked kernel's arguments after the record, for a launch whose
+  /// first work-group is \p First of a grid of \p Groups work-groups.
+  static std::array<std::int32_t, 5>
+  groupArguments(std::array<std::size_t, 3> First,
+                 std::array<std::size_t, 3> Groups) {
+    return {std::int32_t(First[0]), std::int32_t(First[1]),
+            std::int32_t(First[2]), std::int32_t(Groups[0]),
+            std::int32_t(Groups[1])};
+  }
   /// A race \p Record (read back after the launches of work-groups of
   /// \p Local work-items) holds, in words ("shared-memory race in 'mm':
   /// work-item (4, 0) read 'a_s[3][17]' after (5, 1) wrote it with no

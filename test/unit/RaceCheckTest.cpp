@@ -7,7 +7,10 @@
 //
 //===----------------------------------------------------------------------===//
 #include "CodeGen/RaceCheck.h"
+#include "Runtime/OpenCLSession.h"
 #include "TestKernels.h"
+
+#include <cstring>
 
 using namespace gpumerge;
 
@@ -35,7 +38,9 @@ TEST(RaceCheck, EveryAccessToASharedArrayIsChecked) {
   EXPECT_EQ(K->Arrays[0].Extents, (std::vector<std::int64_t>{16, 17}));
   const std::string &T = K->Text;
   for (const char *Part :
-       {"int n, __global uint *gpumerge_race) {\n",
+       {"int n, __global uint *gpumerge_race, int gpumerge_group0, int "
+        "gpumerge_group1, int gpumerge_group2, int gpumerge_groups0, int "
+        "gpumerge_groups1) {\n",
         "__local uint gpumerge_w_t[272], gpumerge_r_t[272];",
         "*(gpumerge_write(gpumerge_w_t, gpumerge_r_t, 272, (long)("
         "get_local_id(1) * 17 + get_local_id(0)), 1, gpumerge_me, "
@@ -49,6 +54,60 @@ TEST(RaceCheck, EveryAccessToASharedArrayIsChecked) {
   // first statement.
   EXPECT_LT(T.find("barrier(CLK_LOCAL_MEM_FENCE);\n  uint gpumerge_epoch = 1;"),
             T.find("gpumerge_write"));
+}
+
+// Where the input ran long, verify launches some work-groups of the checked
+// kernel alone (one work-group each): the arguments after the record say
+// where that work-group stands in the whole grid, and the kernel computes
+// what that work-group computes in the whole launch.
+TEST(RaceCheck, AWorkGroupLaunchedAloneKnowsItsPlaceInTheGrid) {
+  auto M = parseText(Transpose);
+  ASSERT_TRUE(M);
+  auto K = emitRaceChecked(*M->kernels()[0]);
+  ASSERT_TRUE(K);
+  auto S = OpenCLSession::create();
+  ASSERT_TRUE(bool(S)) << llvm::toString(S.takeError());
+  auto P = (*S)->buildProgram(raceCheckHelpers() + K->Text, "-cl-opt-disable");
+  ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
+  const int N = 64; // a grid of 4 x 4 work-groups of 16 x 16
+  std::vector<float> A(N * N);
+  for (int I = 0; I < N * N; ++I)
+    A[I] = float(I * 7 % 1013);
+  auto Bytes = [](const std::vector<float> &V) {
+    std::vector<std::uint8_t> B(V.size() * 4);
+    std::memcpy(B.data(), V.data(), B.size());
+    return B;
+  };
+  auto InA = (*S)->createBuffer(Bytes(A));
+  auto OutB = (*S)->createBuffer(Bytes(std::vector<float>(N * N, -1.0f)));
+  auto Record =
+      (*S)->createBuffer(std::vector<std::uint8_t>(RaceRecord::Words * 4, 0));
+  ASSERT_TRUE(InA && OutB && Record);
+  std::vector<KernelArg> Args = {KernelArg::buffer(*InA),
+                                 KernelArg::buffer(*OutB), KernelArg::i32(N),
+                                 KernelArg::buffer(*Record)};
+  for (std::int32_t V : RaceRecord::groupArguments({2, 1, 0}, {4, 4, 1}))
+    Args.push_back(KernelArg::i32(V));
+  NDRange One;
+  One.Dims = 2;
+  One.Global = {16, 16, 1};
+  One.Local = {16, 16, 1};
+  ASSERT_FALSE(bool((*S)->launch(*P, "tr", Args, One)));
+  auto Out = (*S)->readBuffer(*OutB);
+  ASSERT_TRUE(bool(Out)) << llvm::toString(Out.takeError());
+  std::vector<float> B(N * N);
+  std::memcpy(B.data(), Out->data(), Out->size());
+  // Work-group (2, 1) reads a's tile at rows 16.., columns 32.. and writes
+  // it transposed at b's rows 32.., columns 16..; nothing else is written.
+  for (int Y = 0; Y < N; ++Y)
+    for (int X = 0; X < N; ++X) {
+      bool Mine = Y / 16 == 2 && X / 16 == 1;
+      ASSERT_EQ(B[Y * N + X], Mine ? A[X * N + Y] : -1.0f)
+          << "b[" << Y << "][" << X << "]";
+    }
+  auto R = (*S)->readBuffer(*Record);
+  ASSERT_TRUE(bool(R));
+  EXPECT_EQ((*R)[0], 0) << "a race-free kernel recorded a race";
 }
 
 TEST(RaceCheck, KernelsWithoutSharedArraysAreNotChecked) {
