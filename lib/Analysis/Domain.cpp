@@ -1,5 +1,6 @@
 //===- Domain.cpp - Launch domain and buffer extents of a kernel ----------===//
 #include "Analysis/Domain.h"
+#include "Analysis/Affine.h"
 #include "Analysis/Extents.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -233,6 +234,44 @@ private:
 };
 
 } // namespace
+
+bool isFirstThreadTest(const Expr &Cond, const Function &F) {
+  ExprPtr C = inlineSingleAssignmentLocals(Cond, F);
+  auto *B = llvm::dyn_cast<BinaryExpr>(C.get());
+  auto IsIdx = [](const Expr &E) {
+    auto *R = llvm::dyn_cast<BuiltinRef>(&E);
+    return R && R->Which == Builtin::Idx;
+  };
+  auto IsZero = [](const Expr &E) {
+    auto *I = llvm::dyn_cast<IntLit>(&E);
+    return I && I->Value == 0;
+  };
+  return B && B->Op == BinaryOp::EQ &&
+         ((IsIdx(*B->LHS) && IsZero(*B->RHS)) ||
+          (IsZero(*B->LHS) && IsIdx(*B->RHS)));
+}
+
+bool onlyFirstThreadRuns(const Function &F) {
+  if (!F.Body || findDomain(F).Dims != 1)
+    return false;
+  unsigned Tests = 0;
+  for (const StmtPtr &S : F.Body->Body) {
+    // A declaration every thread makes, calling nothing (an atomicAdd in an
+    // initializer would be work the other threads do).
+    if (llvm::isa<DeclStmt>(S.get())) {
+      bool Calls = false;
+      walkExprs(*S, [&](const Expr &E) { Calls |= llvm::isa<CallExpr>(E); });
+      if (Calls)
+        return false;
+      continue;
+    }
+    auto *If = llvm::dyn_cast<IfStmt>(S.get());
+    if (!If || If->Else || !isFirstThreadTest(*If->Cond, F))
+      return false;
+    ++Tests;
+  }
+  return Tests == 1;
+}
 
 KernelDomain findDomain(const Function &F) {
   KernelDomain D;

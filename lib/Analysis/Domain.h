@@ -48,6 +48,17 @@ struct KernelDomain {
 /// The guards of \p F. Dims is 2 when any Y built-in appears.
 KernelDomain findDomain(const Function &F);
 
+/// Whether \p Cond, in \p F, is `idx == 0` (or `0 == idx`), idx the
+/// thread's X position, through single-assignment locals (`int tid =
+/// blockIdx.x * blockDim.x + threadIdx.x; if (tid == 0)`).
+bool isFirstThreadTest(const Expr &Cond, const Function &F);
+
+/// Whether only the first thread of \p F's grid does anything: 1-D, its
+/// statements declarations and one `if` of isFirstThreadTest without an
+/// else (rd's final sum, PolyBench's gramschmidt_kernel1). Its domain is
+/// that one thread, at any size.
+bool onlyFirstThreadRuns(const Function &F);
+
 /// Evaluates the domain under \p Sizes: threads per dimension. Errors when a
 /// used dimension has no guard (then --grid must say it), naming the kernel.
 llvm::Expected<std::array<std::int64_t, 2>>

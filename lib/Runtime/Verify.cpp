@@ -377,6 +377,14 @@ sequenceDomain(const std::vector<const Function *> &DomainFrom,
                         "sizes",
                         Name, D == 0 ? "X" : "Y")
               .str());
+    // `if (tid == 0) { ... }`: one thread, whatever the grid.
+    if (D == 0 && std::all_of(DomainFrom.begin(), DomainFrom.end(),
+                              [](const Function *F) {
+                                return onlyFirstThreadRuns(*F);
+                              })) {
+      Result[D] = 1;
+      continue;
+    }
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
         llvm::formatv("cannot infer the launch domain of kernel '{0}' in {1}: "

@@ -63,8 +63,9 @@
 // the naive order.
 //
 // When: the naive domain at the `#pragma gpumerge size` sizes fills less
-// than half of the target's threads (SMCount * ThreadInMP), and the loop
-// runs at least 4 iterations per lane there.
+// than half of the target's threads (SMCount * ThreadInMP), or is one
+// thread (with or without the hints), and the loop runs at least 4
+// iterations per lane there, where its length is known.
 //
 //===----------------------------------------------------------------------===//
 #include "Analysis/Accesses.h"
@@ -393,15 +394,7 @@ bool takeSingleOutput(NaiveShape &NS, const Function &F) {
   auto *If = llvm::dyn_cast<IfStmt>(NS.Guarded[0].get());
   if (!If || If->Else)
     return false;
-  ExprPtr C = inlineSingleAssignmentLocals(*If->Cond, F);
-  auto *B = llvm::dyn_cast<BinaryExpr>(C.get());
-  auto IsIdx = [](const Expr &E) {
-    auto *R = llvm::dyn_cast<BuiltinRef>(&E);
-    return R && R->Which == Builtin::Idx;
-  };
-  if (!B || B->Op != BinaryOp::EQ ||
-      !((IsIdx(*B->LHS) && isZero(*B->RHS)) ||
-        (isZero(*B->LHS) && IsIdx(*B->RHS))))
+  if (!isFirstThreadTest(*If->Cond, F))
     return false;
   NS.Guard = std::move(If->Cond);
   NS.Guarded = unwrap(std::move(If->Then));
@@ -665,7 +658,11 @@ bool Splitter::whenWorthIt(const KernelDomain &D, const ForStmt &L,
                            std::int64_t Lanes, bool Single,
                            std::string &Why) const {
   const MachineDescription &MD = Ctx.Target;
-  if (F.SizeHints.empty()) {
+  // One output (`if (tid == 0)`) is one thread at any size, the GPU all
+  // but idle: its loop is split without the hints too, as where they do
+  // not give its length (PolyBench's gramschmidt_kernel1, one thread
+  // summing a column of `ni` rows, has none).
+  if (F.SizeHints.empty() && !Single) {
     Why = "no `#pragma gpumerge size` to say how many threads run";
     return false;
   }

@@ -264,6 +264,68 @@ __global__ void valid(const float *in, float *out, int w, int h, int fw) {
   EXPECT_GE((*E)["out"], 19 * 32 + 31 + 1);
 }
 
+// `if (t == 0) { ... }` after declarations: one thread's work at any size
+// (verify launches that thread; split-reduction gives it a block of lanes).
+TEST(Domain, OnlyTheFirstThreadRuns) {
+  auto M = gpumerge::parseText(R"(
+__global__ void first(const float *a, float *out, int n) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  float s = 0.0f;
+  if (t == 0) {
+    for (int j = 0; j < n; j++)
+      s += a[j];
+    out[0] = s;
+  }
+}
+__global__ void flipped(float *out) {
+  int t = threadIdx.x + blockIdx.x * blockDim.x;
+  if (0 == t)
+    out[0] = 1.0f;
+}
+__global__ void second(float *out) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t == 1)
+    out[0] = 1.0f;
+}
+__global__ void more(float *out, int n) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t == 0)
+    out[0] = 1.0f;
+  if (t < n)
+    out[t + 1] = 2.0f;
+}
+__global__ void calls(float *out) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  float w = sqrtf((float)t);
+  if (t == 0)
+    out[0] = w;
+}
+__global__ void orelse(float *out) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t == 0)
+    out[0] = 1.0f;
+  else
+    out[1] = 2.0f;
+}
+__global__ void rows(float *out, int w) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x == 0)
+    out[y * w] = 1.0f;
+}
+)");
+  ASSERT_TRUE(M);
+  EXPECT_TRUE(gpumerge::onlyFirstThreadRuns(*M->find("first")));
+  EXPECT_TRUE(gpumerge::onlyFirstThreadRuns(*M->find("flipped")));
+  EXPECT_FALSE(gpumerge::onlyFirstThreadRuns(*M->find("second")));
+  EXPECT_FALSE(gpumerge::onlyFirstThreadRuns(*M->find("more")));
+  // A call in a declaration every thread makes may be work (an atomicAdd).
+  EXPECT_FALSE(gpumerge::onlyFirstThreadRuns(*M->find("calls")));
+  EXPECT_FALSE(gpumerge::onlyFirstThreadRuns(*M->find("orelse")));
+  // Every row's first thread: a 2-D domain.
+  EXPECT_FALSE(gpumerge::onlyFirstThreadRuns(*M->find("rows")));
+}
+
 } // namespace
 
 // A 3-D grid: the z position is idz, its guard a layer bound (not a bound of
