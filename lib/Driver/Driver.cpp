@@ -866,7 +866,11 @@ private:
       Subject.Sizes +=
           llvm::formatv(";grid={0},{1}", (*Opts.Grid)[0], (*Opts.Grid)[1]);
     Subject.SizesGiven = !Opts.Sizes.empty();
-    Subject.SpaceSize = Space.Versions.size();
+    // The versions --tune=all would time: the model's choice, which need
+    // not be one the search ranked (split-reduction's mv), the other
+    // texture form, and every other ranked version.
+    Subject.SpaceSize =
+        tuneCandidates(Space, Other, 0, Model.Block, Model.Coverage).size();
     TuneOutcome O = tuneKernel(TO, Subject, Candidates, Generate, Measure, Err,
                                Err.is_displayed());
     for (const std::string &W : O.Warnings)

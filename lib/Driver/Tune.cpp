@@ -342,7 +342,7 @@ tuneKernel(const TuneOptions &Opts, const TuneSubject &Subject,
   Out.Report["timed"] = Out.Timed;
   Out.Report["from_cache"] = Cached;
   std::string Head = llvm::formatv(
-      "tune {0}: {1} candidates of the {2} versions the model ranked; {3} "
+      "tune {0}: {1} candidates of the {2} versions in its space; {3} "
       "timed, {4} from the cache{5}",
       What, Entries.size(), Subject.SpaceSize, Out.Timed, Cached,
       Device ? " (" + Device->Name + ")" : std::string());

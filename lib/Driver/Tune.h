@@ -99,6 +99,7 @@ struct TuneSubject {
   /// --size was given: without the device, only records of these sizes
   /// count (else those of any sizes).
   bool SizesGiven = false;
+  /// The versions --tune=all times (tuneCandidates without a limit).
   size_t SpaceSize = 0;
 };
 
