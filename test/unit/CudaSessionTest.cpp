@@ -27,13 +27,18 @@ using namespace gpumerge;
 namespace {
 
 /// create() in a child process with \p Env set (the driver library is
-/// loaded once per process), returning its error text or "ok".
+/// loaded once per process), returning its error text or "ok". Without
+/// \p Env, the default driver library: GPUMERGE_LIBCUDA is unset there, so
+/// the developer's environment (a shell that points it elsewhere) does not
+/// change what is tested.
 std::string createInChild(const char *Env, const char *Value) {
   std::string Output;
   llvm::Error E = runIsolated(
       [&](SendFn Send) {
         if (Env)
           ::setenv(Env, Value, 1);
+        else
+          ::unsetenv("GPUMERGE_LIBCUDA");
         auto S = CudaSession::create();
         if (S) {
           Send("ok");
