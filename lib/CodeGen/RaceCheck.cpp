@@ -21,8 +21,12 @@ enum RaceKind : std::uint32_t {
   ReadAfterWrite = 1,
   WriteAfterRead = 2,
   WriteAfterWrite = 3,
-  OutOfBounds = 4
+  OutOfBounds = 4,
+  BeforeAsyncLanded = 5
 };
+
+/// The work-groups' largest size, for the work-items' wait records.
+constexpr unsigned MostItems = 1024;
 
 std::int64_t elements(const CheckedArray &A) {
   std::int64_t N = 1;
@@ -96,15 +100,35 @@ protected:
     if (!C)
       return OpenCLEmitter::printAssignTarget(S);
     OS << "*(";
-    printCheck(S.Op == AssignOp::Set ? "gpumerge_write" : "gpumerge_update", *A,
-               *C);
+    printCheck(S.Op != AssignOp::Set ? "gpumerge_update"
+               : InAsyncCopy         ? "gpumerge_async"
+                                     : "gpumerge_write",
+               *A, *C);
     OS << ", &";
     printArrayAccess(*A);
     OS << ")";
   }
 
+  // A cp.async copy's write is pending from its issue until a wait of its
+  // work-item covers its batch; others see it after a barrier past that
+  // wait (gpumerge_access).
+  void printAsyncCopy(const AssignStmt &A) override {
+    InAsyncCopy = true;
+    printAssign(A);
+    InAsyncCopy = false;
+  }
+  void printPipeline(const PipelineStmt &P) override {
+    if (P.Operation == PipelineStmt::Op::Commit) {
+      OS << "++gpumerge_batch;";
+      return;
+    }
+    OS << "gpumerge_wait(gpumerge_batch - min(gpumerge_batch, " << P.Prior
+       << "u), gpumerge_epoch, gpumerge_me, gpumerge_waits);";
+  }
+
 private:
   const std::vector<CheckedArray> &Arrays;
+  bool InAsyncCopy = false;
 
   const CheckedArray *checked(const std::string &Name) const {
     return findArray(Arrays, Name);
@@ -116,12 +140,13 @@ private:
         flatIndex(A, llvm::ArrayRef<std::int64_t>(C.Extents).drop_front());
     if (A.VectorWidth > 1)
       Flat = mul(std::move(Flat), intLit(A.VectorWidth));
-    OS << Check << "(gpumerge_w_" << C.Name << ", gpumerge_r_" << C.Name << ", "
-       << elements(C) << ", (long)(";
+    OS << Check << "(gpumerge_w_" << C.Name << ", gpumerge_r_" << C.Name
+       << ", gpumerge_a_" << C.Name << ", gpumerge_waits, " << elements(C)
+       << ", (long)(";
     printExpr(*Flat);
     OS << "), " << A.VectorWidth
        << ", gpumerge_me, gpumerge_epoch, gpumerge_race, " << (&C - &Arrays[0])
-       << ")";
+       << (InAsyncCopy ? ", gpumerge_batch + 1" : "") << ")";
   }
 };
 
@@ -171,9 +196,13 @@ std::optional<RaceCheckedKernel> emitRaceChecked(const Function &F) {
   for (const CheckedArray &C : K.Arrays) {
     std::string N = std::to_string(elements(C));
     Prologue += "  __local uint gpumerge_w_" + C.Name + "[" + N +
-                "], gpumerge_r_" + C.Name + "[" + N + "];\n";
+                "], gpumerge_r_" + C.Name + "[" + N + "], gpumerge_a_" +
+                C.Name + "[" + N + "];\n";
     Most = std::max(Most, elements(C));
   }
+  const std::string Waits = std::to_string(3 * MostItems);
+  Prologue += "  __local uint gpumerge_waits[" + Waits + "];\n";
+  Most = std::max<std::int64_t>(Most, 3 * MostItems);
   Prologue += "  const uint gpumerge_me = get_local_id(0) + get_local_size(0) "
               "* (get_local_id(1) + get_local_size(1) * get_local_id(2));\n"
               "  for (uint gpumerge_i = gpumerge_me; gpumerge_i < " +
@@ -183,9 +212,12 @@ std::optional<RaceCheckedKernel> emitRaceChecked(const Function &F) {
   for (const CheckedArray &C : K.Arrays)
     Prologue += "    if (gpumerge_i < " + std::to_string(elements(C)) +
                 ") gpumerge_w_" + C.Name + "[gpumerge_i] = gpumerge_r_" +
-                C.Name + "[gpumerge_i] = 0;\n";
+                C.Name + "[gpumerge_i] = gpumerge_a_" + C.Name +
+                "[gpumerge_i] = 0;\n";
+  Prologue +=
+      "    if (gpumerge_i < " + Waits + ") gpumerge_waits[gpumerge_i] = 0;\n";
   Prologue += "  }\n  barrier(CLK_LOCAL_MEM_FENCE);\n"
-              "  uint gpumerge_epoch = 1;\n";
+              "  uint gpumerge_epoch = 1, gpumerge_batch = 0;\n";
   K.Text.insert(Open + 4, Prologue);
   K.Text.insert(Open, std::string(K.Text[Open - 1] == '(' ? "" : ", ") +
                           "__global uint *gpumerge_race, int gpumerge_group0, "
@@ -196,6 +228,7 @@ std::optional<RaceCheckedKernel> emitRaceChecked(const Function &F) {
 
 std::string raceCheckHelpers() {
   static_assert(ItemBits == 12 && Several == 0xFFF && OutOfBounds == 4 &&
+                    BeforeAsyncLanded == 5 && MostItems == 1024 &&
                     Word::Interval == 6 && RaceRecord::Words == 24,
                 "the OpenCL below spells them");
   // No branches: PoCL's work-group compiler replicates the code after a
@@ -205,18 +238,41 @@ std::string raceCheckHelpers() {
 // the barrier interval << 12 | the work-item + 1 (0xFFF: several readers).
 // A race (1: a read after another work-item's write, 2: a write after
 // another's read, 3: a write after another's write, all in one interval; 4:
-// an index out of bounds) sets r[0] and writes r[1..6]; an access without
-// one writes the same to r[16..22] instead.
-void gpumerge_access(__local uint *w, __local uint *rd, long size, long first,
-                     uint n, uint item, uint epoch, __global uint *r,
-                     uint array, int reads, int writes) {
+// an index out of bounds; 5: an access before a cp.async copy into the
+// element landed) sets r[0] and writes r[1..6]; an access without one
+// writes the same to r[16..22] instead.
+// A cp.async copy leaves its batch + 1 in the element's async word. Its
+// work-item's waits are in waits[3 * item ..]: the interval of its latest
+// wait, the batches that wait and the others of that interval landed, and
+// the batches landed by the waits of earlier intervals. The copy is seen by
+// its own work-item after a wait covering its batch, by the others in an
+// interval after such a wait (a barrier between).
+void gpumerge_wait(uint landed, uint epoch, uint item, __local uint *waits) {
+  __local uint *m = waits + 3 * min(item, 1023u);
+  const uint newer = epoch > m[0];
+  m[2] = newer ? max(m[2], m[1]) : m[2];
+  m[1] = newer ? landed : max(m[1], landed);
+  m[0] = epoch;
+}
+void gpumerge_access(__local uint *w, __local uint *rd, __local uint *as,
+                     __local uint *waits, long size, long first, uint n,
+                     uint item, uint epoch, __global uint *r, uint array,
+                     int reads, int writes, uint async) {
   const uint me = epoch << 12 | (item + 1);
   for (uint i = 0; i < n; ++i) {
     const long e = first + i, c = clamp(e, 0L, size - 1);
-    const uint W = w[c], R = rd[c];
+    const uint W = w[c], R = rd[c], A = as[c];
+    const uint writer = min((W & 0xFFF) - 1, 1023u);
+    __local uint *m = waits + 3 * writer;
+    const uint landed = writer == item || m[0] < epoch ? max(m[1], m[2]) : m[2];
+    const uint seen = A == 0 || landed >= A;
     const uint wrote = W >> 12 == epoch && W != me;
     const uint read = writes && R >> 12 == epoch && R != me;
-    const uint kind = e != c ? 4 : wrote ? (writes ? 3 : 1) : read ? 2 : 0;
+    const uint kind = e != c    ? 4
+                      : !seen   ? 5
+                      : wrote   ? (writes ? 3 : 1)
+                      : read    ? 2
+                                : 0;
     const uint at = kind ? 0 : 16;
     r[at] = 1;
     r[at + 1] = kind;
@@ -228,22 +284,34 @@ void gpumerge_access(__local uint *w, __local uint *rd, long size, long first,
     r[at + 6] = epoch;
     rd[c] = !reads ? R : R >> 12 != epoch || R == me ? me : epoch << 12 | 0xFFF;
     w[c] = writes ? me : W;
+    as[c] = writes ? async : A;
   }
 }
-void gpumerge_read(__local uint *w, __local uint *rd, long size, long first,
-                   uint n, uint item, uint epoch, __global uint *r,
-                   uint array) {
-  gpumerge_access(w, rd, size, first, n, item, epoch, r, array, 1, 0);
+void gpumerge_read(__local uint *w, __local uint *rd, __local uint *as,
+                   __local uint *waits, long size, long first, uint n,
+                   uint item, uint epoch, __global uint *r, uint array) {
+  gpumerge_access(w, rd, as, waits, size, first, n, item, epoch, r, array, 1,
+                  0, 0);
 }
-void gpumerge_write(__local uint *w, __local uint *rd, long size, long first,
-                    uint n, uint item, uint epoch, __global uint *r,
-                    uint array) {
-  gpumerge_access(w, rd, size, first, n, item, epoch, r, array, 0, 1);
+void gpumerge_write(__local uint *w, __local uint *rd, __local uint *as,
+                    __local uint *waits, long size, long first, uint n,
+                    uint item, uint epoch, __global uint *r, uint array) {
+  gpumerge_access(w, rd, as, waits, size, first, n, item, epoch, r, array, 0,
+                  1, 0);
 }
-void gpumerge_update(__local uint *w, __local uint *rd, long size, long first,
-                     uint n, uint item, uint epoch, __global uint *r,
-                     uint array) {
-  gpumerge_access(w, rd, size, first, n, item, epoch, r, array, 1, 1);
+void gpumerge_update(__local uint *w, __local uint *rd, __local uint *as,
+                     __local uint *waits, long size, long first, uint n,
+                     uint item, uint epoch, __global uint *r, uint array) {
+  gpumerge_access(w, rd, as, waits, size, first, n, item, epoch, r, array, 1,
+                  1, 0);
+}
+// A cp.async copy of batch + 1 = async (the commits so far, + 1).
+void gpumerge_async(__local uint *w, __local uint *rd, __local uint *as,
+                    __local uint *waits, long size, long first, uint n,
+                    uint item, uint epoch, __global uint *r, uint array,
+                    uint async) {
+  gpumerge_access(w, rd, as, waits, size, first, n, item, epoch, r, array, 0,
+                  1, async);
 }
 )";
 }
@@ -281,6 +349,20 @@ std::string RaceRecord::describe(const std::string &Kernel,
     Cell += "[" + std::to_string(I) + "]";
   std::string By = R[Word::Other] == 0xFFFFFFFF ? "other work-items"
                                                 : ItemName(R[Word::Other]);
+  if (R[Word::Kind] == BeforeAsyncLanded && R[Word::Item] == R[Word::Other])
+    return llvm::formatv(
+        "shared-memory race in '{0}': work-item {1} accessed '{2}' before its "
+        "own asynchronous copy into it landed (no __pipeline_wait_prior "
+        "covering it before the access; barrier interval {3})",
+        Kernel, ItemName(R[Word::Item]), Cell, R[Word::Interval]);
+  if (R[Word::Kind] == BeforeAsyncLanded)
+    return llvm::formatv(
+        "shared-memory race in '{0}': work-item {1} accessed '{2}' before the "
+        "asynchronous copy {3} made into it landed (no __pipeline_wait_prior "
+        "of {3} covering it, then a barrier, before the access; barrier "
+        "interval {4})",
+        Kernel, ItemName(R[Word::Item]), Cell, ItemName(R[Word::Other]),
+        R[Word::Interval]);
   const char *What =
       R[Word::Kind] == ReadAfterWrite   ? "read {0} after {1} wrote it"
       : R[Word::Kind] == WriteAfterRead ? "wrote {0} after {1} read it"

@@ -26,9 +26,12 @@
 // arrays, so a checked kernel knows its work-group's place in the whole
 // grid from its arguments. The report's verify_race_check says which.
 //
-// A cp.async copy (async-prefetch) is checked where it is issued, where
-// OpenCL's form makes it: its write may land as late as the wait, which
-// the check does not model.
+// A cp.async copy (async-prefetch), an assignment in OpenCL, is checked as
+// CUDA runs it: its write is pending from its issue (a write then) until a
+// __pipeline_wait_prior of its work-item covers its batch (the commits
+// before it); the work-item itself may read it after that wait, the others
+// in a later barrier interval. An access to it before is a race (a wait
+// that waits for too few batches, or no barrier after the wait).
 //
 //===----------------------------------------------------------------------===//
 #ifndef GPUMERGE_CODEGEN_RACECHECK_H

@@ -1553,6 +1553,19 @@ static std::unique_ptr<Function> withoutLastBarrier(const Function &F) {
   return Out;
 }
 
+/// \p F with each __pipeline_wait_prior(N) waiting for one batch fewer
+/// (N + 1): the copies of the tile about to be read may still be in flight
+/// (--debug-fail=verify-candidate=weaken-wait, for the tests).
+static std::unique_ptr<Function> withWeakerWaits(const Function &F) {
+  std::unique_ptr<Function> Out = F.clone();
+  walkStmts(*Out->Body, [](Stmt &S) {
+    if (auto *P = llvm::dyn_cast<PipelineStmt>(&S))
+      if (P->Operation == PipelineStmt::Op::WaitPrior)
+        ++P->Prior;
+  });
+  return Out;
+}
+
 /// verifyStages on the device \p Opts names; \p InputBuildFailed says
 /// whether the error returned is the input's build failing there.
 static llvm::Expected<VerifyResult>
@@ -1823,6 +1836,8 @@ verifyOn(const Module &M, const std::vector<const Function *> &DomainFrom,
       std::unique_ptr<Function> Broken;
       if (Opts.DebugFailCandidate == "drop-barrier")
         Broken = withoutLastBarrier(E);
+      if (Opts.DebugFailCandidate == "weaken-wait")
+        Broken = withWeakerWaits(E);
       auto Checked = emitRaceChecked(Broken ? *Broken : E);
       std::string Plain = emitFunction(E, Language::OpenCL);
       size_t At = Checking.find(Plain);

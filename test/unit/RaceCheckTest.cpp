@@ -41,18 +41,22 @@ TEST(RaceCheck, EveryAccessToASharedArrayIsChecked) {
        {"int n, __global uint *gpumerge_race, int gpumerge_group0, int "
         "gpumerge_group1, int gpumerge_group2, int gpumerge_groups0, int "
         "gpumerge_groups1) {\n",
-        "__local uint gpumerge_w_t[272], gpumerge_r_t[272];",
-        "*(gpumerge_write(gpumerge_w_t, gpumerge_r_t, 272, (long)("
+        "__local uint gpumerge_w_t[272], gpumerge_r_t[272], "
+        "gpumerge_a_t[272];",
+        "*(gpumerge_write(gpumerge_w_t, gpumerge_r_t, gpumerge_a_t, "
+        "gpumerge_waits, 272, (long)("
         "get_local_id(1) * 17 + get_local_id(0)), 1, gpumerge_me, "
         "gpumerge_epoch, gpumerge_race, 0), &t[get_local_id(1)]"
         "[get_local_id(0)]) = ",
         "(barrier(CLK_LOCAL_MEM_FENCE), ++gpumerge_epoch);",
-        "(gpumerge_read(gpumerge_w_t, gpumerge_r_t, 272, (long)("
+        "(gpumerge_read(gpumerge_w_t, gpumerge_r_t, gpumerge_a_t, "
+        "gpumerge_waits, 272, (long)("
         "get_local_id(0) * 17 + get_local_id(1)), 1"})
     EXPECT_NE(T.find(Part), std::string::npos) << Part << "\nin:\n" << T;
   // The shadows are cleared, and a barrier passed, before the kernel's own
   // first statement.
-  EXPECT_LT(T.find("barrier(CLK_LOCAL_MEM_FENCE);\n  uint gpumerge_epoch = 1;"),
+  EXPECT_LT(T.find("barrier(CLK_LOCAL_MEM_FENCE);\n  uint gpumerge_epoch = 1, "
+                   "gpumerge_batch = 0;"),
             T.find("gpumerge_write"));
 }
 
@@ -137,6 +141,21 @@ TEST(RaceCheck, RecordsInWords) {
             "shared-memory race in 'tr': work-item (3, 1) wrote 't[1][2]' "
             "after other work-items read it with no barrier between "
             "(barrier interval 2)");
+  // A read of t[1][2] before the cp.async copy of 5 = (5, 0) into it was
+  // waited for; then before work-item 19's own copy.
+  R[1] = 5;
+  R[5] = 5;
+  EXPECT_EQ(RaceRecord::describe("tr", Arrays, R, {16, 16}),
+            "shared-memory race in 'tr': work-item (3, 1) accessed 't[1][2]' "
+            "before the asynchronous copy (5, 0) made into it landed (no "
+            "__pipeline_wait_prior of (5, 0) covering it, then a barrier, "
+            "before the access; barrier interval 2)");
+  R[5] = 19;
+  EXPECT_EQ(RaceRecord::describe("tr", Arrays, R, {16, 16}),
+            "shared-memory race in 'tr': work-item (3, 1) accessed 't[1][2]' "
+            "before its own asynchronous copy into it landed (no "
+            "__pipeline_wait_prior covering it before the access; barrier "
+            "interval 2)");
   R[1] = 4;
   R[3] = 300;
   EXPECT_EQ(RaceRecord::describe("tr", Arrays, R, {16, 16}),

@@ -124,13 +124,14 @@ static cl::opt<std::string> Reference(
     cl::desc("With --verify: compare against this OpenCL file (kernels of "
              "the input's names and parameters) instead of the input"),
     cl::value_desc("FILE.cl"), cl::cat(Category));
-static cl::opt<std::string> DebugFail(
-    "debug-fail",
-    cl::desc("Make gpumerge fail on purpose, for its tests: "
-             "pass-crash=NAME, pass-error=NAME, "
-             "pass-malformed=NAME, verify-candidate=crash|hang|drop-barrier, "
-             "tune-kill-after=N"),
-    cl::Hidden, cl::cat(Category));
+static cl::opt<std::string>
+    DebugFail("debug-fail",
+              cl::desc("Make gpumerge fail on purpose, for its tests: "
+                       "pass-crash=NAME, pass-error=NAME, "
+                       "pass-malformed=NAME, "
+                       "verify-candidate=crash|hang|drop-barrier|weaken-wait, "
+                       "tune-kill-after=N"),
+              cl::Hidden, cl::cat(Category));
 
 static cl::extrahelp CompilerFlagsHelp(R"(
 COMPILER FLAGS:
