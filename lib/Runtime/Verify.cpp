@@ -1526,6 +1526,9 @@ void executeOnDevice(const DeviceRun &Run, VerifyResult Result,
   // above was the warm-up; each timed run launches on its own results.
   if (Run.TimedRuns && Result.Outcome == VerifyResult::Status::Ok &&
       Result.Path != "fallback") {
+    // The race checks ran with the verify run: the timed runs run alone.
+    RaceRecords.clear();
+    SampledProgram.reset();
     for (unsigned I = 0; I < Run.TimedRuns; ++I) {
       auto Ms = LaunchAll(*CandProgram, false, CandidateBuffers, true);
       if (!Ms)
