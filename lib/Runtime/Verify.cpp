@@ -11,6 +11,7 @@
 #include "Runtime/CudaSession.h"
 #include "Runtime/Isolate.h"
 #include "Runtime/OpenCLSession.h"
+#include "Runtime/RaceCheckRun.h"
 #include "Runtime/VerifyCuda.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -1008,65 +1009,6 @@ struct Launch {
   std::map<std::string, unsigned> Channels; ///< 4: read as 4-vectors
 };
 
-/// How long the input may run for the emitted kernel to run checked
-/// (RaceCheck.h): the checked form is unoptimized, a call per shared access,
-/// 150 times slower or more. Where the input ran longer, some work-groups
-/// of each checked launch run checked, where their share of the grid's
-/// work-groups times the input's time is within it.
-constexpr double RaceCheckInputSeconds = 0.1;
-
-/// The work-groups of \p R in each dimension, or nullopt where the runtime
-/// picks them (no local size).
-std::optional<std::array<std::size_t, 3>> workGroups(const NDRange &R) {
-  std::array<std::size_t, 3> G{1, 1, 1};
-  for (unsigned D = 0; D < R.Dims; ++D) {
-    if (R.Local[D] == 0)
-      return std::nullopt;
-    G[D] = (R.Global[D] + R.Local[D] - 1) / R.Local[D];
-  }
-  return G;
-}
-
-/// The work-groups a grid of \p Groups runs checked where not all of them
-/// can: its first and last, the other two corners in X and Y (the partial
-/// tiles of both edges), and the middle; each once.
-std::vector<std::array<std::size_t, 3>>
-sampledWorkGroups(std::array<std::size_t, 3> Groups) {
-  auto [X, Y, Z] = Groups;
-  std::vector<std::array<std::size_t, 3>> Picked;
-  for (std::array<std::size_t, 3> G : {std::array<std::size_t, 3>{0, 0, 0},
-                                       {X - 1, Y - 1, Z - 1},
-                                       {X - 1, 0, 0},
-                                       {0, Y - 1, 0},
-                                       {X / 2, Y / 2, Z / 2}})
-    if (std::find(Picked.begin(), Picked.end(), G) == Picked.end())
-      Picked.push_back(G);
-  return Picked;
-}
-
-/// Whether \p F reads its thread's or block's place in the grid, or the
-/// grid's size: a helper that does cannot run in a launch of some of the
-/// work-groups (RaceCheck.h), where only the checked kernel knows its place.
-bool readsGridPlace(const Function &F) {
-  bool Reads = false;
-  if (F.Body)
-    walkExprs(*F.Body, [&](const Expr &E) {
-      if (const auto *B = llvm::dyn_cast<BuiltinRef>(&E))
-        switch (B->Which) {
-        case Builtin::Tidx:
-        case Builtin::Tidy:
-        case Builtin::Tidz:
-        case Builtin::Bdimx:
-        case Builtin::Bdimy:
-        case Builtin::Bdimz:
-          break;
-        default:
-          Reads = true;
-        }
-    });
-  return Reads;
-}
-
 /// Everything a verify run does on the device, decided beforehand so the
 /// run itself (in a child process) only builds, launches and compares.
 struct DeviceRun {
@@ -1104,103 +1046,6 @@ struct DeviceRun {
   /// (empty where they can).
   std::string NotSampled;
 };
-
-/// Which work-groups of the checked launches run checked (RaceCheck.h).
-enum class RaceCheckPlan { None, All, Some };
-
-/// The race check for an input that ran \p ReferenceSeconds: all of the
-/// work-groups where the input was quick, else some of each checked launch
-/// where their share of the grid's work-groups times the input's time is
-/// within RaceCheckInputSeconds. \p Says is set to what the report says
-/// (empty where no kernel is checked).
-RaceCheckPlan planRaceCheck(const DeviceRun &Run,
-                            const std::vector<Launch> &Launches,
-                            double ReferenceSeconds, std::string &Says) {
-  // A --tune candidate runs as emitted for its times: its checks run
-  // beside it, on some of its work-groups.
-  const bool Timed = Run.TimedRuns > 0;
-  if (Run.CheckedCandidate.empty())
-    return RaceCheckPlan::None;
-  std::string Counts;
-  double Share = 0;
-  for (const Launch &L : Launches) {
-    if (!Run.RaceChecked.count(L.Candidate))
-      continue;
-    auto Groups = workGroups(L.CandidateRange);
-    if (!Groups) {
-      Says = "not checked: the runtime picks the work-group size";
-      return RaceCheckPlan::None;
-    }
-    std::size_t All = (*Groups)[0] * (*Groups)[1] * (*Groups)[2];
-    std::size_t Some = sampledWorkGroups(*Groups).size();
-    Share = std::max(Share, double(Some) / double(All));
-    Counts +=
-        llvm::formatv("{0}{1} of {2}", Counts.empty() ? "" : ", ", Some, All);
-  }
-  if (!Timed && ReferenceSeconds <= RaceCheckInputSeconds) {
-    Says = "checked";
-    return RaceCheckPlan::All;
-  }
-  std::string Over =
-      llvm::formatv("the input ran {0:f2} s, over the {1:f2} s the checks "
-                    "allow",
-                    ReferenceSeconds, RaceCheckInputSeconds);
-  if (!Run.NotSampled.empty()) {
-    Says = "not checked: " + Over + ", and " + Run.NotSampled;
-    return RaceCheckPlan::None;
-  }
-  if (Counts.empty() || ReferenceSeconds * Share > RaceCheckInputSeconds) {
-    Says = "not checked: " + Over +
-           (Counts.empty() ? "" : ", even in " + Counts + " work-groups") +
-           " (smaller --size)";
-    return RaceCheckPlan::None;
-  }
-  Says = llvm::formatv("checked in {0} work-groups (the corners of the grid "
-                       "and its middle): {1}",
-                       Counts,
-                       Timed ? "a --tune candidate runs as emitted for its "
-                               "times"
-                             : Over);
-  return RaceCheckPlan::Some;
-}
-
-/// Runs the checked kernel \p Kernel of \p Checking on some of the
-/// work-groups of \p Range (sampledWorkGroups), each launched alone on a
-/// copy of \p Buffers as they stand, its races recorded in \p Record:
-/// the launch itself then runs unchecked on \p Buffers, for the results.
-llvm::Error checkSomeWorkGroups(DeviceSession &Session, unsigned Checking,
-                                const std::string &Kernel,
-                                const std::vector<KernelArg> &Args,
-                                const std::vector<unsigned> &Buffers,
-                                unsigned Record, const NDRange &Range) {
-  std::map<unsigned, unsigned> Copy;
-  for (unsigned B : Buffers) {
-    auto Data = Session.readBuffer(B);
-    if (!Data)
-      return Data.takeError();
-    auto C = Session.createBuffer(*Data);
-    if (!C)
-      return C.takeError();
-    Copy[B] = *C;
-  }
-  std::vector<KernelArg> Checked = Args;
-  for (KernelArg &A : Checked)
-    if (A.ArgKind == KernelArg::Kind::Buffer && Copy.count(A.BufferId))
-      A.BufferId = Copy[A.BufferId];
-  Checked.push_back(KernelArg::buffer(Record));
-  NDRange One = Range;
-  for (unsigned D = 0; D < Range.Dims; ++D)
-    One.Global[D] = Range.Local[D];
-  auto Groups = *workGroups(Range);
-  for (const auto &G : sampledWorkGroups(Groups)) {
-    std::vector<KernelArg> A = Checked;
-    for (std::int32_t V : RaceRecord::groupArguments(G, Groups))
-      A.push_back(KernelArg::i32(V));
-    if (auto E = Session.launch(Checking, Kernel, A, One))
-      return E;
-  }
-  return llvm::Error::success();
-}
 
 } // namespace
 
@@ -1438,8 +1283,17 @@ void executeOnDevice(const DeviceRun &Run, VerifyResult Result,
   // work-groups of each checked launch run checked beside it, where their
   // share of the input's time is small enough (RaceCheck.h).
   const double ReferenceSeconds = ReferenceMs / 1000;
-  RaceCheckPlan Plan =
-      planRaceCheck(Run, Launches, ReferenceSeconds, Result.RaceCheck);
+  RaceCheckPlan Plan = RaceCheckPlan::None;
+  if (!Run.CheckedCandidate.empty()) {
+    RaceCheckInputs In;
+    for (const Launch &L : Launches)
+      if (Run.RaceChecked.count(L.Candidate))
+        In.CheckedLaunches.push_back(L.CandidateRange);
+    In.ReferenceSeconds = ReferenceSeconds;
+    In.Timed = Run.TimedRuns > 0;
+    In.NotSampled = Run.NotSampled;
+    Plan = planRaceCheck(In, Result.RaceCheck);
+  }
   for (auto It = Run.RaceChecked.begin();
        Plan != RaceCheckPlan::None && It != Run.RaceChecked.end(); ++It) {
     auto B = (*Session)->createBuffer(
