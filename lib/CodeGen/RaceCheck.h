@@ -24,7 +24,8 @@
 // and checks some of its work-groups (the corners of the grid, where the
 // partial tiles are, and the middle), each launched alone on a copy of the
 // arrays, so a checked kernel knows its work-group's place in the whole
-// grid from its arguments. The report's verify_race_check says which.
+// grid from its arguments (Runtime/RaceCheckRun.h). The report's
+// verify_race_check says which.
 //
 // A cp.async copy (async-prefetch), an assignment in OpenCL, is checked as
 // CUDA runs it: its write is pending from its issue (a write then) until a
