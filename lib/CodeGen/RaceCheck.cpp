@@ -145,8 +145,9 @@ private:
        << ", (long)(";
     printExpr(*Flat);
     OS << "), " << A.VectorWidth
-       << ", gpumerge_me, gpumerge_epoch, gpumerge_race, " << (&C - &Arrays[0])
-       << (InAsyncCopy ? ", gpumerge_batch + 1" : "") << ")";
+       << ", gpumerge_me, gpumerge_epoch, gpumerge_record, "
+       << (&C - &Arrays[0]) << (InAsyncCopy ? ", gpumerge_batch + 1" : "")
+       << ")";
   }
 };
 
@@ -218,6 +219,12 @@ std::optional<RaceCheckedKernel> emitRaceChecked(const Function &F) {
       "    if (gpumerge_i < " + Waits + ") gpumerge_waits[gpumerge_i] = 0;\n";
   Prologue += "  }\n  barrier(CLK_LOCAL_MEM_FENCE);\n"
               "  uint gpumerge_epoch = 1, gpumerge_batch = 0;\n";
+  // This work-group's record (RaceRecord::Slots).
+  Prologue += "  __global uint *gpumerge_record = gpumerge_race + " +
+              std::to_string(RaceRecord::Words) +
+              " * ((get_group_id(0) + get_num_groups(0) * (get_group_id(1) + "
+              "get_num_groups(1) * get_group_id(2))) % " +
+              std::to_string(RaceRecord::Slots) + ");\n";
   K.Text.insert(Open + 4, Prologue);
   K.Text.insert(Open, std::string(K.Text[Open - 1] == '(' ? "" : ", ") +
                           "__global uint *gpumerge_race, int gpumerge_group0, "
@@ -314,6 +321,20 @@ void gpumerge_async(__local uint *w, __local uint *rd, __local uint *as,
                   1, async);
 }
 )";
+}
+
+std::vector<std::uint32_t>
+RaceRecord::firstRace(const std::vector<std::uint32_t> &Buffer) {
+  size_t Slot = 0;
+  for (size_t S = 0; S < Slots && (S + 1) * Words <= Buffer.size(); ++S)
+    if (Buffer[S * Words + Word::Count]) {
+      Slot = S;
+      break;
+    }
+  auto First = Buffer.begin() + std::ptrdiff_t(Slot * Words);
+  if (Buffer.size() < (Slot + 1) * Words)
+    return std::vector<std::uint32_t>(Words, 0);
+  return std::vector<std::uint32_t>(First, First + Words);
 }
 
 std::string RaceRecord::describe(const std::string &Kernel,

@@ -56,8 +56,8 @@ struct CheckedArray {
 
 struct RaceCheckedKernel {
   /// The kernel in OpenCL, checking, with these arguments after all of its
-  /// own: `__global uint *gpumerge_race` (RaceRecord::Words words, zero
-  /// before the launch); `int gpumerge_group0, gpumerge_group1,
+  /// own: `__global uint *gpumerge_race` (RaceRecord::BufferWords words,
+  /// zero before the launch); `int gpumerge_group0, gpumerge_group1,
   /// gpumerge_group2`, the launch's first work-group in the whole grid (0 for
   /// a launch of the whole grid); `int gpumerge_groups0, gpumerge_groups1`,
   /// the whole grid's work-groups in X and Y (RaceRecord::groupArguments).
@@ -73,9 +73,18 @@ std::optional<RaceCheckedKernel> emitRaceChecked(const Function &F);
 /// The OpenCL functions the checked kernels call: once, before them.
 std::string raceCheckHelpers();
 
-/// The buffer a checked kernel fills at its first race.
+/// The buffer a checked kernel fills at its first race: a record of Words
+/// words for each of Slots work-groups (by their place in the launch,
+/// modulo Slots), so that the work-groups PoCL runs at once do not mix
+/// their words.
 struct RaceRecord {
   static constexpr unsigned Words = 24;
+  static constexpr unsigned Slots = 64;
+  static constexpr unsigned BufferWords = Words * Slots;
+  /// The first record of \p Buffer (BufferWords words) that holds a race,
+  /// or the first where none does.
+  static std::vector<std::uint32_t>
+  firstRace(const std::vector<std::uint32_t> &Buffer);
   /// The checked kernel's arguments after the record, for a launch whose
   /// first work-group is \p First of a grid of \p Groups work-groups.
   static std::array<std::int32_t, 5>
@@ -89,8 +98,7 @@ struct RaceRecord {
   /// \p Local work-items) holds, in words ("shared-memory race in 'mm':
   /// work-item (4, 0) read 'a_s[3][17]' after (5, 1) wrote it with no
   /// barrier between (barrier interval 7)"), or empty where it holds none.
-  /// Of several races, one (of the work-groups that ran at once, its words
-  /// may mix).
+  /// Of several races in one work-group, one.
   static std::string describe(const std::string &Kernel,
                               const std::vector<CheckedArray> &Arrays,
                               const std::vector<std::uint32_t> &Record,

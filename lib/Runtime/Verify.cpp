@@ -1297,7 +1297,7 @@ void executeOnDevice(const DeviceRun &Run, VerifyResult Result,
   for (auto It = Run.RaceChecked.begin();
        Plan != RaceCheckPlan::None && It != Run.RaceChecked.end(); ++It) {
     auto B = (*Session)->createBuffer(
-        std::vector<std::uint8_t>(RaceRecord::Words * 4, 0));
+        std::vector<std::uint8_t>(RaceRecord::BufferWords * 4, 0));
     if (!B)
       return Fail(B.takeError());
     RaceRecords[It->first] = *B;
@@ -1360,9 +1360,10 @@ void executeOnDevice(const DeviceRun &Run, VerifyResult Result,
     auto Data = (*Session)->readBuffer(B);
     if (!Data)
       return Fail(Data.takeError());
-    std::vector<std::uint32_t> Record(RaceRecord::Words);
-    std::memcpy(Record.data(), Data->data(),
-                std::min(Data->size(), Record.size() * 4));
+    std::vector<std::uint32_t> Words(RaceRecord::BufferWords);
+    std::memcpy(Words.data(), Data->data(),
+                std::min(Data->size(), Words.size() * 4));
+    std::vector<std::uint32_t> Record = RaceRecord::firstRace(Words);
     std::array<std::size_t, 2> Local = {0, 0};
     for (const Launch &L : Launches)
       if (L.Candidate == Kernel)

@@ -46,7 +46,7 @@ TEST(RaceCheck, EveryAccessToASharedArrayIsChecked) {
         "*(gpumerge_write(gpumerge_w_t, gpumerge_r_t, gpumerge_a_t, "
         "gpumerge_waits, 272, (long)("
         "get_local_id(1) * 17 + get_local_id(0)), 1, gpumerge_me, "
-        "gpumerge_epoch, gpumerge_race, 0), &t[get_local_id(1)]"
+        "gpumerge_epoch, gpumerge_record, 0), &t[get_local_id(1)]"
         "[get_local_id(0)]) = ",
         "(barrier(CLK_LOCAL_MEM_FENCE), ++gpumerge_epoch);",
         "(gpumerge_read(gpumerge_w_t, gpumerge_r_t, gpumerge_a_t, "
@@ -84,8 +84,8 @@ TEST(RaceCheck, AWorkGroupLaunchedAloneKnowsItsPlaceInTheGrid) {
   };
   auto InA = (*S)->createBuffer(Bytes(A));
   auto OutB = (*S)->createBuffer(Bytes(std::vector<float>(N * N, -1.0f)));
-  auto Record =
-      (*S)->createBuffer(std::vector<std::uint8_t>(RaceRecord::Words * 4, 0));
+  auto Record = (*S)->createBuffer(
+      std::vector<std::uint8_t>(RaceRecord::BufferWords * 4, 0));
   ASSERT_TRUE(InA && OutB && Record);
   std::vector<KernelArg> Args = {KernelArg::buffer(*InA),
                                  KernelArg::buffer(*OutB), KernelArg::i32(N),
@@ -156,6 +156,12 @@ TEST(RaceCheck, RecordsInWords) {
             "before its own asynchronous copy into it landed (no "
             "__pipeline_wait_prior covering it before the access; barrier "
             "interval 2)");
+  // The first slot that holds a race; the first where none does.
+  std::vector<std::uint32_t> Buffer(RaceRecord::BufferWords, 0);
+  EXPECT_EQ(RaceRecord::firstRace(Buffer),
+            std::vector<std::uint32_t>(RaceRecord::Words, 0));
+  std::copy(R.begin(), R.end(), Buffer.begin() + 5 * RaceRecord::Words);
+  EXPECT_EQ(RaceRecord::firstRace(Buffer), R);
   R[1] = 4;
   R[3] = 300;
   EXPECT_EQ(RaceRecord::describe("tr", Arrays, R, {16, 16}),
