@@ -347,15 +347,18 @@ parseSource(const std::string &Source, const std::string &FileName,
       Virtual.emplace_back(PreludePath, OpenCLPrelude);
     } else {
       // What nvcc takes with a warning, clang refuses by default in C++17:
-      // `register` (SHOC's S3D and MaxFlops) and a narrowing conversion in
-      // braces (SHOC's NeuralNet: `int n[] = {1.5 * x}`).
+      // `register` (SHOC's S3D and MaxFlops), a narrowing conversion in
+      // braces (SHOC's NeuralNet: `int n[] = {1.5 * x}`), a macro right
+      // after a string literal (Parboil's `"[%s:%d] "msg"\n"`, which C++11
+      // reads as a literal suffix).
       Args = {"-x",
               "cuda",
               "--cuda-device-only",
               "--cuda-gpu-arch=sm_80",
               "-std=c++17",
               "-Wno-register",
-              "-Wno-c++11-narrowing"};
+              "-Wno-c++11-narrowing",
+              "-Wno-reserved-user-defined-literal"};
       if (WithSdk) {
         std::string Cuda = findCudaPath();
         if (Cuda.empty())
