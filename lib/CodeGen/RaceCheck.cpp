@@ -325,16 +325,14 @@ void gpumerge_async(__local uint *w, __local uint *rd, __local uint *as,
 
 std::vector<std::uint32_t>
 RaceRecord::firstRace(const std::vector<std::uint32_t> &Buffer) {
-  size_t Slot = 0;
-  for (size_t S = 0; S < Slots && (S + 1) * Words <= Buffer.size(); ++S)
-    if (Buffer[S * Words + Word::Count]) {
-      Slot = S;
-      break;
-    }
-  auto First = Buffer.begin() + std::ptrdiff_t(Slot * Words);
-  if (Buffer.size() < (Slot + 1) * Words)
-    return std::vector<std::uint32_t>(Words, 0);
-  return std::vector<std::uint32_t>(First, First + Words);
+  auto Slot = [&](size_t S) {
+    auto First = Buffer.begin() + std::ptrdiff_t(S * Words);
+    return std::vector<std::uint32_t>(First, First + Words);
+  };
+  for (size_t S = 0; (S + 1) * Words <= Buffer.size(); ++S)
+    if (Buffer[S * Words + Word::Count])
+      return Slot(S);
+  return Buffer.size() < Words ? std::vector<std::uint32_t>(Words, 0) : Slot(0);
 }
 
 std::string RaceRecord::describe(const std::string &Kernel,

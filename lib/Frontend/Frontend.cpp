@@ -349,8 +349,8 @@ parseSource(const std::string &Source, const std::string &FileName,
       // What nvcc takes with a warning, clang refuses by default in C++17:
       // `register` (SHOC's S3D and MaxFlops), a narrowing conversion in
       // braces (SHOC's NeuralNet: `int n[] = {1.5 * x}`), a macro right
-      // after a string literal (Parboil's `"[%s:%d] "msg"\n"`, which C++11
-      // reads as a literal suffix).
+      // after a string literal (`"%"PRIu64`, in Parboil's file.h too, which
+      // C++11 reads as a literal suffix).
       Args = {"-x",
               "cuda",
               "--cuda-device-only",

@@ -54,10 +54,6 @@ bool readsGridPlace(const Function &F) {
 }
 
 RaceCheckPlan planRaceCheck(const RaceCheckInputs &In, std::string &Says) {
-  // A --tune candidate runs as emitted for its times: its checks run
-  // beside it, on some of its work-groups.
-  const bool Timed = In.Timed;
-  const double ReferenceSeconds = In.ReferenceSeconds;
   std::string Counts;
   double Share = 0;
   for (const NDRange &Range : In.CheckedLaunches) {
@@ -72,19 +68,21 @@ RaceCheckPlan planRaceCheck(const RaceCheckInputs &In, std::string &Says) {
     Counts +=
         llvm::formatv("{0}{1} of {2}", Counts.empty() ? "" : ", ", Some, All);
   }
-  if (!Timed && ReferenceSeconds <= RaceCheckInputSeconds) {
+  // A --tune candidate runs as emitted for its times: its checks run
+  // beside it, on some of its work-groups.
+  if (!In.Timed && In.ReferenceSeconds <= RaceCheckInputSeconds) {
     Says = "checked";
     return RaceCheckPlan::All;
   }
   std::string Over =
       llvm::formatv("the input ran {0:f2} s, over the {1:f2} s the checks "
                     "allow",
-                    ReferenceSeconds, RaceCheckInputSeconds);
+                    In.ReferenceSeconds, RaceCheckInputSeconds);
   if (!In.NotSampled.empty()) {
     Says = "not checked: " + Over + ", and " + In.NotSampled;
     return RaceCheckPlan::None;
   }
-  if (Counts.empty() || ReferenceSeconds * Share > RaceCheckInputSeconds) {
+  if (Counts.empty() || In.ReferenceSeconds * Share > RaceCheckInputSeconds) {
     Says = "not checked: " + Over +
            (Counts.empty() ? "" : ", even in " + Counts + " work-groups") +
            " (smaller --size)";
@@ -93,9 +91,9 @@ RaceCheckPlan planRaceCheck(const RaceCheckInputs &In, std::string &Says) {
   Says = llvm::formatv("checked in {0} work-groups (the corners of the grid "
                        "and its middle): {1}",
                        Counts,
-                       Timed ? "a --tune candidate runs as emitted for its "
-                               "times"
-                             : Over);
+                       In.Timed ? "a --tune candidate runs as emitted for its "
+                                  "times"
+                                : Over);
   return RaceCheckPlan::Some;
 }
 

@@ -1215,8 +1215,10 @@ void executeOnDevice(const DeviceRun &Run, VerifyResult Result,
         auto It = Names.find(K);
         return It == Names.end() ? K : It->second;
       };
+      // The checks run with the verify run; a timed run runs alone (a
+      // --tune candidate is never checked whole, RaceCheckRun.h).
       if (auto R = RaceRecords.find(L.Candidate);
-          !Reference && R != RaceRecords.end()) {
+          !Reference && !Timed && R != RaceRecords.end()) {
         auto Groups = *workGroups(L.CandidateRange);
         if (!SampledProgram) {
           Args.push_back(KernelArg::buffer(R->second));
@@ -1294,14 +1296,14 @@ void executeOnDevice(const DeviceRun &Run, VerifyResult Result,
     In.NotSampled = Run.NotSampled;
     Plan = planRaceCheck(In, Result.RaceCheck);
   }
-  for (auto It = Run.RaceChecked.begin();
-       Plan != RaceCheckPlan::None && It != Run.RaceChecked.end(); ++It) {
-    auto B = (*Session)->createBuffer(
-        std::vector<std::uint8_t>(RaceRecord::BufferWords * 4, 0));
-    if (!B)
-      return Fail(B.takeError());
-    RaceRecords[It->first] = *B;
-  }
+  if (Plan != RaceCheckPlan::None)
+    for (const auto &Checked : Run.RaceChecked) {
+      auto B = (*Session)->createBuffer(
+          std::vector<std::uint8_t>(RaceRecord::BufferWords * 4, 0));
+      if (!B)
+        return Fail(B.takeError());
+      RaceRecords[Checked.first] = *B;
+    }
   // The race checks' code takes PoCL's optimizer minutes (RaceCheck.h).
   auto Build = [&](bool Checked) -> llvm::Expected<unsigned> {
     auto P = (*Session)->buildProgram(
@@ -1381,9 +1383,6 @@ void executeOnDevice(const DeviceRun &Run, VerifyResult Result,
   // above was the warm-up; each timed run launches on its own results.
   if (Run.TimedRuns && Result.Outcome == VerifyResult::Status::Ok &&
       Result.Path != "fallback") {
-    // The race checks ran with the verify run: the timed runs run alone.
-    RaceRecords.clear();
-    SampledProgram.reset();
     for (unsigned I = 0; I < Run.TimedRuns; ++I) {
       auto Ms = LaunchAll(*CandProgram, false, CandidateBuffers, true);
       if (!Ms)

@@ -91,7 +91,8 @@ struct VerifyResult {
   /// Set where the run left the device asked for, and why.
   std::string DeviceNote;
   /// On OpenCL, where the emitted kernel has shared arrays: "checked" when
-  /// it ran checking them for races (RaceCheck.h), else why not.
+  /// every work-group ran checking them for races, "checked in N of M
+  /// work-groups ..." when some did (RaceCheckRun.h), else why not.
   std::string RaceCheck;
   /// With VerifyOptions::TimedRuns: the device time of each timed run of
   /// the emitted kernel's launches (its edges included), in milliseconds.
