@@ -1,4 +1,4 @@
-"""Checks bench-static's JSON for mm and tp on h100 (bench-static.test)."""
+"""Checks bench-static's JSON for mm, tp and saxpy on h100 (bench-static.test)."""
 import json
 import sys
 
@@ -75,6 +75,18 @@ check(tpg["counts"]["bytes"]["shared_load"] > 0 and
 # The same 8 bytes per output (within the tile's padding).
 check(8 <= tpg["global_bytes"] < 8.5, "global tp: %s B/output" %
       tpg["global_bytes"])
+
+sx = by[("saxpy", "global")]
+# The vectorized saxpy holds a whole tile's float4 path and its edge's scalar
+# copies: an interior thread runs the first, 12 bytes per output as naive.
+check(sx["status"] == "optimized" and sx["per"] == "output",
+      "global saxpy: optimized, counted per output")
+check(sx["counts"]["ops"].get("LDG.128", 0) == 2 and
+      sx["counts"]["ops"].get("LDG.32", 0) == 0,
+      "global saxpy: the float4 path alone, got %s" % sx["counts"]["ops"])
+check(sx["global_bytes"] == by[("saxpy", "naive")]["global_bytes"] == 12,
+      "saxpy: 12 B/output naive and global, got %s and %s" %
+      (by[("saxpy", "naive")]["global_bytes"], sx["global_bytes"]))
 
 for f in failures:
     print("FAIL: " + f)
