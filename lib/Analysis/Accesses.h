@@ -10,6 +10,8 @@
 
 #include "Analysis/Affine.h"
 
+#include <set>
+
 namespace gpumerge {
 
 enum class IndexKind { Constant, Predefined, Loop, Unresolved };
@@ -54,6 +56,11 @@ struct Access {
 
 /// The global accesses of \p F in source order.
 std::vector<Access> collectAccesses(const Function &F);
+
+/// Array parameters \p F names other than as an indexed access: passed to
+/// a helper, or taken into a pointer. What is done through them there is
+/// not among collectAccesses' accesses (a helper may write them).
+std::set<std::string> arraysUsedAsPointers(const Function &F);
 
 } // namespace gpumerge
 

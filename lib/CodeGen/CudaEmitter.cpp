@@ -87,7 +87,7 @@ protected:
          << textureParamName(*Current, P.Name, Language::Cuda);
       return;
     }
-    printPointerParam(P, true, "__restrict__ ");
+    printPointerParam(P, true, restrictQualifier());
   }
   void printTextureRead(const ArrayRef &A, const Param &P) override {
     // A vector read (vectorize) fetches float4 from a four-channel object,

@@ -66,6 +66,7 @@ protected:
     return "";
   }
   std::string sharedQualifier() const override { return "__local "; }
+  std::string restrictQualifier() const override { return "restrict "; }
   // texture-memory: float, int and unsigned int arrays are image1d_buffer_t
   // (the host makes them from the buffers, FILE.texture.h), read with
   // read_imagef(a_img, i).x; other element types (double) stay buffers,
@@ -76,7 +77,7 @@ protected:
          << textureParamName(*Current, P.Name, Language::OpenCL);
       return;
     }
-    printPointerParam(P, true, "restrict ");
+    printPointerParam(P, true, restrictQualifier());
   }
   void printTextureRead(const ArrayRef &A, const Param &P) override {
     Type T = P.Ty.element();

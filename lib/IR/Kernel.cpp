@@ -1,6 +1,8 @@
 //===- Kernel.cpp - KIR functions and modules -----------------------------===//
 #include "IR/Kernel.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 #include <cctype>
 
 namespace gpumerge {
@@ -28,6 +30,10 @@ bool LaunchPlan::readsThroughTexture(const std::string &Array) const {
     if (A == Array)
       return true;
   return false;
+}
+
+bool LaunchPlan::restricts(const std::string &Array) const {
+  return llvm::is_contained(RestrictArrays, Array);
 }
 
 void LaunchPlan::requireDisjoint(

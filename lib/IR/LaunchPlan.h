@@ -123,6 +123,13 @@ struct LaunchPlan {
   /// four channels and a quarter of the elements.
   std::map<std::string, unsigned> TextureVectorWidth;
   bool readsThroughTexture(const std::string &Array) const;
+  /// Read-only array parameters printed `__restrict__` (CUDA) or `restrict`
+  /// (OpenCL), in parameter order; each has an element count in Elements
+  /// and is in Disjoint with every array the kernel writes, so the compiler
+  /// may keep an element in a register across the kernel's stores (the
+  /// merged copies' common reads, thread-merge).
+  std::vector<std::string> RestrictArrays;
+  bool restricts(const std::string &Array) const;
   /// Requires arrays \p A and \p B not to overlap (recorded once, in
   /// either order), with their element counts taken from \p Counts where
   /// the plan has none yet.

@@ -68,7 +68,8 @@ void Printer::printParam(const Param &P) {
     OS << typeName(P.Ty) << " " << P.Name;
     return;
   }
-  printPointerParam(P, P.Ty.IsConst, "");
+  bool Restrict = Current && Current->Plan && Current->Plan->restricts(P.Name);
+  printPointerParam(P, P.Ty.IsConst, Restrict ? restrictQualifier() : "");
 }
 
 void Printer::printPointerParam(const Param &P, bool Const,

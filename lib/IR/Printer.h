@@ -60,6 +60,9 @@ protected:
     return "";
   }
   virtual std::string sharedQualifier() const { return "__shared__ "; }
+  /// A pointer no other parameter aliases (LaunchPlan::RestrictArrays):
+  /// `__restrict__ ` (CUDA), `restrict ` (OpenCL).
+  virtual std::string restrictQualifier() const { return "__restrict__ "; }
   /// A vector from its components: `make_float2(a, b)` (CUDA) or
   /// `(float2)(a, b)` (OpenCL); the debug form is CUDA's.
   virtual void printVectorLiteral(const CallExpr &C);

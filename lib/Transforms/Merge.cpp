@@ -19,13 +19,17 @@
 // Both passes regenerate the kernel from the naive one (Tiling.h).
 //
 //===----------------------------------------------------------------------===//
+#include "Analysis/Accesses.h"
 #include "Analysis/Domain.h"
+#include "Analysis/Extents.h"
 #include "CodeGen/Emitter.h"
 #include "Target/Ptxas.h"
 #include "Transforms/Passes.h"
 #include "Transforms/Search.h"
 #include "Transforms/TextureBlockShape.h"
+#include "Transforms/WholeGroups.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
@@ -50,6 +54,74 @@ TileShape currentShape(const Function &F, const PassContext &Ctx) {
   if (findDomain(F).Dims == 2)
     return {{16, 16}, {1, 1}, 0};
   return {{256, 1}, {1, 1}, 0};
+}
+
+/// The read-only arrays \p F may print `__restrict__`, with the element
+/// counts the launcher's overlap checks need (the arrays written included);
+/// none where an array is used as a pointer (a helper could write it, and
+/// no check would cover it) or an extent cannot be bounded.
+std::vector<std::string>
+restrictable(const Function &F,
+             std::map<std::string, std::shared_ptr<const Expr>> &Counts) {
+  const Function &Origin = tilingOrigin(F);
+  if (!arraysUsedAsPointers(Origin).empty())
+    return {};
+  std::set<std::string> Read, Written;
+  for (const Access &A : collectAccesses(Origin))
+    (A.IsWrite ? Written : Read).insert(A.Array);
+  std::vector<std::string> Arrays;
+  for (const Param &P : Origin.Params) {
+    bool ReadOnly = P.isArray() && P.Ty.IsConst &&
+                    P.Ty.Space == AddressSpace::Global && Read.count(P.Name) &&
+                    !Written.count(P.Name);
+    if (ReadOnly || Written.count(P.Name)) {
+      ExprPtr N = symbolicElements(Origin, P.Name);
+      if (!N)
+        return {};
+      Counts[P.Name] = std::shared_ptr<const Expr>(std::move(N));
+    }
+    if (ReadOnly)
+      Arrays.push_back(P.Name);
+  }
+  return Written.empty() ? std::vector<std::string>{} : Arrays;
+}
+
+/// Thread merge without staging in the global variant: the copies keep the
+/// naive guard each, so they share no control flow, and so no read; a
+/// branch where every copy is inside the guard (WholeGroups.h) gives most
+/// threads straight code. There nvcc keeps the copies' common reads (vv's
+/// a[y_0], b[x_0]) in registers only where the arrays written cannot
+/// overlap them: those are printed `__restrict__`, and the launcher checks
+/// their address ranges (the naive kernel runs where they overlap).
+void shareCopiesReads(Function &F, const std::array<std::int64_t, 2> &Merge,
+                      AppliedPass &P) {
+  LaunchPlan &Plan = *F.Plan;
+  if (Plan.SharedBytes != 0 || Merge[0] * Merge[1] < 2)
+    return;
+  if (Plan.GuardsDomain) {
+    if (!branchOnWholeGroups(F, Merge))
+      return;
+    P.Parameters["whole-groups"] =
+        llvm::formatv("one branch where all {0} copies are inside the guard; "
+                      "the edges keep a guard per copy",
+                      Merge[0] * Merge[1]);
+  }
+  std::map<std::string, std::shared_ptr<const Expr>> Counts;
+  std::vector<std::string> Arrays = restrictable(F, Counts);
+  if (Arrays.empty())
+    return;
+  std::vector<std::string> Written;
+  for (const auto &[Name, N] : Counts)
+    if (!llvm::is_contained(Arrays, Name))
+      Written.push_back(Name);
+  for (const std::string &A : Arrays)
+    for (const std::string &W : Written)
+      Plan.requireDisjoint(A, W, Counts);
+  Plan.RestrictArrays = Arrays;
+  P.Parameters["restrict"] = llvm::join(Arrays, ", ") +
+                             " (the launcher checks that they do not "
+                             "overlap " +
+                             llvm::join(Written, ", ") + ")";
 }
 
 std::string direction(std::int64_t X, std::int64_t Y) {
@@ -371,7 +443,8 @@ PassInfo threadMergePass() {
               return std::nullopt;
             }
             // Texture variant: no staging, so the copies share control flow
-            // (and their common reads) only without per-copy guards.
+            // (and their common reads) only without per-copy guards. The
+            // global variant keeps them, with a branch for whole groups.
             S.WholeTiles = Ctx.Variant == MemoryVariant::Texture;
             auto R = apply(F, Ctx, S, "thread-merge", S.Merge[0], S.Merge[1],
                            Chosen);
@@ -381,6 +454,8 @@ PassInfo threadMergePass() {
               F.Plan->PtxasSpillBytes =
                   Used->SpillStoreBytes + Used->SpillLoadBytes;
             }
+            if (R && *R && Ctx.Variant == MemoryVariant::Global)
+              shareCopiesReads(F, S.Merge, **R);
             return R;
           }};
 }

@@ -100,7 +100,7 @@ PassInfo textureMemoryPass() {
         // whose read-only arrays are all read alike by every thread gains
         // nothing (strsm's l[i*n + j]: measured on an H200, its __ldg form
         // ran at 0.67x naive, nvcc unrolling it less).
-        std::set<std::string> Read, Written, PassedOn, Varying;
+        std::set<std::string> Read, Written, Varying;
         for (const Access &A : collectAccesses(Origin)) {
           (A.IsWrite ? Written : Read).insert(A.Array);
           if (!A.IsWrite &&
@@ -112,23 +112,7 @@ PassInfo textureMemoryPass() {
         bool Lanes = F.Plan && F.Plan->Lanes > 1;
         // An array named other than as an indexed access (a helper's
         // argument) is used as a pointer.
-        std::function<void(const Stmt &)> Walk = [&](const Stmt &S) {
-          const_cast<Stmt &>(S).forEachExpr([&](ExprPtr &E) {
-            std::function<void(const Expr &)> Visit = [&](const Expr &X) {
-              if (auto *V = llvm::dyn_cast<VarRef>(&X)) {
-                if (const Param *P = Origin.findParam(V->Name))
-                  if (P->isArray())
-                    PassedOn.insert(V->Name);
-                return;
-              }
-              const_cast<Expr &>(X).forEachChild(
-                  [&](ExprPtr &C) { Visit(*C); });
-            };
-            Visit(*E);
-          });
-          const_cast<Stmt &>(S).forEachStmt([&](StmtPtr &C) { Walk(*C); });
-        };
-        Walk(*Origin.Body);
+        std::set<std::string> PassedOn = arraysUsedAsPointers(Origin);
 
         std::vector<std::string> Arrays, Refused;
         for (const Param &P : Origin.Params) {

@@ -54,6 +54,7 @@
 #include "Target/MachineDescription.h"
 #include "Transforms/Passes.h"
 #include "Transforms/Tiling.h"
+#include "Transforms/WholeGroups.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -808,116 +809,6 @@ size_t stridedStores(const Function &F) {
   return N;
 }
 
-bool signedInteger(const Type &T) {
-  return !T.IsPointer && T.VectorWidth == 1 &&
-         (T.Scalar == ScalarKind::Char || T.Scalar == ScalarKind::Short ||
-          T.Scalar == ScalarKind::Int || T.Scalar == ScalarKind::Long);
-}
-
-/// Whether condition \p E (negated when \p Negated) holds on a whole run of
-/// positions whenever it holds at the run's two ends: a conjunction of
-/// linear comparisons (a bound is a half-space; an equality, a plane) over
-/// signed integers, which cannot wrap between the ends as unsigned ones can.
-bool convexInPositions(const Expr &E, bool Negated, const AffineContext &Ctx) {
-  if (auto *U = llvm::dyn_cast<UnaryExpr>(&E); U && U->Op == UnaryOp::Not)
-    return convexInPositions(*U->Sub, !Negated, Ctx);
-  auto *B = llvm::dyn_cast<BinaryExpr>(&E);
-  if (!B)
-    return false;
-  if (B->Op == (Negated ? BinaryOp::LOr : BinaryOp::LAnd))
-    return convexInPositions(*B->LHS, Negated, Ctx) &&
-           convexInPositions(*B->RHS, Negated, Ctx);
-  if (!isComparison(B->Op) || B->Op == (Negated ? BinaryOp::EQ : BinaryOp::NE))
-    return false;
-  bool Signed = true;
-  for (const Expr *Side : {B->LHS.get(), B->RHS.get()})
-    walkExpr(*Side,
-             [&](const Expr &X) { Signed &= signedInteger(X.getType()); });
-  auto L = toAffine(*B->LHS, Ctx), R = toAffine(*B->RHS, Ctx);
-  return Signed && L && R && (*L - *R).isAffine();
-}
-
-/// The statements of \p S: a block's, or S alone.
-std::vector<const Stmt *> statementsOf(const Stmt &S) {
-  std::vector<const Stmt *> R;
-  if (auto *B = llvm::dyn_cast<BlockStmt>(&S))
-    for (const StmtPtr &X : B->Body)
-      R.push_back(X.get());
-  else
-    R.push_back(&S);
-  return R;
-}
-
-void conjuncts(ExprPtr E, std::vector<ExprPtr> &Out) {
-  if (auto *B = llvm::dyn_cast<BinaryExpr>(E.get());
-      B && B->Op == BinaryOp::LAnd) {
-    conjuncts(std::move(B->LHS), Out);
-    conjuncts(std::move(B->RHS), Out);
-    return;
-  }
-  Out.push_back(std::move(E));
-}
-
-/// A kernel merged in X with a guard per copy (`if (G_k) B_k`, k < W, as
-/// the generator writes an unstaged kernel that keeps its guard) gets one
-/// branch where every copy is inside the domain, its bodies straight code
-/// whose neighbouring accesses combine, and the copies as they were for the
-/// rest (the domain's edges):
-///
-///   if (G_0 && G_{W-1}) { B_0; ...; B_{W-1}; }
-///   else { if (G_0) B_0; ...; if (G_{W-1}) B_{W-1}; }
-///
-/// Two ends stand for the run when the guard is convex in the positions;
-/// otherwise every G_k is tested. False when the body is not of that shape.
-bool branchOnWholeGroups(Function &K, std::int64_t W) {
-  std::vector<StmtPtr> &Top = K.Body->Body;
-  std::size_t First = 0;
-  while (First < Top.size() && !llvm::isa<IfStmt>(Top[First].get()))
-    ++First;
-  if (Top.size() - First != std::size_t(W))
-    return false;
-  std::vector<IfStmt *> Copies;
-  std::set<std::string> Declared;
-  for (std::size_t I = First; I < Top.size(); ++I) {
-    auto *If = llvm::dyn_cast<IfStmt>(Top[I].get());
-    if (!If || If->Else)
-      return false;
-    for (const Stmt *S : statementsOf(*If->Then))
-      if (auto *D = llvm::dyn_cast<DeclStmt>(S))
-        if (!Declared.insert(D->Name).second)
-          return false; // copies declare one name: one block cannot hold both
-    Copies.push_back(If);
-  }
-  AffineContext Ctx = kernelAffineContext(K);
-  bool Ends = convexInPositions(*Copies.front()->Cond, false, Ctx) &&
-              convexInPositions(*Copies.back()->Cond, false, Ctx);
-  std::vector<ExprPtr> Atoms;
-  std::set<std::string> Seen;
-  for (std::size_t I = 0; I < Copies.size(); ++I) {
-    if (Ends && I != 0 && I + 1 != Copies.size())
-      continue;
-    std::vector<ExprPtr> Parts;
-    conjuncts(Copies[I]->Cond->clone(), Parts);
-    for (ExprPtr &P : Parts)
-      if (Seen.insert(printExprDebug(*P)).second)
-        Atoms.push_back(std::move(P));
-  }
-  ExprPtr Whole = std::move(Atoms.front());
-  for (std::size_t I = 1; I < Atoms.size(); ++I)
-    Whole = binary(BinaryOp::LAnd, std::move(Whole), std::move(Atoms[I]));
-  auto Fast = std::make_unique<BlockStmt>();
-  auto Edge = std::make_unique<BlockStmt>();
-  for (std::size_t I = First; I < Top.size(); ++I) {
-    for (const Stmt *S : statementsOf(*llvm::cast<IfStmt>(Top[I].get())->Then))
-      Fast->Body.push_back(S->clone());
-    Edge->Body.push_back(std::move(Top[I]));
-  }
-  Top.resize(First);
-  Top.push_back(std::make_unique<IfStmt>(std::move(Whole), std::move(Fast),
-                                         std::move(Edge)));
-  return true;
-}
-
 /// \p F (not yet tiled) with Width neighbouring threads merged in X (§3.1
 /// inter-thread: idx → idx*W + k), when vectorizing that combines more
 /// reads per naive thread than vectorizing F (the merged copies' reads of
@@ -952,7 +843,7 @@ std::unique_ptr<Function> mergedForVectors(const Function &F,
       continue;
     }
     bool Branched = !Whole && K->Kernel->Plan->GuardsDomain &&
-                    branchOnWholeGroups(*K->Kernel, Policy.Width);
+                    branchOnWholeGroups(*K->Kernel, {Policy.Width, 1});
     if (!K->Staged.empty() || (!Whole && !Branched))
       continue;
     // The gain counts the threads whose copies are all inside the guard.

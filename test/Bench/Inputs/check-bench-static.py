@@ -1,4 +1,5 @@
-"""Checks bench-static's JSON for mm, tp and saxpy on h100 (bench-static.test)."""
+"""Checks bench-static's JSON for mm, tp, saxpy and vv on h100
+(bench-static.test)."""
 import json
 import sys
 
@@ -87,6 +88,14 @@ check(sx["counts"]["ops"].get("LDG.128", 0) == 2 and
 check(sx["global_bytes"] == by[("saxpy", "naive")]["global_bytes"] == 12,
       "saxpy: 12 B/output naive and global, got %s and %s" %
       (by[("saxpy", "naive")]["global_bytes"], sx["global_bytes"]))
+
+vg = by[("vv", "global")]
+# vv's 8x8 merged copies read a[y_k] and b[x_k] once each on their whole
+# groups' branch (__restrict__, Merge.cpp): 4 bytes stored and about 1 read
+# per output, where each copy re-reading both made the naive 12.
+check(vg["status"] == "optimized" and vg["global_bytes"] < 6,
+      "global vv: %s B/output, its copies' common reads not shared" %
+      vg["global_bytes"])
 
 for f in failures:
     print("FAIL: " + f)
