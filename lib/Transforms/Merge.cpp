@@ -59,7 +59,8 @@ TileShape currentShape(const Function &F, const PassContext &Ctx) {
 /// The read-only arrays \p F may print `__restrict__`, with the element
 /// counts the launcher's overlap checks need (the arrays written included);
 /// none where an array is used as a pointer (a helper could write it, and
-/// no check would cover it) or an extent cannot be bounded.
+/// no check would cover it), an array written is not a parameter, or an
+/// extent cannot be bounded.
 std::vector<std::string>
 restrictable(const Function &F,
              std::map<std::string, std::shared_ptr<const Expr>> &Counts) {
@@ -69,6 +70,11 @@ restrictable(const Function &F,
   std::set<std::string> Read, Written;
   for (const Access &A : collectAccesses(Origin))
     (A.IsWrite ? Written : Read).insert(A.Array);
+  // An array written that is no parameter (a __device__ array) has no
+  // extent the launcher could compare.
+  for (const std::string &W : Written)
+    if (const Param *P = Origin.findParam(W); !P || !P->isArray())
+      return {};
   std::vector<std::string> Arrays;
   for (const Param &P : Origin.Params) {
     bool ReadOnly = P.isArray() && P.Ty.IsConst &&
@@ -200,6 +206,12 @@ std::optional<PtxasFit> ptxasFit(const Function &Origin, const TileShape &S,
   if (!K) {
     llvm::consumeError(K.takeError());
     return std::nullopt;
+  }
+  // The kernel as thread-merge leaves it in the global variant: the branch
+  // for whole groups and __restrict__ change what ptxas allocates.
+  if (!S.WholeTiles) {
+    AppliedPass Unused;
+    shareCopiesReads(*K->Kernel, S.Merge, Unused);
   }
   auto R = ptxasResources(emitStandaloneCuda(*K->Kernel), MD.SmArch);
   if (!R || !R->count(Origin.Name)) {
