@@ -353,7 +353,7 @@ PassInfo blockMergePass() {
               return std::nullopt;
             TileShape Cur = currentShape(F, Ctx);
             const Function &Origin = tilingOrigin(F);
-            std::string Chosen = "--merge", Ranked;
+            std::string Chosen = "--merge", Ranked, Bound;
             TileShape S = Cur;
             if (Ctx.Merge.BlockX || Ctx.Merge.BlockY) {
               S.Block = {Cur.Block[0] * Ctx.Merge.BlockX.value_or(1),
@@ -377,6 +377,7 @@ PassInfo blockMergePass() {
               S.Block = Best.Shape.Block;
               Chosen = llvm::formatv("static model (cost {0:f4}, best of {1})",
                                      Best.Cost, Versions.size());
+              Bound = versionBound(Best, Ctx.Target);
             }
             if (S.Block == Cur.Block) {
               Why = "the model keeps the block as it is";
@@ -396,6 +397,8 @@ PassInfo blockMergePass() {
                            std::max<std::int64_t>(Fx, 1), Fy, Chosen, Factor);
             if (R && *R && !Ranked.empty())
               (**R).Parameters["ranked"] = Ranked;
+            if (R && *R && !Bound.empty())
+              (**R).Parameters["bound"] = Bound;
             return R;
           }};
 }
@@ -409,7 +412,7 @@ PassInfo threadMergePass() {
             if (shapeFixed(F, Ctx, Why))
               return std::nullopt;
             TileShape S = currentShape(F, Ctx);
-            std::string Chosen = "--merge";
+            std::string Chosen = "--merge", Bound;
             std::optional<KernelResources> Used;
             if (Ctx.Merge.ThreadX || Ctx.Merge.ThreadY) {
               S.Merge = {Ctx.Merge.ThreadX.value_or(1),
@@ -444,6 +447,7 @@ PassInfo threadMergePass() {
               Chosen = llvm::formatv("static model (cost {0:f4}, best of {1}); "
                                      "{2}",
                                      Best.Cost, Versions.size(), Note);
+              Bound = versionBound(Best, Ctx.Target);
               if (S.Merge == std::array<std::int64_t, 2>{1, 1}) {
                 Why = Note;
                 return std::nullopt;
@@ -466,6 +470,8 @@ PassInfo threadMergePass() {
               F.Plan->PtxasSpillBytes =
                   Used->SpillStoreBytes + Used->SpillLoadBytes;
             }
+            if (R && *R && !Bound.empty())
+              (**R).Parameters["bound"] = Bound;
             if (R && *R && Ctx.Variant == MemoryVariant::Global)
               shareCopiesReads(F, S.Merge, **R);
             return R;

@@ -3,6 +3,7 @@
 
 #include "Analysis/Domain.h"
 
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
@@ -33,6 +34,29 @@ double versionCost(const TiledKernel &K, const TileShape &S,
   // tiles read 0.5 shared elements per step and output, 8x8 tiles 0.25).
   double Traffic = std::max(K.LoadsPerOutput, sharedTraffic(K, MD));
   return Traffic / std::max(Hiding, 1e-6);
+}
+
+std::string versionBound(const RankedVersion &V, const MachineDescription &MD) {
+  double Shared = V.LoadInstructions - V.LoadsPerOutput;
+  std::string Bound =
+      V.SharedBound
+          ? llvm::formatv(
+                "shared-memory reads: {0:f3} elements a step and output, "
+                "{1:f4} in global terms, over {2:f4} global loads",
+                Shared, Shared * dramToSharedBandwidth(MD), V.LoadsPerOutput)
+                .str()
+          : llvm::formatv("global loads: {0:f4} elements a step and output",
+                          V.LoadsPerOutput)
+                .str();
+  double Warps = double(V.Occ.BlocksPerSM) *
+                 double(V.Shape.Block[0] * V.Shape.Block[1]) /
+                 double(MD.ThreadInWarp);
+  if (Warps < double(MD.WarpInMP) / 4)
+    Bound += llvm::formatv("; latency: {0} resident warps, under the {1} "
+                           "that hide it",
+                           Warps, MD.WarpInMP / 4)
+                 .str();
+  return Bound;
 }
 
 std::vector<RankedVersion>

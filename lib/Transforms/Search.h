@@ -61,6 +61,13 @@ rankVersions(const Function &Origin, std::int64_t LoopTile,
              std::optional<std::array<std::int64_t, 2>> FixedBlock = {},
              bool Interchange = false, bool WholeTiles = false);
 
+/// What bounds \p V in the model, for the report: the global loads per
+/// output and step, or the shared-memory reads (weighed at the ratio of
+/// DRAM to shared-memory bandwidth) where they weigh more, and the
+/// latency the resident warps leave unhidden where they are under a
+/// quarter of the SM's.
+std::string versionBound(const RankedVersion &V, const MachineDescription &MD);
+
 /// The cost of one generated version (for tests and the report).
 double versionCost(const TiledKernel &K, const TileShape &S,
                    const MachineDescription &MD, Occupancy &Occ);
