@@ -1,4 +1,4 @@
-"""Checks bench-static's JSON for mm, tp, saxpy and vv on h100
+"""Checks bench-static's JSON for mm, tp, saxpy, vv and matmul_int on h100
 (bench-static.test)."""
 import json
 import sys
@@ -96,6 +96,16 @@ vg = by[("vv", "global")]
 check(vg["status"] == "optimized" and vg["global_bytes"] < 6,
       "global vv: %s B/output, its copies' common reads not shared" %
       vg["global_bytes"])
+
+mi = by[("matmul_int", "global")]
+# An integer mm: its steps come from its multiply-adds, as mm's from its
+# FFMA, so a tile of 32 steps counts as 32 (its loads, which tiling cuts,
+# made it one: 32 instructions a step).
+check(mi["per"] == "step" and mi["global_bytes"] < 1 and
+      mi["instructions"] < 1.5 * opt["instructions"],
+      "global matmul_int: %s instructions and %s global bytes a step "
+      "(mm: %s)" % (mi["instructions"], mi["global_bytes"],
+                    opt["instructions"]))
 
 for f in failures:
     print("FAIL: " + f)
