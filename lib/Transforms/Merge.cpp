@@ -77,9 +77,11 @@ restrictable(const Function &F,
       return {};
   std::vector<std::string> Arrays;
   for (const Param &P : Origin.Params) {
-    bool ReadOnly = P.isArray() && P.Ty.IsConst &&
-                    P.Ty.Space == AddressSpace::Global && Read.count(P.Name) &&
-                    !Written.count(P.Name);
+    // Written in KIR only as indexed stores (no address is taken, an
+    // atomic is not lowered): an array no store names is read only, const
+    // or not.
+    bool ReadOnly = P.isArray() && P.Ty.Space == AddressSpace::Global &&
+                    Read.count(P.Name) && !Written.count(P.Name);
     if (ReadOnly || Written.count(P.Name)) {
       ExprPtr N = symbolicElements(Origin, P.Name);
       if (!N)
@@ -97,8 +99,9 @@ restrictable(const Function &F,
 /// branch where every copy is inside the guard (WholeGroups.h) gives most
 /// threads straight code. There nvcc keeps the copies' common reads (vv's
 /// a[y_0], b[x_0]) in registers only where the arrays written cannot
-/// overlap them: those are printed `__restrict__`, and the launcher checks
-/// their address ranges (the naive kernel runs where they overlap).
+/// overlap them: the read-only arrays are printed `__restrict__`, and the
+/// launcher checks their address ranges (the naive kernel runs where they
+/// overlap).
 void shareCopiesReads(Function &F, const std::array<std::int64_t, 2> &Merge,
                       AppliedPass &P) {
   LaunchPlan &Plan = *F.Plan;

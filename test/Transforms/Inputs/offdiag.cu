@@ -1,7 +1,7 @@
 // clang-format off
 // An outer product that leaves out its diagonal: the guard's x != y is not
 // convex in the positions, so the branch for whole groups tests every copy.
-// b is read only but not declared const: it is not printed __restrict__.
+// b is read only but not declared const: it is printed __restrict__ too.
 #pragma gpumerge size(w=4096, h=4096)
 #pragma gpumerge output(c)
 __global__ void offdiag(const float *a, float *b, float *c, int w, int h) {
