@@ -1,5 +1,4 @@
-//===- WholeGroups.h - A fast branch where every merged copy is inside -*- C++
-//-*-//
+//===- WholeGroups.h - A branch for merged copies all inside ----*- C++ -*-===//
 //
 // A kernel merged without staging keeps the naive guard once per copy (each
 // copy checks its own position, so every size runs in one launch):
