@@ -119,6 +119,7 @@ public:
       if (KP.Name.empty())
         fail("unnamed parameter", P->getBeginLoc());
       KP.Ty = lowerType(P->getType(), P->getBeginLoc());
+      KP.Restrict = KP.Ty.IsPointer && P->getType().isRestrictQualified();
       if (const auto *A = Ctx.getAsConstantArrayType(P->getOriginalType()))
         KP.DeclaredRows = A->getSize().getSExtValue();
       if (KP.Ty.IsPointer && KP.Ty.Space == AddressSpace::Private)

@@ -28,6 +28,10 @@ struct Param {
   /// the run-time aliasing checks of kernels without a guard (the paper's
   /// dialect).
   std::int64_t DeclaredRows = 0;
+  /// Declared `__restrict__` (`restrict`): the input's promise that what
+  /// the parameter reaches is reached through no other, which every kernel
+  /// printed from it keeps (they access what the input's kernel does).
+  bool Restrict = false;
   bool isArray() const { return Ty.IsPointer; }
 };
 

@@ -68,7 +68,8 @@ void Printer::printParam(const Param &P) {
     OS << typeName(P.Ty) << " " << P.Name;
     return;
   }
-  bool Restrict = Current && Current->Plan && Current->Plan->restricts(P.Name);
+  bool Restrict = P.Restrict || (Current && Current->Plan &&
+                                 Current->Plan->restricts(P.Name));
   printPointerParam(P, P.Ty.IsConst, Restrict ? restrictQualifier() : "");
 }
 
