@@ -190,22 +190,13 @@ std::vector<Access> collectAccesses(const Function &F) {
 }
 
 std::set<std::string> arraysUsedAsPointers(const Function &F) {
+  // An indexed access names its array as ArrayRef::Array, not a VarRef.
   std::set<std::string> Used;
-  std::function<void(const Expr &)> Visit = [&](const Expr &X) {
-    if (auto *V = llvm::dyn_cast<VarRef>(&X)) {
+  walkExprs(*F.Body, [&](const Expr &X) {
+    if (auto *V = llvm::dyn_cast<VarRef>(&X))
       if (const Param *P = F.findParam(V->Name); P && P->isArray())
         Used.insert(V->Name);
-      return;
-    }
-    // An indexed access names its array as ArrayRef::Array, not a VarRef:
-    // only its indices are visited.
-    const_cast<Expr &>(X).forEachChild([&](ExprPtr &C) { Visit(*C); });
-  };
-  std::function<void(const Stmt &)> Walk = [&](const Stmt &S) {
-    const_cast<Stmt &>(S).forEachExpr([&](ExprPtr &E) { Visit(*E); });
-    const_cast<Stmt &>(S).forEachStmt([&](StmtPtr &C) { Walk(*C); });
-  };
-  Walk(*F.Body);
+  });
   return Used;
 }
 

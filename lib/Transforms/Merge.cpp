@@ -56,17 +56,21 @@ TileShape currentShape(const Function &F, const PassContext &Ctx) {
   return {{256, 1}, {1, 1}, 0};
 }
 
-/// The read-only arrays \p F may print `__restrict__`, with the element
-/// counts the launcher's overlap checks need (the arrays written included);
-/// none where an array is used as a pointer (a helper could write it, and
-/// no check would cover it), an array written is not a parameter, or an
-/// extent cannot be bounded.
-std::vector<std::string>
-restrictable(const Function &F,
-             std::map<std::string, std::shared_ptr<const Expr>> &Counts) {
+/// What \p F may print `__restrict__`: its read-only arrays (parameter
+/// order), the arrays it writes (by name), and the element counts of both
+/// for the launcher's overlap checks.
+struct Restrictable {
+  std::vector<std::string> ReadOnly, Written;
+  std::map<std::string, std::shared_ptr<const Expr>> Counts;
+};
+
+/// None where F reads no array or writes none, an array is used as a
+/// pointer (a helper could write it, and no check would cover it), an array
+/// written is not a parameter, or an extent cannot be bounded.
+std::optional<Restrictable> restrictable(const Function &F) {
   const Function &Origin = tilingOrigin(F);
   if (!arraysUsedAsPointers(Origin).empty())
-    return {};
+    return std::nullopt;
   std::set<std::string> Read, Written;
   for (const Access &A : collectAccesses(Origin))
     (A.IsWrite ? Written : Read).insert(A.Array);
@@ -74,8 +78,9 @@ restrictable(const Function &F,
   // extent the launcher could compare.
   for (const std::string &W : Written)
     if (const Param *P = Origin.findParam(W); !P || !P->isArray())
-      return {};
-  std::vector<std::string> Arrays;
+      return std::nullopt;
+  Restrictable R;
+  R.Written.assign(Written.begin(), Written.end());
   for (const Param &P : Origin.Params) {
     // Written in KIR only as indexed stores (no address is taken, an
     // atomic is not lowered): an array no store names is read only, const
@@ -85,13 +90,15 @@ restrictable(const Function &F,
     if (ReadOnly || Written.count(P.Name)) {
       ExprPtr N = symbolicElements(Origin, P.Name);
       if (!N)
-        return {};
-      Counts[P.Name] = std::shared_ptr<const Expr>(std::move(N));
+        return std::nullopt;
+      R.Counts[P.Name] = std::shared_ptr<const Expr>(std::move(N));
     }
     if (ReadOnly)
-      Arrays.push_back(P.Name);
+      R.ReadOnly.push_back(P.Name);
   }
-  return Written.empty() ? std::vector<std::string>{} : Arrays;
+  if (R.ReadOnly.empty() || R.Written.empty())
+    return std::nullopt;
+  return R;
 }
 
 /// Thread merge without staging in the global variant: the copies keep the
@@ -101,36 +108,32 @@ restrictable(const Function &F,
 /// a[y_0], b[x_0]) in registers only where the arrays written cannot
 /// overlap them: the read-only arrays are printed `__restrict__`, and the
 /// launcher checks their address ranges (the naive kernel runs where they
-/// overlap).
-void shareCopiesReads(Function &F, const std::array<std::int64_t, 2> &Merge,
-                      AppliedPass &P) {
+/// overlap). Returns what the report says of it.
+std::map<std::string, std::string>
+shareCopiesReads(Function &F, const std::array<std::int64_t, 2> &Merge) {
+  std::map<std::string, std::string> Said;
   LaunchPlan &Plan = *F.Plan;
   if (Plan.SharedBytes != 0 || Merge[0] * Merge[1] < 2)
-    return;
+    return Said;
   if (Plan.GuardsDomain) {
     if (!branchOnWholeGroups(F, Merge))
-      return;
-    P.Parameters["whole-groups"] =
+      return Said;
+    Said["whole-groups"] =
         llvm::formatv("one branch where all {0} copies are inside the guard; "
                       "the edges keep a guard per copy",
                       Merge[0] * Merge[1]);
   }
-  std::map<std::string, std::shared_ptr<const Expr>> Counts;
-  std::vector<std::string> Arrays = restrictable(F, Counts);
-  if (Arrays.empty())
-    return;
-  std::vector<std::string> Written;
-  for (const auto &[Name, N] : Counts)
-    if (!llvm::is_contained(Arrays, Name))
-      Written.push_back(Name);
-  for (const std::string &A : Arrays)
-    for (const std::string &W : Written)
-      Plan.requireDisjoint(A, W, Counts);
-  Plan.RestrictArrays = Arrays;
-  P.Parameters["restrict"] = llvm::join(Arrays, ", ") +
-                             " (the launcher checks that they do not "
-                             "overlap " +
-                             llvm::join(Written, ", ") + ")";
+  std::optional<Restrictable> R = restrictable(F);
+  if (!R)
+    return Said;
+  for (const std::string &A : R->ReadOnly)
+    for (const std::string &W : R->Written)
+      Plan.requireDisjoint(A, W, R->Counts);
+  Plan.RestrictArrays = R->ReadOnly;
+  Said["restrict"] = llvm::join(R->ReadOnly, ", ") +
+                     " (the launcher checks that they do not overlap " +
+                     llvm::join(R->Written, ", ") + ")";
+  return Said;
 }
 
 std::string direction(std::int64_t X, std::int64_t Y) {
@@ -212,10 +215,8 @@ std::optional<PtxasFit> ptxasFit(const Function &Origin, const TileShape &S,
   }
   // The kernel as thread-merge leaves it in the global variant: the branch
   // for whole groups and __restrict__ change what ptxas allocates.
-  if (!S.WholeTiles) {
-    AppliedPass Unused;
-    shareCopiesReads(*K->Kernel, S.Merge, Unused);
-  }
+  if (!S.WholeTiles)
+    shareCopiesReads(*K->Kernel, S.Merge);
   auto R = ptxasResources(emitStandaloneCuda(*K->Kernel), MD.SmArch);
   if (!R || !R->count(Origin.Name)) {
     Why = R ? "not reported" : llvm::toString(R.takeError());
@@ -476,7 +477,7 @@ PassInfo threadMergePass() {
             if (R && *R && !Bound.empty())
               (**R).Parameters["bound"] = Bound;
             if (R && *R && Ctx.Variant == MemoryVariant::Global)
-              shareCopiesReads(F, S.Merge, **R);
+              (**R).Parameters.merge(shareCopiesReads(F, S.Merge));
             return R;
           }};
 }

@@ -45,6 +45,7 @@
 // last, on the accesses that are still global after coalescing and merging.
 //
 //===----------------------------------------------------------------------===//
+#include "Analysis/Accesses.h"
 #include "Analysis/Affine.h"
 #include "Analysis/Coalescing.h"
 #include "Analysis/Domain.h"
@@ -149,15 +150,9 @@ public:
       if (auto *A = llvm::dyn_cast<AssignStmt>(&S))
         if (auto *R = llvm::dyn_cast<ArrayRef>(A->LHS.get()))
           Written.insert(R->Array);
-      // An array passed on whole (to a helper) may be written there.
-      S.forEachExpr([&](ExprPtr &E) {
-        walkExpr(*E, [&](const Expr &X) {
-          if (auto *V = llvm::dyn_cast<VarRef>(&X))
-            if (const Param *P = F.findParam(V->Name); P && P->isArray())
-              Written.insert(V->Name);
-        });
-      });
     });
+    // An array passed on whole (to a helper) may be written there.
+    Written.merge(arraysUsedAsPointers(F));
     // Element counts, for the arrays that must not overlap once accesses
     // move (from the kernel before this pass rewrites it).
     for (const Param &P : F.Params)
