@@ -57,9 +57,10 @@ std::vector<std::string> defaultPipeline(MemoryVariant V) {
                                      "block-merge",    "thread-merge",
                                      "async-prefetch", "partition-camping",
                                      "prefetch",       "vectorize"}
-          : std::vector<std::string>{"split-reduction",     "thread-merge",
-                                     "texture-block-shape", "texture-memory",
-                                     "partition-camping",   "vectorize"};
+          : std::vector<std::string>{"scalar-replace", "split-reduction",
+                                     "thread-merge",   "texture-block-shape",
+                                     "texture-memory", "partition-camping",
+                                     "vectorize"};
   std::vector<std::string> Available;
   for (const std::string &N : Wanted)
     if (passRegistry().count(N))
