@@ -6,6 +6,7 @@
 #include "Frontend/Pragmas.h"
 #include "Frontend/Prelude.h"
 #include "Frontend/Templates.h"
+#include "Frontend/Toolkit.h"
 
 #include "clang/AST/Attr.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
@@ -18,7 +19,6 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/Program.h"
 
 #include <cstdlib>
 
@@ -57,22 +57,6 @@ llvm::Expected<std::string> findClangResourceDir() {
       "libclang-common-16-dev");
 }
 
-/// The CUDA toolkit, for files with host code: beside nvcc on PATH, else
-/// /usr/local/cuda.
-static std::string findCudaPath() {
-  if (auto Nvcc = llvm::sys::findProgramByName("nvcc")) {
-    llvm::SmallString<256> P(*Nvcc);
-    llvm::sys::fs::real_path(*Nvcc, P);
-    llvm::sys::path::remove_filename(P); // bin
-    llvm::sys::path::remove_filename(P);
-    if (llvm::sys::fs::exists(P + "/include/cuda_runtime.h"))
-      return std::string(P);
-  }
-  if (llvm::sys::fs::exists("/usr/local/cuda/include/cuda_runtime.h"))
-    return "/usr/local/cuda";
-  return "";
-}
-
 /// Host code needs the CUDA headers: launches, runtime calls, includes.
 /// (A kernel-only file that does not parse with the prelude is parsed again
 /// with them: the prelude is the fast path, not a limit.)
@@ -107,22 +91,23 @@ public:
     llvm::SmallString<128> Text;
     Info.FormatDiagnostic(Text);
     SourceLocation L = Info.getLocation();
-    std::optional<unsigned> Offset;
-    unsigned Line = 0;
+    Error E{std::nullopt, 0, Text.str().str(), FileID(), 0};
     if (L.isValid() && Info.hasSourceManager()) {
       const SourceManager &SM = Info.getSourceManager();
-      SourceLocation E = SM.getExpansionLoc(L);
-      if (SM.isInMainFile(E)) {
-        Offset = SM.getFileOffset(E);
-        Line = SM.getExpansionLineNumber(E);
-      }
+      SourceLocation X = SM.getExpansionLoc(L);
+      std::tie(E.File, E.FileOffset) = SM.getDecomposedLoc(X);
+      E.Line = SM.getExpansionLineNumber(X);
+      if (SM.isInMainFile(X))
+        E.Offset = E.FileOffset;
     }
-    Errors.push_back({Offset, Line, Text.str().str()});
+    Errors.push_back(std::move(E));
   }
   struct Error {
     std::optional<unsigned> Offset; ///< in the main file
-    unsigned Line;
+    unsigned Line;                  ///< in File
     std::string Message;
+    FileID File; ///< where it is (expanded), any file
+    unsigned FileOffset;
   };
   std::vector<Error> Errors;
   bool Fatal = false;
@@ -140,23 +125,28 @@ public:
   /// Kernels defined in a header or source file of the user's that the main
   /// file includes (main.cu including kernel.cu).
   std::vector<const FunctionDecl *> IncludedKernels;
+  /// Host functions defined there (a test harness's common.h).
+  std::vector<const FunctionDecl *> IncludedHost;
   void run(const MatchFinder::MatchResult &R) override {
     const auto *FD = R.Nodes.getNodeAs<FunctionDecl>("fn");
     if (!FD || !FD->doesThisDeclarationHaveABody())
       return;
     const SourceManager &SM = *R.SourceManager;
     SourceLocation L = SM.getExpansionLoc(FD->getLocation());
-    if (!SM.isInMainFile(L)) {
-      if (isKernelDecl(*FD) && !SM.isInSystemHeader(L) &&
-          SM.getFilename(L) != PreludePath)
-        IncludedKernels.push_back(FD);
-      return;
-    }
     // Lambdas and member functions are host code to us, even where Clang
     // makes them implicitly __host__ __device__ (a lambda in main()).
     const auto *Device = FD->getAttr<CUDADeviceAttr>();
     bool Written =
         Device && !Device->isImplicit() && !llvm::isa<CXXMethodDecl>(FD);
+    if (!SM.isInMainFile(L)) {
+      if (SM.isInSystemHeader(L) || SM.getFilename(L) == PreludePath)
+        return;
+      if (isKernelDecl(*FD))
+        IncludedKernels.push_back(FD);
+      else if (!Written && !R.Context->getLangOpts().OpenCL)
+        IncludedHost.push_back(FD);
+      return;
+    }
     if (isKernelDecl(*FD))
       Kernels.push_back(FD);
     else if (Written || R.Context->getLangOpts().OpenCL)
@@ -166,6 +156,14 @@ public:
   }
 };
 } // namespace
+
+/// The file \p FD is defined in, as messages name it: \p MainName for the
+/// main file.
+static std::string fileOf(const FunctionDecl &FD, const SourceManager &SM,
+                          const std::string &MainName) {
+  SourceLocation L = SM.getExpansionLoc(FD.getBeginLoc());
+  return SM.isInMainFile(L) ? MainName : SM.getFilename(L).str();
+}
 
 static SourceSpan spanOf(const FunctionDecl &FD, const SourceManager &SM) {
   SourceLocation Begin = SM.getExpansionLoc(FD.getOuterLocStart());
@@ -372,9 +370,14 @@ parseSource(const std::string &Source, const std::string &FileName,
         Args.insert(Args.end(),
                     {"--cuda-path=" + Cuda, "-I" + std::string(CudaCompatDir),
                      "-Wno-unknown-cuda-version", "-include", PreludePath});
+        const std::vector<std::string> &Nvcc = nvccParseArgs(Cuda);
+        Args.insert(Args.end(), Nvcc.begin(), Nvcc.end());
         Virtual.emplace_back(PreludePath, CudaWithSdkPrelude);
         Virtual.emplace_back(
             std::string(CudaCompatDir) + "/texture_fetch_functions.h", "");
+        Args.insert(Args.end(), {"-idirafter", HostFallbackDir});
+        Virtual.emplace_back(std::string(HostFallbackDir) + "/omp.h",
+                             OmpFallbackHeader);
       } else {
         Args.insert(Args.end(),
                     {"-nocudainc", "-nocudalib", "-include", PreludePath});
@@ -430,19 +433,26 @@ parseSource(const std::string &Source, const std::string &FileName,
   if (Cuda)
     M->DeviceCode = deviceCode(Ctx);
   // Errors stop the file unless each is inside a host function of a CUDA
-  // file (a call of an API the installed toolkit removed, say): the kernels
-  // are then still the user's, and the functions with errors are kept as
-  // written. Their launches cannot be trusted to be seen, so a kernel they
-  // name is not given a launch plan (CallSites with a reason).
+  // file or of a file of the user's it includes (a call of an API the
+  // installed toolkit removed, or one nvcc's host compiler takes and Clang's
+  // CUDA mode does not): the kernels are then still the user's, and the
+  // functions with errors are kept as written. Their launches cannot be
+  // trusted to be seen, so a kernel they name is not given a launch plan
+  // (CallSites with a reason).
   std::vector<std::pair<const FunctionDecl *, std::string>> BrokenHost;
   if (AST->getDiagnostics().hasErrorOccurred()) {
     bool HostOnly = Cuda && !Recorder->Fatal && !Recorder->Errors.empty();
+    std::vector<const FunctionDecl *> AllHost = Collector.Host;
+    AllHost.insert(AllHost.end(), Collector.IncludedHost.begin(),
+                   Collector.IncludedHost.end());
     for (const ErrorRecorder::Error &E : Recorder->Errors) {
       const FunctionDecl *In = nullptr;
-      if (E.Offset)
-        for (const FunctionDecl *FD : Collector.Host) {
+      if (E.File.isValid())
+        for (const FunctionDecl *FD : AllHost) {
+          if (SM.getFileID(SM.getExpansionLoc(FD->getBeginLoc())) != E.File)
+            continue;
           SourceSpan S = spanOf(*FD, SM);
-          if (S.Begin <= *E.Offset && *E.Offset < S.End)
+          if (S.Begin <= E.FileOffset && E.FileOffset < S.End)
             In = FD;
         }
       if (!In) {
@@ -463,8 +473,9 @@ parseSource(const std::string &Source, const std::string &FileName,
       M->Warnings.push_back(llvm::formatv(
           "{0}:{1}: host function '{2}' does not compile with the CUDA "
           "toolkit found here ({3}); it is kept as written",
-          FileName, SM.getExpansionLineNumber(FD->getBeginLoc()),
-          FD->getNameAsString(), Why));
+          fileOf(*FD, SM, FileName),
+          SM.getExpansionLineNumber(FD->getBeginLoc()), FD->getNameAsString(),
+          Why));
   }
   // Kernels of an included file are that file's: gpumerge rewrites the file
   // it is given. Never a silent zero: say where they are and what to do.
@@ -484,7 +495,17 @@ parseSource(const std::string &Source, const std::string &FileName,
   // unseen: never with a plan.
   for (const auto &[FD, Why] : BrokenHost) {
     SourceSpan S = spanOf(*FD, SM);
-    llvm::StringRef Body = llvm::StringRef(Source).slice(S.Begin, S.End);
+    FileID In = SM.getFileID(SM.getExpansionLoc(FD->getBeginLoc()));
+    llvm::StringRef Body = SM.getBufferData(In).slice(S.Begin, S.End);
+    if (In != SM.getMainFileID()) {
+      // The call site the messages name: the main file's include of it.
+      SourceLocation Include = SM.getIncludeLoc(In);
+      while (Include.isValid() && !SM.isInMainFile(Include))
+        Include = SM.getIncludeLoc(SM.getFileID(Include));
+      S.Begin = Include.isValid() ? SM.getFileOffset(Include) : 0;
+      S.End = S.Begin;
+      S.Line = Include.isValid() ? SM.getExpansionLineNumber(Include) : 0;
+    }
     for (const FunctionDecl *K : Collector.Kernels) {
       std::string Name = K->getNameAsString();
       if (!Body.contains(Name))
@@ -493,8 +514,8 @@ parseSource(const std::string &Source, const std::string &FileName,
       C.Kernel = kernelInstanceName(*K);
       C.Call = S;
       C.Call.End = S.Begin;
-      C.NotRewritable = "host function '" + FD->getNameAsString() +
-                        "' names kernel '" + Name +
+      C.NotRewritable = "host function '" + FD->getNameAsString() + "' (" +
+                        fileOf(*FD, SM, FileName) + ") names kernel '" + Name +
                         "' and does not compile here (" + Why +
                         "), so its launches cannot all be seen";
       M->CallSites.push_back(std::move(C));

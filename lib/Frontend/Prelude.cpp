@@ -84,6 +84,78 @@ template <class... A> cudaError_t cudaBindTexture2D(A &&...);
 template <class... A> cudaError_t cudaBindTextureToArray(A &&...);
 template <class... A> cudaError_t cudaUnbindTexture(A &&...);
 #endif
+// The sm_80 warp reductions: declared by crt/sm_80_rt.h, which Clang 16's
+// CUDA wrapper does not include; cooperative_groups/reduce.h calls them.
+__device__ unsigned __reduce_add_sync(unsigned, unsigned);
+__device__ unsigned __reduce_min_sync(unsigned, unsigned);
+__device__ unsigned __reduce_max_sync(unsigned, unsigned);
+__device__ int __reduce_add_sync(unsigned, int);
+__device__ int __reduce_min_sync(unsigned, int);
+__device__ int __reduce_max_sync(unsigned, int);
+__device__ unsigned __reduce_and_sync(unsigned, unsigned);
+__device__ unsigned __reduce_or_sync(unsigned, unsigned);
+__device__ unsigned __reduce_xor_sync(unsigned, unsigned);
+// nvcc's min and max are __host__ __device__ (crt/math_functions.h and
+// .hpp); Clang 16's CUDA headers give them to device code only, and host
+// code calls them (`max(1, repeat)` in main).
+#define GPUMERGE_HOST_MINMAX(T, A, B) __host__ T min(A, B); __host__ T max(A, B);
+GPUMERGE_HOST_MINMAX(int, int, int)
+GPUMERGE_HOST_MINMAX(unsigned, unsigned, unsigned)
+GPUMERGE_HOST_MINMAX(unsigned, int, unsigned)
+GPUMERGE_HOST_MINMAX(unsigned, unsigned, int)
+GPUMERGE_HOST_MINMAX(long, long, long)
+GPUMERGE_HOST_MINMAX(unsigned long, unsigned long, unsigned long)
+GPUMERGE_HOST_MINMAX(unsigned long, long, unsigned long)
+GPUMERGE_HOST_MINMAX(unsigned long, unsigned long, long)
+GPUMERGE_HOST_MINMAX(long long, long long, long long)
+GPUMERGE_HOST_MINMAX(unsigned long long, unsigned long long, unsigned long long)
+GPUMERGE_HOST_MINMAX(unsigned long long, long long, unsigned long long)
+GPUMERGE_HOST_MINMAX(unsigned long long, unsigned long long, long long)
+GPUMERGE_HOST_MINMAX(float, float, float)
+GPUMERGE_HOST_MINMAX(double, double, double)
+GPUMERGE_HOST_MINMAX(double, float, double)
+GPUMERGE_HOST_MINMAX(double, double, float)
+#undef GPUMERGE_HOST_MINMAX
+)";
+
+const char OmpFallbackHeader[] = R"(
+#ifndef GPUMERGE_OMP_H
+#define GPUMERGE_OMP_H
+#ifdef __cplusplus
+extern "C" {
+#endif
+typedef struct { void *gpumerge_opaque; } omp_lock_t;
+typedef struct { void *gpumerge_opaque; } omp_nest_lock_t;
+void omp_set_num_threads(int);
+int omp_get_num_threads(void);
+int omp_get_max_threads(void);
+int omp_get_thread_num(void);
+int omp_get_num_procs(void);
+int omp_in_parallel(void);
+void omp_set_dynamic(int);
+int omp_get_dynamic(void);
+void omp_set_nested(int);
+int omp_get_nested(void);
+int omp_get_level(void);
+int omp_get_num_devices(void);
+int omp_get_default_device(void);
+int omp_is_initial_device(void);
+double omp_get_wtime(void);
+double omp_get_wtick(void);
+void omp_init_lock(omp_lock_t *);
+void omp_destroy_lock(omp_lock_t *);
+void omp_set_lock(omp_lock_t *);
+void omp_unset_lock(omp_lock_t *);
+int omp_test_lock(omp_lock_t *);
+void omp_init_nest_lock(omp_nest_lock_t *);
+void omp_destroy_nest_lock(omp_nest_lock_t *);
+void omp_set_nest_lock(omp_nest_lock_t *);
+void omp_unset_nest_lock(omp_nest_lock_t *);
+int omp_test_nest_lock(omp_nest_lock_t *);
+#ifdef __cplusplus
+}
+#endif
+#endif
 )";
 
 const char OpenCLPrelude[] = R"(

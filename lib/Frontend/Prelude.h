@@ -18,10 +18,16 @@ inline constexpr const char *PreludePath =
 /// A directory with an empty texture_fetch_functions.h: CUDA 12+ dropped that
 /// header, which Clang 16's CUDA wrapper still includes.
 inline constexpr const char *CudaCompatDir = "/gpumerge-prelude/compat";
+/// A directory searched after every other (-idirafter) for the host
+/// compiler's headers that Clang's resource directory lacks: omp.h.
+inline constexpr const char *HostFallbackDir = "/gpumerge-prelude/fallback";
 
 extern const char CudaKernelOnlyPrelude[];
 extern const char CudaWithSdkPrelude[];
 extern const char OpenCLPrelude[];
+/// omp.h for host code that calls the OpenMP runtime (omp_get_wtime): its
+/// declarations, for the parse only.
+extern const char OmpFallbackHeader[];
 
 } // namespace gpumerge
 
