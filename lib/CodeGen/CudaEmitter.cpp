@@ -69,9 +69,9 @@ protected:
       case ScalarKind::UInt:
         return "unsigned int";
       case ScalarKind::Long:
-        return "long long";
+        return T.SpelledLong ? "long" : "long long";
       case ScalarKind::ULong:
-        return "unsigned long long";
+        return T.SpelledLong ? "unsigned long" : "unsigned long long";
       default:
         break;
       }

@@ -290,10 +290,12 @@ private:
     case BuiltinType::Long:
     case BuiltinType::LongLong:
       T.Scalar = ScalarKind::Long;
+      T.SpelledLong = B->getKind() == BuiltinType::Long;
       break;
     case BuiltinType::ULong:
     case BuiltinType::ULongLong:
       T.Scalar = ScalarKind::ULong;
+      T.SpelledLong = B->getKind() == BuiltinType::ULong;
       break;
     case BuiltinType::Float:
       T.Scalar = ScalarKind::Float;

@@ -39,6 +39,11 @@ struct Type {
   AddressSpace Space = AddressSpace::Private; ///< of the pointee
   bool IsConst = false;                   ///< of the pointee (or of the scalar)
   std::string TypedefName;                ///< "DATA_TYPE" when spelled so
+  /// A 64-bit integer the input spelled `long` (or a typedef of it: size_t,
+  /// int64_t on LP64), not `long long`: CUDA prints it so, since a pointer
+  /// to one does not convert to a pointer to the other (the host passes its
+  /// size_t * to the launcher).
+  bool SpelledLong = false;
   std::vector<std::int64_t> InnerExtents; ///< float (*a)[N] → {N}
 
   static Type scalar(ScalarKind K) {
