@@ -909,12 +909,18 @@ private:
     std::string What = llvm::formatv("kernel '{0}' ({1} variant{2})", Name,
                                      memoryVariantName(V),
                                      WholeSplit ? ", its phases in order" : "");
+    // No guard bounds the threads: the launch alone sizes the work, so
+    // verify takes a grid of its own rather than skip the kernel.
+    std::optional<std::array<std::int64_t, 2>> Assumed;
+    if (!VO.Grid && (Assumed = assumedVerifyGrid(DomainFrom)))
+      VO.Grid = Assumed;
+    std::optional<std::array<std::int64_t, 2>> Grid = VO.Grid;
     for (bool Raised : {false, true}) {
       if (Raised) {
         if (!Verified || Verified->Path != "fallback")
           break;
         auto Sizes =
-            sizesForOptimizedStages(DomainFrom, Stages, VO.Sizes, Opts.Grid);
+            sizesForOptimizedStages(DomainFrom, Stages, VO.Sizes, Grid);
         if (!Sizes) {
           FallbackOnly = true;
           Err << llvm::formatv("{0}:{1}: warning: --verify: {2}: no sizes "
@@ -949,6 +955,7 @@ private:
         Err << llvm::formatv("{0}:{1}: warning: --verify: {2} skipped: {3}\n",
                              Input, Line, What, Ver->Detail);
       }
+      Ver->AssumedGrid = Assumed;
       (Raised ? Optimized : Verified) = std::move(*Ver);
     }
   }
@@ -1017,6 +1024,14 @@ private:
                               {"variants", std::move(Variants)}};
   }
 
+  /// How the report and the verify lines name a grid verify assumed.
+  static std::string assumedGridText(const std::array<std::int64_t, 2> &G) {
+    std::string Threads = G[1] > 1 ? llvm::formatv("{0}x{1}", G[0], G[1]).str()
+                                   : std::to_string(G[0]);
+    return "grid " + Threads +
+           " assumed (no guard bounds the thread position; --grid sets it)";
+  }
+
   /// The verify fields of a variant's report, and the text lines.
   void reportVerify(llvm::json::Object &O, const std::string &Name,
                     MemoryVariant Variant,
@@ -1050,6 +1065,8 @@ private:
     for (auto &[K, V] : Verified->Sizes)
       Sizes[K] = V;
     O["verify_sizes"] = std::move(Sizes);
+    if (Verified->AssumedGrid)
+      O["verify_grid"] = assumedGridText(*Verified->AssumedGrid);
     if (!Bad->Detail.empty())
       O["verify_detail"] = Bad->Detail;
     llvm::json::Array Runs;
@@ -1077,6 +1094,8 @@ private:
           if (!VR->Sizes.empty())
             Where += ", " + sizesText(VR->Sizes);
         }
+        if (VR->AssumedGrid)
+          Where += ", " + assumedGridText(*VR->AssumedGrid);
         std::string Widened;
         Type Float = Type::scalar(ScalarKind::Float);
         if (verifyTolerance(Float, VR->ReassociatedTerms) >

@@ -341,6 +341,27 @@ guardedExtents(const std::vector<const Function *> &DomainFrom,
   return G;
 }
 
+std::optional<std::array<std::int64_t, 2>>
+assumedVerifyGrid(const std::vector<const Function *> &DomainFrom) {
+  unsigned Dims = 0;
+  for (const Function *F : DomainFrom) {
+    if (onlyFirstThreadRuns(*F)) // a phase `if (idx == 0)`: any grid
+      continue;
+    KernelDomain D = findDomain(*F);
+    if (D.Layered)
+      return std::nullopt;
+    for (unsigned Dim = 0; Dim < D.Dims; ++Dim)
+      if (!D.Bounds[Dim].empty())
+        return std::nullopt;
+    Dims = std::max(Dims, D.Dims);
+  }
+  if (Dims == 0)
+    return std::nullopt;
+  if (Dims == 1)
+    return std::array<std::int64_t, 2>{8192, 1};
+  return std::array<std::int64_t, 2>{512, 512};
+}
+
 llvm::Expected<std::array<std::int64_t, 2>>
 sequenceDomain(const std::vector<const Function *> &DomainFrom,
                const SizeBindings &Sizes,

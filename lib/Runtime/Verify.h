@@ -100,8 +100,22 @@ struct VerifyResult {
   /// The most terms a sum of the candidate adds in another order than the
   /// naive kernel (split-reduction); 0 where the order is the naive one.
   std::int64_t ReassociatedTerms = 0;
+  /// The grid verify chose where no guard bounds the thread position and
+  /// no --grid was given (assumedVerifyGrid).
+  std::optional<std::array<std::int64_t, 2>> AssumedGrid;
 };
 const char *verifyStatusName(VerifyResult::Status S);
+
+/// The grid verify runs \p DomainFrom over when no guard bounds their
+/// thread position in any dimension (babelstream's `c[i] = a[i]`, sized by
+/// its launch alone) and no --grid is given: 8192 threads in 1-D, 512 x 512
+/// in 2-D, multiples of every power-of-two tile up to that, so the optimized
+/// path's whole-tile condition holds. None where a guard bounds a
+/// dimension (the guard gives the domain), for a kernel of a 3-D grid, or
+/// where one thread runs whatever the grid (such a phase of a sequence is
+/// left out of the decision).
+std::optional<std::array<std::int64_t, 2>>
+assumedVerifyGrid(const std::vector<const Function *> &DomainFrom);
 
 /// The largest relative difference verify accepts between the naive and
 /// the optimized results of type \p T, where sums of up to \p Terms terms
