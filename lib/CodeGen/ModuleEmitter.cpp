@@ -327,6 +327,19 @@ emitInPlace(const Module &M,
 }
 
 /// The other language: a new file of typedefs, macros, helpers and kernels.
+/// A typedef of the input (`typedef unsigned long long u64Int;`, Clang's
+/// spelling of the canonical type) as OpenCL C reads it: `long long` is a
+/// reserved 128-bit type there, and PoCL took it as one, so the kernel wrote
+/// 16-byte elements into 8-byte ones (HeCBench's randomAccess: the verify
+/// run's heap corrupted). OpenCL's long is 64 bits.
+static std::string openclTypedef(llvm::StringRef Def) {
+  std::string Out = Def.str();
+  for (size_t At = Out.find("long long"); At != std::string::npos;
+       At = Out.find("long long", At))
+    Out.replace(At, 9, "long");
+  return Out;
+}
+
 static EmittedModule
 emitTranslated(const Module &M, Language L,
                const std::map<std::string, const Function *> &Replacements,
@@ -351,7 +364,7 @@ emitTranslated(const Module &M, Language L,
   for (const auto &[Name, Def] : M.Macros)
     OS << Def << "\n";
   for (const auto &[Name, Def] : M.Typedefs)
-    OS << Def << "\n";
+    OS << (L == Language::OpenCL ? openclTypedef(Def) : Def) << "\n";
   std::unique_ptr<Printer> P = makeEmitter(L, OS);
   for (const Module::ConstantDefinition &C : M.ConstantDefinitions) {
     OS << (L == Language::Cuda ? "__constant__ " : "__constant ")

@@ -18,6 +18,16 @@ __global__ void scale_ll(int n, const long long *v, float *out) {
     out[i] = 2.0f * (float)v[i];
 }
 
+// A table of 64-bit elements through a typedef (HPCC RandomAccess's
+// u64Int): the OpenCL translation verify runs must not say `long long`,
+// a 128-bit type in OpenCL C.
+typedef unsigned long long u64Int;
+__global__ void init_table(u64Int *table, const u64Int size) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < size)
+    table[i] = i;
+}
+
 void run(size_t n, const size_t *d_rows, const long *d_scale, float *d_len,
          const long long *d_v, float *d_out) {
   csr_rows<<<(unsigned)((n + 255) / 256), 256>>>(n, d_rows, d_scale, d_len);
