@@ -1,5 +1,6 @@
 //===- Verify.cpp - Run naive and emitted kernels, compare ----------------===//
 #include "Runtime/Verify.h"
+#include "Analysis/Accesses.h"
 #include "Analysis/Affine.h"
 #include "Analysis/Races.h"
 #include "CodeGen/EdgeKernel.h"
@@ -341,25 +342,55 @@ guardedExtents(const std::vector<const Function *> &DomainFrom,
   return G;
 }
 
+/// Whether the work of \p F is the launch's threads alone, one element
+/// each, whatever the grid: the thread position read only as idx (no raw
+/// threadIdx/blockIdx/blockDim, no barrier: a kernel of one block, like
+/// `d[t] = s[len - t - 1]`, races with itself over a larger grid), no array
+/// passed on as a pointer, and every array written touched at one index only,
+/// `c * idx + k` with a constant c (a thread's own element: babelstream's
+/// `a[i] = b[i] + s * c[i]`; Floyd-Warshall's pass, which reads other
+/// threads' elements of the array it writes, is not).
+static bool ownElementPerThread(const Function &F) {
+  bool Ok = true;
+  walkExprs(*F.Body, [&](const Expr &E) {
+    if (const auto *B = llvm::dyn_cast<BuiltinRef>(&E))
+      Ok &= B->Which == Builtin::Idx;
+  });
+  walkStmts(*F.Body, [&](Stmt &S) { Ok &= !llvm::isa<SyncStmt>(&S); });
+  if (!Ok || !arraysUsedAsPointers(F).empty())
+    return false;
+  std::vector<Access> Accesses = collectAccesses(F);
+  const AffineVar Idx{AffineVar::Kind::Thread, "idx"};
+  for (const Access &W : Accesses) {
+    if (!W.IsWrite)
+      continue;
+    if (!W.Index || W.Index->mentions(AffineVar::Kind::Loop))
+      return false;
+    std::optional<std::int64_t> C = W.Index->coefficientOf(Idx).asConstant();
+    if (!C || *C == 0)
+      return false;
+    for (const Access &A : Accesses)
+      if (A.Array == W.Array && (!A.Index || !(*A.Index == *W.Index)))
+        return false;
+  }
+  return true;
+}
+
 std::optional<std::array<std::int64_t, 2>>
 assumedVerifyGrid(const std::vector<const Function *> &DomainFrom) {
-  unsigned Dims = 0;
+  bool Any = false;
   for (const Function *F : DomainFrom) {
     if (onlyFirstThreadRuns(*F)) // a phase `if (idx == 0)`: any grid
       continue;
     KernelDomain D = findDomain(*F);
-    if (D.Layered)
+    if (D.Layered || D.Dims != 1 || !D.Bounds[0].empty() ||
+        !ownElementPerThread(*F))
       return std::nullopt;
-    for (unsigned Dim = 0; Dim < D.Dims; ++Dim)
-      if (!D.Bounds[Dim].empty())
-        return std::nullopt;
-    Dims = std::max(Dims, D.Dims);
+    Any = true;
   }
-  if (Dims == 0)
+  if (!Any)
     return std::nullopt;
-  if (Dims == 1)
-    return std::array<std::int64_t, 2>{8192, 1};
-  return std::array<std::int64_t, 2>{512, 512};
+  return std::array<std::int64_t, 2>{8192, 1};
 }
 
 llvm::Expected<std::array<std::int64_t, 2>>

@@ -107,13 +107,14 @@ struct VerifyResult {
 const char *verifyStatusName(VerifyResult::Status S);
 
 /// The grid verify runs \p DomainFrom over when no guard bounds their
-/// thread position in any dimension (babelstream's `c[i] = a[i]`, sized by
-/// its launch alone) and no --grid is given: 8192 threads in 1-D, 512 x 512
-/// in 2-D, multiples of every power-of-two tile up to that, so the optimized
-/// path's whole-tile condition holds. None where a guard bounds a
-/// dimension (the guard gives the domain), for a kernel of a 3-D grid, or
-/// where one thread runs whatever the grid (such a phase of a sequence is
-/// left out of the decision).
+/// thread position and no --grid is given: 8192 threads (a multiple of every
+/// power-of-two tile, so the optimized path's whole-tile condition holds),
+/// where the launch alone sizes the work, one element a thread, whatever the
+/// grid (1-D, each array written touched only at `c * idx + k`; babelstream's
+/// kernels, the paper dialect's mv). None otherwise: a 2-D kernel's rows are
+/// usually a size (`y * w + x`), which a grid of verify's choosing would
+/// overlap; a kernel of one block (threadIdx alone) would race with itself.
+/// A phase where one thread runs whatever the grid is left out.
 std::optional<std::array<std::int64_t, 2>>
 assumedVerifyGrid(const std::vector<const Function *> &DomainFrom);
 

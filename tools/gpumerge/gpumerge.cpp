@@ -65,8 +65,8 @@ static cl::list<std::string> Sizes("size", cl::desc("Sizes: name=v,..."),
 static cl::opt<std::string> Grid("grid",
                                  cl::desc("Launch domain in threads: "
                                           "X[,Y] (when guards do not tell; "
-                                          "--verify assumes 8192 or 512,512 "
-                                          "where no guard bounds any)"),
+                                          "--verify assumes 8192 for a 1-D "
+                                          "kernel of one element a thread)"),
                                  cl::cat(Category));
 static cl::opt<std::string> Output("o", cl::desc("Output file (one variant)"),
                                    cl::cat(Category));
