@@ -326,7 +326,6 @@ emitInPlace(const Module &M,
   return Result;
 }
 
-/// The other language: a new file of typedefs, macros, helpers and kernels.
 /// A typedef of the input (`typedef unsigned long long u64Int;`, Clang's
 /// spelling of the canonical type) as OpenCL C reads it: `long long` is a
 /// reserved 128-bit type there, and PoCL took it as one, so the kernel wrote
@@ -340,6 +339,7 @@ static std::string openclTypedef(llvm::StringRef Def) {
   return Out;
 }
 
+/// The other language: a new file of typedefs, macros, helpers and kernels.
 static EmittedModule
 emitTranslated(const Module &M, Language L,
                const std::map<std::string, const Function *> &Replacements,

@@ -914,13 +914,12 @@ private:
     std::optional<std::array<std::int64_t, 2>> Assumed;
     if (!VO.Grid && (Assumed = assumedVerifyGrid(DomainFrom)))
       VO.Grid = Assumed;
-    std::optional<std::array<std::int64_t, 2>> Grid = VO.Grid;
     for (bool Raised : {false, true}) {
       if (Raised) {
         if (!Verified || Verified->Path != "fallback")
           break;
         auto Sizes =
-            sizesForOptimizedStages(DomainFrom, Stages, VO.Sizes, Grid);
+            sizesForOptimizedStages(DomainFrom, Stages, VO.Sizes, VO.Grid);
         if (!Sizes) {
           FallbackOnly = true;
           Err << llvm::formatv("{0}:{1}: warning: --verify: {2}: no sizes "
@@ -1024,11 +1023,10 @@ private:
                               {"variants", std::move(Variants)}};
   }
 
-  /// How the report and the verify lines name a grid verify assumed.
+  /// How the report and the verify lines name a grid verify assumed (1-D:
+  /// assumedVerifyGrid).
   static std::string assumedGridText(const std::array<std::int64_t, 2> &G) {
-    std::string Threads = G[1] > 1 ? llvm::formatv("{0}x{1}", G[0], G[1]).str()
-                                   : std::to_string(G[0]);
-    return "grid " + Threads +
+    return "grid " + std::to_string(G[0]) +
            " assumed (no guard bounds the thread position; --grid sets it)";
   }
 

@@ -91,20 +91,17 @@ public:
     llvm::SmallString<128> Text;
     Info.FormatDiagnostic(Text);
     SourceLocation L = Info.getLocation();
-    Error E{std::nullopt, 0, Text.str().str(), FileID(), 0};
+    Error E{0, Text.str().str(), FileID(), 0};
     if (L.isValid() && Info.hasSourceManager()) {
       const SourceManager &SM = Info.getSourceManager();
       SourceLocation X = SM.getExpansionLoc(L);
       std::tie(E.File, E.FileOffset) = SM.getDecomposedLoc(X);
       E.Line = SM.getExpansionLineNumber(X);
-      if (SM.isInMainFile(X))
-        E.Offset = E.FileOffset;
     }
     Errors.push_back(std::move(E));
   }
   struct Error {
-    std::optional<unsigned> Offset; ///< in the main file
-    unsigned Line;                  ///< in File
+    unsigned Line; ///< in File
     std::string Message;
     FileID File; ///< where it is (expanded), any file
     unsigned FileOffset;
@@ -156,6 +153,11 @@ public:
   }
 };
 } // namespace
+
+/// The file \p FD is defined in.
+static FileID fileIdOf(const FunctionDecl &FD, const SourceManager &SM) {
+  return SM.getFileID(SM.getExpansionLoc(FD.getBeginLoc()));
+}
 
 /// The file \p FD is defined in, as messages name it: \p MainName for the
 /// main file.
@@ -456,7 +458,7 @@ parseSource(const std::string &Source, const std::string &FileName,
       const FunctionDecl *In = nullptr;
       if (E.File.isValid())
         for (const FunctionDecl *FD : AllHost) {
-          if (SM.getFileID(SM.getExpansionLoc(FD->getBeginLoc())) != E.File)
+          if (fileIdOf(*FD, SM) != E.File)
             continue;
           SourceSpan S = spanOf(*FD, SM);
           if (S.Begin <= E.FileOffset && E.FileOffset < S.End)
@@ -502,7 +504,7 @@ parseSource(const std::string &Source, const std::string &FileName,
   // unseen: never with a plan.
   for (const auto &[FD, Why] : BrokenHost) {
     SourceSpan S = spanOf(*FD, SM);
-    FileID In = SM.getFileID(SM.getExpansionLoc(FD->getBeginLoc()));
+    FileID In = fileIdOf(*FD, SM);
     llvm::StringRef Body = SM.getBufferData(In).slice(S.Begin, S.End);
     if (In != SM.getMainFileID()) {
       // The call site the messages name: the main file's include of it.
