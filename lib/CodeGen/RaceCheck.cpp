@@ -92,6 +92,12 @@ protected:
     printArrayAccess(A);
     OS << ")";
   }
+  // A checked store is written whole: `*(...).x` would take the component
+  // of the pointer.
+  bool spellsComponentStore(const AssignStmt &S) const override {
+    const auto *A = llvm::dyn_cast<ArrayRef>(S.LHS.get());
+    return !A || !checked(A->Array);
+  }
   // `*(gpumerge_write(...), &a_s[i][j]) = v;`: one expression, so that it
   // stands where the assignment stood (an if's body without braces).
   void printAssignTarget(const AssignStmt &S) override {

@@ -1,6 +1,7 @@
 //===- Driver.cpp - What the gpumerge command does ------------------------===//
 #include "Driver/Driver.h"
 #include "Analysis/Coalescing.h"
+#include "CodeGen/CudaSpelling.h"
 #include "CodeGen/Emitter.h"
 #include "Driver/Batch.h"
 #include "Driver/Carving.h"
@@ -198,6 +199,9 @@ public:
     M = std::move(**Parsed);
     // Kernels with global barriers become phase kernels (or are refused).
     splitGlobalBarriers(*M);
+    // OpenCL's vector arithmetic and the like, which CUDA lacks.
+    if (M->Lang == Language::OpenCL && outputLang() == Language::Cuda)
+      passThroughWhatCudaCannotSpell(*M);
     for (const std::string &W : M->Warnings)
       Err << "warning: " << W << "\n";
     for (const Unsupported &U : M->PassedThrough)

@@ -11,6 +11,7 @@
 #include "Frontend/Prelude.h"
 #include "Frontend/Templates.h"
 #include "IR/Printer.h"
+#include "IR/VectorComponents.h"
 
 #include "clang/AST/Attr.h"
 #include "clang/AST/Expr.h"
@@ -232,10 +233,114 @@ private:
         return;
     if (!isUserCode(TD->getLocation()))
       return; // a system header or the prelude (float4, size_t)
+    QualType Under = TD->getUnderlyingType().getCanonicalType();
+    const RecordDecl *Vec = cudaVectorRecord(Under);
     M.Typedefs.emplace_back(
         Name, "typedef " +
-                  TD->getUnderlyingType().getCanonicalType().getAsString() +
-                  " " + Name + ";");
+                  (Vec ? Vec->getNameAsString() : Under.getAsString()) + " " +
+                  Name + ";");
+  }
+
+  // --- vectors -------------------------------------------------------------
+  /// CUDA's float2, int4, uchar4 ...: the toolkit's struct of fields x, y
+  /// (z, w) of one scalar type, named as OpenCL names the same vector (its
+  /// declaration in vector_types.h, not the user's code). Null for any
+  /// other type.
+  const RecordDecl *cudaVectorRecord(QualType Q) const {
+    const RecordDecl *RD = Q->getAsRecordDecl();
+    if (!RD || !RD->isStruct() || !RD->getDefinition() ||
+        isUserCode(RD->getLocation()))
+      return nullptr;
+    QualType Field;
+    unsigned N = 0;
+    for (const FieldDecl *F : RD->fields()) {
+      QualType FT = F->getType().getCanonicalType();
+      if (N >= 4 || F->getName() != vectorComponentName(N, 4) ||
+          !FT->isArithmeticType() || (N && FT != Field))
+        return nullptr;
+      Field = FT;
+      ++N;
+    }
+    if (N < 2)
+      return nullptr;
+    return RD;
+  }
+  bool isCudaVector(QualType Q) const { return cudaVectorRecord(Q); }
+
+  /// The KIR vector type of CUDA's vector struct \p RD (cudaVectorRecord).
+  Type cudaVectorType(const RecordDecl &RD, QualType Q, SourceLocation Loc) {
+    unsigned N = std::distance(RD.field_begin(), RD.field_end());
+    Type T = lowerScalar(RD.field_begin()->getType(), Loc);
+    T.IsConst = false;
+    T.VectorWidth = N;
+    if (scalarName(T.Scalar, N) != RD.getName())
+      fail("type '" + Q.getAsString() + "'", Loc); // longlong2, dim3 ...
+    else if (N == 3)
+      fail("type '" + Q.getAsString() +
+               "' (12 bytes in CUDA and 16 in OpenCL, whose float3 is "
+               "padded: gpumerge could not verify it on OpenCL)",
+           Loc);
+    return T;
+  }
+
+  /// `make_float4(a, b, c, d)`, `float4{a, b}`, OpenCL's `(float4)(a, b, c,
+  /// d)`: a vector built from \p Parts (missing ones are zero), or null
+  /// where this is not such a construction.
+  ExprPtr vectorLiteral(QualType Q, llvm::ArrayRef<const clang::Expr *> Parts,
+                        SourceLocation Loc) {
+    Type Vec = lowerType(Q, Loc);
+    Vec.IsConst = false;
+    if (Vec.VectorWidth < 2 || Parts.size() > Vec.VectorWidth)
+      return failExpr("vector of " + std::to_string(Parts.size()) +
+                          " values for type '" + Q.getAsString() + "'",
+                      Loc);
+    std::vector<ExprPtr> Args;
+    for (const clang::Expr *P : Parts) {
+      if (P->getType()->isVectorType() || isCudaVector(P->getType()))
+        return failExpr("vector built from vectors", Loc);
+      if (llvm::isa<ImplicitValueInitExpr>(strip(P))) // float2 c = {e};
+        Args.push_back(std::make_unique<IntLit>(0));
+      else
+        Args.push_back(lowerExpr(P));
+    }
+    while (Args.size() < Vec.VectorWidth)
+      Args.push_back(std::make_unique<IntLit>(0));
+    return std::make_unique<gpumerge::CallExpr>(VectorLiteralCallee,
+                                                std::move(Args), Vec);
+  }
+
+  /// A store to one component of a vector, `v.x = e` or `c[i].y += e`: the
+  /// store of the whole vector that KIR writes (VectorComponents.h). Null
+  /// where \p LHS is no component.
+  StmtPtr lowerComponentStore(const clang::Expr *LHS, AssignOp Op,
+                              ExprPtr Value, SourceLocation Loc) {
+    const clang::Expr *Base = nullptr;
+    std::string Name;
+    if (const auto *M = llvm::dyn_cast<clang::MemberExpr>(LHS);
+        M && isCudaVector(M->getBase()->getType())) {
+      if (M->isArrow())
+        return failStmt("a store to a vector component through a pointer", Loc);
+      Base = M->getBase();
+      Name = M->getMemberDecl()->getNameAsString();
+    } else if (const auto *V = llvm::dyn_cast<ExtVectorElementExpr>(LHS)) {
+      if (V->isArrow() || V->getNumElements() != 1)
+        return failStmt("a store to several vector components '" +
+                            sourceText(V->getSourceRange()) + "'",
+                        Loc);
+      Base = V->getBase();
+      Name = V->getAccessor().getName().str();
+    } else {
+      return nullptr;
+    }
+    ExprPtr Target = lowerExpr(Base);
+    std::optional<unsigned> K =
+        vectorComponentIndex(Name, Target->getType().VectorWidth);
+    if (!K || !(llvm::isa<VarRef>(*Target) || llvm::isa<ArrayRef>(*Target)))
+      return failStmt("a store to the vector component '" +
+                          sourceText(LHS->getSourceRange()) + "'",
+                      Loc);
+    return withLine(componentStore(std::move(Target), *K, Op, std::move(Value)),
+                    Loc);
   }
 
   Type lowerScalar(QualType Q, SourceLocation Loc) {
@@ -252,6 +357,11 @@ private:
     if (const auto *V = C->getAs<clang::VectorType>()) {
       T = lowerScalar(V->getElementType(), Loc);
       T.VectorWidth = V->getNumElements();
+      T.TypedefName = TypedefName;
+      return T;
+    }
+    if (const RecordDecl *RD = cudaVectorRecord(C)) {
+      T = cudaVectorType(*RD, Q, Loc);
       T.TypedefName = TypedefName;
       return T;
     }
@@ -346,7 +456,8 @@ private:
       T.InnerExtents = Inner;
       return T;
     }
-    if (Q->isArrayType() || Q->isReferenceType() || Q->isRecordType()) {
+    if (Q->isArrayType() || Q->isReferenceType() ||
+        (Q->isRecordType() && !isCudaVector(Q))) {
       fail("type '" + Q.getAsString() + "'", Loc);
       return Type();
     }
@@ -738,10 +849,41 @@ private:
     if (const auto *C = llvm::dyn_cast<ExplicitCastExpr>(E))
       return std::make_unique<CastExpr>(lowerType(C->getType(), Loc),
                                         lowerExpr(C->getSubExpr()));
-    if (const auto *V = llvm::dyn_cast<ExtVectorElementExpr>(E))
+    if (const auto *V = llvm::dyn_cast<ExtVectorElementExpr>(E)) {
+      if (V->isArrow())
+        return failExpr("a vector component through a pointer", Loc);
       return std::make_unique<MemberExpr>(lowerExpr(V->getBase()),
                                           V->getAccessor().getName().str(),
                                           lowerType(V->getType(), Loc));
+    }
+    // CUDA's vectors: p.x, a copy of one, float4{...}, float4().
+    if (const auto *M = llvm::dyn_cast<clang::MemberExpr>(E);
+        M && isCudaVector(M->getBase()->getType())) {
+      if (M->isArrow())
+        return failExpr("a vector component through a pointer", Loc);
+      ExprPtr Base = lowerExpr(M->getBase());
+      Type Lane = Base->getType().lane();
+      return std::make_unique<MemberExpr>(
+          std::move(Base), M->getMemberDecl()->getNameAsString(), Lane);
+    }
+    if (const auto *C = llvm::dyn_cast<CXXConstructExpr>(E);
+        C && isCudaVector(C->getType())) {
+      const CXXConstructorDecl *Ctor = C->getConstructor();
+      if (C->getNumArgs() == 1 && Ctor->isCopyOrMoveConstructor())
+        return lowerExpr(C->getArg(0));
+      if (C->getNumArgs() == 0 && C->requiresZeroInitialization())
+        return vectorLiteral(C->getType(), {}, Loc);
+      return failExpr(describeExpr(*E), Loc);
+    }
+    if (const auto *I = llvm::dyn_cast<InitListExpr>(E);
+        I && (isCudaVector(I->getType()) || I->getType()->isVectorType()))
+      return vectorLiteral(
+          I->getType(), llvm::ArrayRef(I->getInits(), I->getNumInits()), Loc);
+    if (const auto *C = llvm::dyn_cast<CompoundLiteralExpr>(E);
+        C && C->getType()->isVectorType())
+      if (const auto *I = llvm::dyn_cast<InitListExpr>(C->getInitializer()))
+        return vectorLiteral(
+            C->getType(), llvm::ArrayRef(I->getInits(), I->getNumInits()), Loc);
     if (const auto *S = llvm::dyn_cast<UnaryExprOrTypeTraitExpr>(E)) {
       clang::Expr::EvalResult R;
       if (S->EvaluateAsInt(R, Ctx))
@@ -756,6 +898,10 @@ private:
       bool Handled;
       if (ExprPtr B = lowerWorkItemCall(Name, *C, Handled); Handled)
         return B;
+      if (llvm::StringRef(Name).startswith("make_") &&
+          isCudaVector(C->getType()) && !isUserCode(Callee->getLocation()))
+        return vectorLiteral(
+            C->getType(), llvm::ArrayRef(C->getArgs(), C->getNumArgs()), Loc);
       if (llvm::StringRef(Name).startswith("atomic") ||
           llvm::StringRef(Name).startswith("atom_"))
         return failExpr("atomic operation '" + Name + "'", Loc);
@@ -948,7 +1094,14 @@ private:
     else if (V->isStaticLocal())
       return failStmt("static local variable", V->getBeginLoc());
     ExprPtr Init;
-    if (V->hasInit()) {
+    // `float4 v;`: CUDA's vectors have a trivial default constructor.
+    const auto *Construct =
+        V->hasInit() ? llvm::dyn_cast<CXXConstructExpr>(strip(V->getInit()))
+                     : nullptr;
+    bool Uninitialized = Construct && Construct->getNumArgs() == 0 &&
+                         !Construct->requiresZeroInitialization() &&
+                         Construct->getConstructor()->isTrivial();
+    if (V->hasInit() && !Uninitialized) {
       if (!Extents.empty())
         return failStmt("initialized local array", V->getBeginLoc());
       Init = lowerExpr(V->getInit());
@@ -1045,6 +1198,9 @@ private:
         if (!Op)
           return failStmt(
               "compound assignment '" + B->getOpcodeStr().str() + "'", Loc);
+        if (StmtPtr C = lowerComponentStore(strip(B->getLHS()), *Op,
+                                            lowerExpr(B->getRHS()), Loc))
+          return C;
         return withLine(std::make_unique<AssignStmt>(lowerExpr(B->getLHS()),
                                                      *Op,
                                                      lowerExpr(B->getRHS())),
@@ -1052,13 +1208,27 @@ private:
       }
     }
     if (const auto *U = llvm::dyn_cast<clang::UnaryOperator>(E)) {
-      if (U->isIncrementDecrementOp())
+      if (U->isIncrementDecrementOp()) {
+        if (StmtPtr C = lowerComponentStore(strip(U->getSubExpr()),
+                                            U->isIncrementOp() ? AssignOp::Add
+                                                               : AssignOp::Sub,
+                                            intLit(1), Loc))
+          return C;
         return withLine(std::make_unique<AssignStmt>(
                             lowerExpr(U->getSubExpr()),
                             U->isIncrementOp() ? AssignOp::Add : AssignOp::Sub,
                             intLit(1)),
                         Loc);
+      }
     }
+    // `c[i] = v;` of CUDA's vectors: their implicit operator=.
+    if (const auto *O = llvm::dyn_cast<CXXOperatorCallExpr>(E);
+        O && O->getOperator() == OO_Equal && O->getNumArgs() == 2 &&
+        isCudaVector(O->getArg(0)->getType()))
+      return withLine(std::make_unique<AssignStmt>(lowerExpr(O->getArg(0)),
+                                                   AssignOp::Set,
+                                                   lowerExpr(O->getArg(1))),
+                      Loc);
     if (const auto *C = llvm::dyn_cast<clang::CallExpr>(E)) {
       if (const FunctionDecl *FD = C->getDirectCallee()) {
         std::string Name = FD->getNameAsString();

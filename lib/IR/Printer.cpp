@@ -1,5 +1,6 @@
 //===- Printer.cpp - Print KIR as C-like source ---------------------------===//
 #include "IR/Printer.h"
+#include "IR/VectorComponents.h"
 
 namespace gpumerge {
 
@@ -14,7 +15,9 @@ std::string Printer::typeName(const Type &T) const {
 std::string Printer::addressSpaceQualifier(AddressSpace S) const { return ""; }
 
 void Printer::printVectorLiteral(const CallExpr &C) {
-  OS << "make_" << typeName(C.getType()) << "(";
+  Type Vec = C.getType();
+  Vec.TypedefName.clear(); // make_float4, whatever the user calls float4
+  OS << "make_" << typeName(Vec) << "(";
   for (size_t I = 0; I < C.Args.size(); ++I) {
     if (I)
       OS << ", ";
@@ -270,6 +273,16 @@ void Printer::printStmt(const Stmt &S) {
 }
 
 void Printer::printAssign(const AssignStmt &A) {
+  // A store to one component, as the user wrote it (VectorComponents.h).
+  if (std::optional<StoredComponent> C = storedComponent(A);
+      C && spellsComponentStore(A)) {
+    printAssignTarget(A);
+    OS << "." << vectorComponentName(C->Index, A.LHS->getType().VectorWidth)
+       << " " << assignOpSpelling(C->Op) << " ";
+    printExpr(*C->Value);
+    OS << ";";
+    return;
+  }
   printAssignTarget(A);
   OS << " " << assignOpSpelling(A.Op) << " ";
   printExpr(*A.RHS);

@@ -69,6 +69,13 @@ struct Type {
     T.InnerExtents.clear();
     return T;
   }
+  /// One lane of a vector type (float of float4), a private scalar.
+  Type lane() const {
+    Type T = element();
+    T.VectorWidth = 1;
+    T.TypedefName.clear();
+    return T;
+  }
   bool isFloating() const {
     return Scalar == ScalarKind::Float || Scalar == ScalarKind::Double;
   }

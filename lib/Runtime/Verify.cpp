@@ -181,6 +181,18 @@ double compare(const Type &T, const std::vector<std::uint8_t> &A,
 /// A scalar argument in the bytes of its parameter's type (OpenCL checks
 /// the size: a short parameter takes 2 bytes).
 KernelArg scalarArg(const Type &T, double Value) {
+  // A vector (float4 wt): lanes that differ, Value, Value + 1/4, ... (+ 1
+  // for integers); OpenCL's 3-vectors take four.
+  if (T.VectorWidth > 1) {
+    KernelArg A = scalarArg(T.lane(), Value);
+    unsigned Lanes = T.VectorWidth == 3 ? 4 : T.VectorWidth;
+    double Step = T.isFloating() ? 0.25 : 1;
+    for (unsigned K = 1; K < Lanes; ++K) {
+      KernelArg L = scalarArg(T.lane(), Value + K * Step);
+      A.Bytes.insert(A.Bytes.end(), L.Bytes.begin(), L.Bytes.end());
+    }
+    return A;
+  }
   auto Bytes = [](auto V) {
     KernelArg A;
     A.Bytes.resize(sizeof(V));

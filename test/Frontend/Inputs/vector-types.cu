@@ -1,0 +1,87 @@
+// clang-format off
+// CUDA's vector types as values: float4 particles, float2 complex numbers,
+// uchar4 pixels, a float4 weight passed by value, double2 built from an
+// initializer list, stores to single components (y[i].x = re, z.y = -v.x).
+typedef float2 cplx;
+
+// Each thread sums the pull of every body: pos[j] is read by all threads of
+// a block (staged in shared memory, threads merged).
+__global__ void nbody(const float4 *pos, float4 *acc, int n, float eps) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    float4 p = pos[i];
+    float ax = 0.0f, ay = 0.0f, az = 0.0f;
+    for (int j = 0; j < n; j++) {
+      float4 q = pos[j];
+      float dx = q.x - p.x;
+      float dy = q.y - p.y;
+      float dz = q.z - p.z;
+      float r2 = dx * dx + dy * dy + dz * dz + eps;
+      float inv = rsqrtf(r2);
+      float s = q.w * inv * inv * inv;
+      ax += dx * s;
+      ay += dy * s;
+      az += dz * s;
+    }
+    acc[i] = make_float4(ax, ay, az, 0.0f);
+  }
+}
+
+// Complex matrix-vector product, one thread per row.
+__global__ void zmv(const cplx *a, const cplx *x, cplx *y, int w, int h) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < h) {
+    float re = 0.0f, im = 0.0f;
+    for (int j = 0; j < w; j++) {
+      cplx p = a[i * w + j];
+      cplx q = x[j];
+      re += p.x * q.x - p.y * q.y;
+      im += p.x * q.y + p.y * q.x;
+    }
+    y[i].x = re;
+    y[i].y = im;
+  }
+}
+
+// Transpose of complex numbers, each multiplied by -i.
+__global__ void tp_rot(const float2 *a, float2 *b, int w, int h) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < w && y < h) {
+    float2 v = a[y * w + x];
+    float2 z;
+    z.x = v.y;
+    z.y = -v.x;
+    b[x * h + y] = z;
+  }
+}
+
+__global__ void gray(const uchar4 *img, float *out, float4 wt, int w, int h) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < w && y < h) {
+    uchar4 p = img[y * w + x];
+    out[y * w + x] = wt.x * p.x + wt.y * p.y + wt.z * p.z + wt.w * p.w;
+  }
+}
+
+__global__ void scale2(double2 *v, const int *k, double s, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    double2 t = {v[i].x * s, 0.0};
+    float2 u = {k[i] * 0.5f};
+    int2 d = make_int2(k[i], 2 * k[i]);
+    float2 e{};
+    t.y = v[i].y * s + u.x + d.y - e.y;
+    t.y += 1.0;
+    v[i] = t;
+    v[i].x++;
+  }
+}
+
+// 12 bytes in CUDA, 16 in OpenCL: kept as written.
+__global__ void norm3(const float3 *a, float *b, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    b[i] = a[i].x + a[i].y + a[i].z;
+}
