@@ -277,8 +277,8 @@ private:
       fail("type '" + Q.getAsString() + "'", Loc); // longlong2, dim3 ...
     else if (N == 3)
       fail("type '" + Q.getAsString() +
-               "' (12 bytes in CUDA and 16 in OpenCL, whose float3 is "
-               "padded: gpumerge could not verify it on OpenCL)",
+               "' (CUDA packs a 3-vector, OpenCL pads it to 4: gpumerge "
+               "could not verify it on OpenCL)",
            Loc);
     return T;
   }
@@ -905,6 +905,11 @@ private:
       if (llvm::StringRef(Name).startswith("atomic") ||
           llvm::StringRef(Name).startswith("atom_"))
         return failExpr("atomic operation '" + Name + "'", Loc);
+      if (isWarpLevel(Name))
+        return failExpr("warp-level operation '" + Name +
+                            "' (it exchanges values with other threads, which "
+                            "merged threads would change)",
+                        Loc);
       if (Name == "__syncthreads" || Name == "barrier" ||
           Name == "gpumerge_global_sync")
         return failExpr("barrier inside an expression", Loc);
@@ -912,6 +917,9 @@ private:
       for (const clang::Expr *A : C->arguments()) {
         if (A->getType()->isPointerType())
           return failExpr("pointer argument to '" + Name + "'", Loc);
+        if (llvm::isa<CXXDefaultArgExpr>(A)) // __syncwarp(), mask left out
+          return failExpr("call of '" + Name + "' with a default argument",
+                          Loc);
         ExprPtr Arg = lowerExpr(A);
         // An integer converted for the call (an int i to __umul24's
         // unsigned) keeps its conversion: OpenCL's overloads (mul24) need
@@ -1002,6 +1010,23 @@ private:
     std::vector<ExprPtr> Indices;
     Indices.push_back(Index ? std::move(Index) : intLit(0));
     return arrayRef(*V, std::move(Indices), U.getType(), Loc);
+  }
+
+  /// A built-in whose value or effect involves the other threads of a warp
+  /// or sub-group, or of the block beyond a barrier: __shfl_down_sync,
+  /// __ballot_sync, __syncwarp, __syncthreads_or, OpenCL's sub_group_* and
+  /// work_group_*. Read as a plain call, thread merge would pair each
+  /// thread with another's lane.
+  static bool isWarpLevel(llvm::StringRef Name) {
+    for (llvm::StringRef Prefix :
+         {"__shfl", "__ballot", "__any", "__all", "__activemask", "__syncwarp",
+          "__match_", "__reduce_", "__syncthreads_", "sub_group_",
+          "work_group_", "intel_sub_group", "get_sub_group",
+          "get_num_sub_group", "get_max_sub_group",
+          "get_enqueued_num_sub_group"})
+      if (Name.startswith(Prefix))
+        return true;
+    return false;
   }
 
   /// What \p E is, in the words of the language, with its text: the reason
