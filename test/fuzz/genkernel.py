@@ -37,6 +37,7 @@ import argparse
 import json
 import os
 import random
+import re
 import sys
 
 # Element types: (name, literal maker, is float, is unsigned).
@@ -55,6 +56,9 @@ class Gen:
         self.hrng = random.Random("hints-%d" % seed)
         # And of rowred's strided form (rd's first phase), likewise apart.
         self.srng = random.Random("stride-%d" % seed)
+        # And of vector arrays (float2 elements read a component at a time).
+        self.vrng = random.Random("vector-%d" % seed)
+        self.arrays1d = []  # names of the 1-D array parameters
         self.seed = seed
         r = self.rng
         self.lang = lang or ("cuda" if r.random() < 0.6 else "opencl")
@@ -166,6 +170,7 @@ class Gen:
         else:
             decl = f"__global {q}{self.spelled} *{name}"
         self.params.append((decl, name))
+        self.arrays1d.append(name)
         return name
 
     def array2d_param(self, name, const, pitch):
@@ -405,6 +410,7 @@ class Gen:
                                          "continue", "modassign", "ptrarith",
                                          "unroll"])
         getattr(self, "shape_" + shape)()
+        self.vector_arrays()
         qual = "__global__ void" if self.cuda else "__kernel void"
         if r.random() < 0.5:  # arrays first, sizes and scalars after
             self.params.sort(key=lambda p: "*" not in p[0])
@@ -435,6 +441,48 @@ class Gen:
         for rule in self.size_rules:
             rule(self.sizes)
         return src, header
+
+    def vector_arrays(self):
+        """Some 1-D arrays become arrays of 2- or 4-vectors (float2, uint4,
+        ...), each access reading or writing one component (`a[i].y`,
+        `out[i].x += s`): the element's other components are inputs the
+        kernel keeps, so the kernel stays naive and race-free."""
+        v = self.vrng
+        if (v.random() >= 0.15 or not self.arrays1d
+                or "passthrough:ptrarith" in self.features):
+            return
+        width = v.choice([2, 4])
+        base = {"float": "float", "double": "double", "int": "int",
+                "unsigned": "uint"}[self.elem]
+        vec = f"{base}{width}"
+        chosen = [a for a in self.arrays1d if v.random() < 0.6] or [self.arrays1d[0]]
+        self.feature(f"vector:{vec}")
+        for k, (decl, name) in enumerate(self.params):
+            if name in chosen:
+                self.params[k] = (decl.replace(f"{self.spelled} *", f"{vec} *"), name)
+
+        def components(line):
+            for name in chosen:
+                out, i = [], 0
+                pat = re.compile(r"\b%s\[" % re.escape(name))
+                while True:
+                    m = pat.search(line, i)
+                    if not m:
+                        break
+                    depth, j = 0, m.end() - 1
+                    while True:  # the matching ]
+                        depth += {"[": 1, "]": -1}.get(line[j], 0)
+                        if depth == 0:
+                            break
+                        j += 1
+                    out.append(line[i:j + 1] + "." + v.choice("xyzw"[:width]))
+                    i = j + 1
+                line = "".join(out) + line[i:]
+            return line
+
+        self.body = [components(l) for l in self.body]
+        self.top = [components(l) for l in self.top]
+        self.header = [components(l) for l in self.header]
 
     # Each shape_* writes the kernel's parameters and body.
 

@@ -21,7 +21,8 @@ WANTED = (
        "access-macro", "nested-loops", "stencil-two-sided", "mv-transposed",
        "mm-a-transposed", "mm-b-transposed", "global-accumulate", "row-on-x",
        "two-per-thread", "compound-store", "array-2d", "lower-bound",
-       "constant-table", "layers", "unroll-pragma"]
+       "constant-table", "layers", "unroll-pragma", "vector:float2",
+       "vector:float4"]
     + [f"passthrough:{p}" for p in ["while", "do", "switch", "break",
                                      "continue", "modassign", "ptrarith"]])
 
