@@ -449,6 +449,12 @@ private:
         fail("pointer to pointer '" + Q.getAsString() + "'", Loc);
         return Type();
       }
+      // Memory another thread (or the host) changes while the kernel runs:
+      // staging or merging its reads would drop some.
+      if (Pointee.isVolatileQualified() || Elem.isVolatileQualified()) {
+        fail("volatile memory '" + Q.getAsString() + "'", Loc);
+        return Type();
+      }
       Type T = lowerScalar(Elem, Loc);
       T.IsPointer = true;
       T.Space = lowerSpace(Pointee.getAddressSpace());
@@ -1114,9 +1120,12 @@ private:
                       V->getBeginLoc());
     Type T = lowerType(Q, V->getBeginLoc());
     if (V->hasAttr<CUDASharedAttr>() ||
-        V->getType().getAddressSpace() == LangAS::opencl_local)
+        V->getType().getAddressSpace() == LangAS::opencl_local) {
+      if (Q.isVolatileQualified()) // warp-synchronous code
+        return failStmt("volatile shared array '" + V->getNameAsString() + "'",
+                        V->getBeginLoc());
       T.Space = AddressSpace::Shared;
-    else if (V->isStaticLocal())
+    } else if (V->isStaticLocal())
       return failStmt("static local variable", V->getBeginLoc());
     ExprPtr Init;
     // `float4 v;`: CUDA's vectors have a trivial default constructor.

@@ -1,0 +1,54 @@
+// clang-format off
+// Warp-level built-ins read or wait for other threads of the warp; volatile
+// memory is changed by them. Merged threads would pair each thread with
+// another's lane.
+__global__ void colsum_shfl(const float *a, float *b, int n, int m) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    float s = 0.0f;
+    for (int j = 0; j < m; j++)
+      s += a[j * n + i];
+    s += __shfl_down_sync(0xffffffff, s, 1, 32);
+    b[i] = s;
+  }
+}
+
+__global__ void vote(const float *a, int *b, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    b[i] = __ballot_sync(0xffffffff, a[i] > 0.0f);
+}
+
+__global__ void warp_wait(float *a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    a[i] *= 2.0f;
+    __syncwarp(0xffffffff);
+  }
+}
+
+__global__ void block_or(const float *a, int *b, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  b[i] = __syncthreads_or(i < n && a[i] > 0.0f);
+}
+
+// volatile: memory another thread or the host changes while the kernel
+// runs; staging x in shared memory would read each element once.
+__global__ void mv_volatile(const float *a, volatile float *x, float *y, int w, int h) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < h) {
+    float s = 0.0f;
+    for (int j = 0; j < w; j++)
+      s += a[i * w + j] * x[j];
+    y[i] = s;
+  }
+}
+
+__global__ void warp_sync_sum(const float *a, float *b, int n) {
+  volatile __shared__ float s[64];
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    s[threadIdx.x % 64] = a[i];
+    b[i] = s[threadIdx.x % 64] + s[(threadIdx.x + 1) % 64];
+  }
+}
