@@ -12,7 +12,7 @@ static std::string typeProblem(const Type &T) {
   if (T.VectorWidth > 4)
     return "type '" + scalarName(T.Scalar, T.VectorWidth) +
            "' (CUDA's vectors have at most four components)";
-  if (T.VectorWidth == 3)
+  if (T.VectorWidth == 3 && !T.Packed)
     return "type '" + scalarName(T.Scalar, 3) +
            "' (16 bytes in OpenCL, 12 in CUDA)";
   return "";

@@ -3,6 +3,7 @@
 #include "CodeGen/Emitter.h"
 #include "CodeGen/Launcher.h"
 #include "CodeGen/MathSpellings.h"
+#include "CodeGen/OpenCLEmitter.h"
 #include "CodeGen/PhasedLaunch.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -10,6 +11,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <regex>
 #include <set>
 
 namespace gpumerge {
@@ -331,12 +333,35 @@ emitInPlace(const Module &M,
 /// reserved 128-bit type there, and PoCL took it as one, so the kernel wrote
 /// 16-byte elements into 8-byte ones (HeCBench's randomAccess: the verify
 /// run's heap corrupted). OpenCL's long is 64 bits.
+/// CUDA's 3-vectors (a typedef of float3) are OpenCL's gpumerge_float3
+/// (openclPackedVectorName).
 static std::string openclTypedef(llvm::StringRef Def) {
   std::string Out = Def.str();
   for (size_t At = Out.find("long long"); At != std::string::npos;
        At = Out.find("long long", At))
     Out.replace(At, 9, "long");
-  return Out;
+  static const std::regex Vector3(
+      "\\b((u?char|u?short|u?int|u?long|float|double)3)\\b");
+  return std::regex_replace(Out, Vector3, "gpumerge_$1");
+}
+
+/// The struct definitions of the CUDA 3-vectors \p M uses, for OpenCL.
+static std::set<std::string> packedVectorTypedefs(const Module &M) {
+  std::set<std::string> Defs;
+  auto Note = [&](const Type &T) {
+    if (T.Packed)
+      Defs.insert(openclPackedVectorTypedef(T));
+  };
+  for (const auto &F : M.Functions) {
+    for (const Param &P : F->Params)
+      Note(P.Ty);
+    walkStmts(*F->Body, [&](Stmt &S) {
+      if (auto *D = llvm::dyn_cast<DeclStmt>(&S))
+        Note(D->Ty);
+    });
+    walkExprs(*F->Body, [&](const Expr &E) { Note(E.getType()); });
+  }
+  return Defs;
 }
 
 /// The other language: a new file of typedefs, macros, helpers and kernels.
@@ -363,6 +388,9 @@ emitTranslated(const Module &M, Language L,
                                : "void gpumerge_global_sync(void);\n");
   for (const auto &[Name, Def] : M.Macros)
     OS << Def << "\n";
+  if (L == Language::OpenCL)
+    for (const std::string &Def : packedVectorTypedefs(M))
+      OS << Def << "\n";
   for (const auto &[Name, Def] : M.Typedefs)
     OS << (L == Language::OpenCL ? openclTypedef(Def) : Def) << "\n";
   std::unique_ptr<Printer> P = makeEmitter(L, OS);

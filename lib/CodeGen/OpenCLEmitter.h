@@ -14,6 +14,17 @@
 
 namespace gpumerge {
 
+/// The OpenCL name of CUDA's 3-vector \p T (Type::Packed): gpumerge_float3.
+inline std::string openclPackedVectorName(const Type &T) {
+  return "gpumerge_" + scalarName(T.Scalar, 3);
+}
+/// Its definition, a struct of three lanes as CUDA lays them out.
+inline std::string openclPackedVectorTypedef(const Type &T) {
+  Type Lane = T.lane();
+  return "typedef struct { " + scalarName(Lane.Scalar) + " x, y, z; } " +
+         openclPackedVectorName(T) + ";";
+}
+
 class OpenCLEmitter : public Printer {
 public:
   using Printer::Printer;
@@ -111,7 +122,26 @@ protected:
                : "// CUDA: __pipeline_wait_prior(" + std::to_string(P.Prior) +
                      ");");
   }
+  /// CUDA's float3 is a struct of three floats in OpenCL, whose float3 has
+  /// four (openclPackedVectorName).
+  std::string typeName(const Type &T) const override {
+    if (T.Packed && T.TypedefName.empty())
+      return openclPackedVectorName(T);
+    return Printer::typeName(T);
+  }
   void printVectorLiteral(const CallExpr &C) override {
+    if (C.getType().Packed) { // a struct: (gpumerge_float3){x, y, z}
+      Type Vec = C.getType();
+      Vec.TypedefName.clear();
+      OS << "(" << typeName(Vec) << "){";
+      for (size_t I = 0; I < C.Args.size(); ++I) {
+        if (I)
+          OS << ", ";
+        printExpr(*C.Args[I], 2);
+      }
+      OS << "}";
+      return;
+    }
     OS << "(" << typeName(C.getType()) << ")(";
     for (size_t I = 0; I < C.Args.size(); ++I) {
       if (I)

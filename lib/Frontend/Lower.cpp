@@ -273,13 +273,9 @@ private:
     Type T = lowerScalar(RD.field_begin()->getType(), Loc);
     T.IsConst = false;
     T.VectorWidth = N;
+    T.Packed = N == 3;
     if (scalarName(T.Scalar, N) != RD.getName())
       fail("type '" + Q.getAsString() + "'", Loc); // longlong2, dim3 ...
-    else if (N == 3)
-      fail("type '" + Q.getAsString() +
-               "' (CUDA packs a 3-vector, OpenCL pads it to 4: gpumerge "
-               "could not verify it on OpenCL)",
-           Loc);
     return T;
   }
 

@@ -27,8 +27,8 @@ static unsigned scalarBytes(ScalarKind K) {
 }
 
 unsigned Type::elementBytes() const {
-  // Three-element vectors occupy four elements, as in CUDA and OpenCL.
-  unsigned W = VectorWidth == 3 ? 4 : VectorWidth;
+  // OpenCL's three-element vectors occupy four elements; CUDA's three.
+  unsigned W = VectorWidth == 3 && !Packed ? 4 : VectorWidth;
   return scalarBytes(Scalar) * W;
 }
 

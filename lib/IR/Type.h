@@ -44,6 +44,10 @@ struct Type {
   /// to one does not convert to a pointer to the other (the host passes its
   /// size_t * to the launcher).
   bool SpelledLong = false;
+  /// CUDA's 3-vector (float3, int3, uchar3): three lanes with no padding, 12
+  /// bytes for float3, where OpenCL's float3 takes four lanes. An OpenCL
+  /// translation spells it as a struct (gpumerge_float3).
+  bool Packed = false;
   std::vector<std::int64_t> InnerExtents; ///< float (*a)[N] → {N}
 
   static Type scalar(ScalarKind K) {
@@ -73,6 +77,7 @@ struct Type {
   Type lane() const {
     Type T = element();
     T.VectorWidth = 1;
+    T.Packed = false;
     T.TypedefName.clear();
     return T;
   }
@@ -85,7 +90,7 @@ struct Type {
 
   bool operator==(const Type &O) const {
     return Scalar == O.Scalar && VectorWidth == O.VectorWidth &&
-           IsPointer == O.IsPointer && Space == O.Space &&
+           Packed == O.Packed && IsPointer == O.IsPointer && Space == O.Space &&
            IsConst == O.IsConst && InnerExtents == O.InnerExtents;
   }
   bool operator!=(const Type &O) const { return !(*this == O); }

@@ -105,7 +105,7 @@ unsigned scalarBytes(ScalarKind K) { return Type::scalar(K).elementBytes(); }
 /// floats in [-1, 1), integers in [-8, 8].
 std::vector<std::uint8_t> randomContents(const Type &T, std::int64_t Count,
                                          Random &R) {
-  unsigned Lanes = T.VectorWidth == 3 ? 4 : T.VectorWidth;
+  unsigned Lanes = T.VectorWidth == 3 && !T.Packed ? 4 : T.VectorWidth;
   size_t N = size_t(Count) * Lanes;
   unsigned Bytes = scalarBytes(T.Scalar);
   std::vector<std::uint8_t> B(N * Bytes);
@@ -185,7 +185,7 @@ KernelArg scalarArg(const Type &T, double Value) {
   // for integers); OpenCL's 3-vectors take four.
   if (T.VectorWidth > 1) {
     KernelArg A = scalarArg(T.lane(), Value);
-    unsigned Lanes = T.VectorWidth == 3 ? 4 : T.VectorWidth;
+    unsigned Lanes = T.VectorWidth == 3 && !T.Packed ? 4 : T.VectorWidth;
     double Step = T.isFloating() ? 0.25 : 1;
     for (unsigned K = 1; K < Lanes; ++K) {
       KernelArg L = scalarArg(T.lane(), Value + K * Step);

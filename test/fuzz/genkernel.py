@@ -443,15 +443,15 @@ class Gen:
         return src, header
 
     def vector_arrays(self):
-        """Some 1-D arrays become arrays of 2- or 4-vectors (float2, uint4,
-        ...), each access reading or writing one component (`a[i].y`,
+        """Some 1-D arrays become arrays of 2-, 3- or 4-vectors (float2,
+        uint4, CUDA's packed float3 or OpenCL's padded one, ...), each access reading or writing one component (`a[i].y`,
         `out[i].x += s`): the element's other components are inputs the
         kernel keeps, so the kernel stays naive and race-free."""
         v = self.vrng
         if (v.random() >= 0.15 or not self.arrays1d
                 or "passthrough:ptrarith" in self.features):
             return
-        width = v.choice([2, 4])
+        width = v.choice([2, 3, 4])
         base = {"float": "float", "double": "double", "int": "int",
                 "unsigned": "uint"}[self.elem]
         vec = f"{base}{width}"

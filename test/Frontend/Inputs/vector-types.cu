@@ -3,6 +3,7 @@
 // uchar4 pixels, a float4 weight passed by value, double2 built from an
 // initializer list, stores to single components (y[i].x = re, z.y = -v.x).
 typedef float2 cplx;
+typedef float3 point3;
 
 // Each thread sums the pull of every body: pos[j] is read by all threads of
 // a block (staged in shared memory, threads merged).
@@ -79,9 +80,20 @@ __global__ void scale2(double2 *v, const int *k, double s, int n) {
   }
 }
 
-// 12 bytes in CUDA, 16 in OpenCL: kept as written.
-__global__ void norm3(const float3 *a, float *b, int n) {
+// 3-vectors: 12 bytes in CUDA, a struct in the OpenCL translation (OpenCL's
+// float3 takes 16).
+__global__ void norm3(const point3 *a, float *b, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n)
     b[i] = a[i].x + a[i].y + a[i].z;
+}
+
+// A transpose of RGB pixels that swaps red and blue.
+__global__ void bgr_tp(const uchar3 *img, uchar3 *out, int w, int h) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < w && y < h) {
+    uchar3 p = img[y * w + x];
+    out[x * h + y] = make_uchar3(p.z, p.y, p.x);
+  }
 }
