@@ -54,6 +54,27 @@ TextureForm defaultTextureForm(const MachineDescription &MD) {
 
 namespace {
 
+/// Has CUDA's __ldg an overload for vector \p E (float4, uchar2, double2;
+/// not the 3-vectors, long2 or double4)?
+bool ldgReadsVector(const Type &E) {
+  if (E.VectorWidth != 2 && E.VectorWidth != 4)
+    return false;
+  switch (E.Scalar) {
+  case ScalarKind::Char:
+  case ScalarKind::UChar:
+  case ScalarKind::Short:
+  case ScalarKind::UShort:
+  case ScalarKind::Int:
+  case ScalarKind::UInt:
+  case ScalarKind::Float:
+    return true;
+  case ScalarKind::Double:
+    return E.VectorWidth == 2;
+  default:
+    return false;
+  }
+}
+
 /// Why array parameter \p P of \p F cannot be read through the texture path
 /// in form \p Form, or "" when it can. \p Read: arrays F reads.
 std::string refusal(const Function &F, const Param &P, TextureForm Form,
@@ -72,10 +93,10 @@ std::string refusal(const Function &F, const Param &P, TextureForm Form,
                            "no such format (the ldg form reads them)",
                            scalarName(E.Scalar, E.VectorWidth))
           .str();
-    if (E.VectorWidth != 1 || E.Scalar == ScalarKind::Bool ||
-        E.Scalar == ScalarKind::Void)
+    if ((E.VectorWidth != 1 && !ldgReadsVector(E)) ||
+        E.Scalar == ScalarKind::Bool || E.Scalar == ScalarKind::Void)
       return scalarName(E.Scalar, E.VectorWidth) +
-             " elements are not read through __ldg here";
+             " elements are not read through __ldg (it has no such overload)";
   }
   if (!symbolicElements(F, P.Name))
     return "its extent cannot be bounded over the scalar parameters (a "
