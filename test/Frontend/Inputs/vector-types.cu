@@ -1,32 +1,10 @@
 // clang-format off
-// CUDA's vector types as values: float4 particles, float2 complex numbers,
+// CUDA's vector types as values (kernels/nbody.cu has float4 particles):
+// float2 complex numbers,
 // uchar4 pixels, a float4 weight passed by value, double2 built from an
 // initializer list, stores to single components (y[i].x = re, z.y = -v.x).
 typedef float2 cplx;
 typedef float3 point3;
-
-// Each thread sums the pull of every body: pos[j] is read by all threads of
-// a block (staged in shared memory, threads merged).
-__global__ void nbody(const float4 *pos, float4 *acc, int n, float eps) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) {
-    float4 p = pos[i];
-    float ax = 0.0f, ay = 0.0f, az = 0.0f;
-    for (int j = 0; j < n; j++) {
-      float4 q = pos[j];
-      float dx = q.x - p.x;
-      float dy = q.y - p.y;
-      float dz = q.z - p.z;
-      float r2 = dx * dx + dy * dy + dz * dz + eps;
-      float inv = rsqrtf(r2);
-      float s = q.w * inv * inv * inv;
-      ax += dx * s;
-      ay += dy * s;
-      az += dz * s;
-    }
-    acc[i] = make_float4(ax, ay, az, 0.0f);
-  }
-}
 
 // Complex matrix-vector product, one thread per row.
 __global__ void zmv(const cplx *a, const cplx *x, cplx *y, int w, int h) {
