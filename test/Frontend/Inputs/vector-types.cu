@@ -1,8 +1,8 @@
 // clang-format off
 // CUDA's vector types as values (kernels/nbody.cu has float4 particles):
-// float2 complex numbers,
-// uchar4 pixels, a float4 weight passed by value, double2 built from an
-// initializer list, stores to single components (y[i].x = re, z.y = -v.x).
+// float2 complex numbers, uchar4 pixels, a float4 weight passed by value,
+// double2 built from an initializer list, stores to single components
+// (y[i].x = re, z.y = -v.x), 3-vectors.
 typedef float2 cplx;
 typedef float3 point3;
 
