@@ -305,11 +305,11 @@ private:
                                                 std::move(Args), Vec);
   }
 
-  /// A store to one component of a vector, `v.x = e` or `c[i].y += e`: the
-  /// store of the whole vector that KIR writes (VectorComponents.h). Null
-  /// where \p LHS is no component.
+  /// A store to one component of a vector, `v.x = e` or `c[i].y += e` (\p
+  /// RHS null: `v.x++`, \p Op Add or Sub): the store of the whole vector
+  /// that KIR writes (VectorComponents.h). Null where \p LHS is no component.
   StmtPtr lowerComponentStore(const clang::Expr *LHS, AssignOp Op,
-                              ExprPtr Value, SourceLocation Loc) {
+                              const clang::Expr *RHS, SourceLocation Loc) {
     const clang::Expr *Base = nullptr;
     std::string Name;
     if (const auto *M = llvm::dyn_cast<clang::MemberExpr>(LHS);
@@ -329,6 +329,7 @@ private:
       return nullptr;
     }
     ExprPtr Target = lowerExpr(Base);
+    ExprPtr Value = RHS ? lowerExpr(RHS) : intLit(1);
     std::optional<unsigned> K =
         vectorComponentIndex(Name, Target->getType().VectorWidth);
     if (!K || !(llvm::isa<VarRef>(*Target) || llvm::isa<ArrayRef>(*Target)))
@@ -1228,8 +1229,8 @@ private:
         if (!Op)
           return failStmt(
               "compound assignment '" + B->getOpcodeStr().str() + "'", Loc);
-        if (StmtPtr C = lowerComponentStore(strip(B->getLHS()), *Op,
-                                            lowerExpr(B->getRHS()), Loc))
+        if (StmtPtr C =
+                lowerComponentStore(strip(B->getLHS()), *Op, B->getRHS(), Loc))
           return C;
         return withLine(std::make_unique<AssignStmt>(lowerExpr(B->getLHS()),
                                                      *Op,
@@ -1242,7 +1243,7 @@ private:
         if (StmtPtr C = lowerComponentStore(strip(U->getSubExpr()),
                                             U->isIncrementOp() ? AssignOp::Add
                                                                : AssignOp::Sub,
-                                            intLit(1), Loc))
+                                            nullptr, Loc))
           return C;
         return withLine(std::make_unique<AssignStmt>(
                             lowerExpr(U->getSubExpr()),
