@@ -446,13 +446,9 @@ private:
         fail("pointer to pointer '" + Q.getAsString() + "'", Loc);
         return Type();
       }
-      // Memory another thread (or the host) changes while the kernel runs:
-      // staging or merging its reads would drop some.
-      if (Pointee.isVolatileQualified() || Elem.isVolatileQualified()) {
-        fail("volatile memory '" + Q.getAsString() + "'", Loc);
-        return Type();
-      }
       Type T = lowerScalar(Elem, Loc);
+      T.IsVolatile =
+          Pointee.isVolatileQualified() || Elem.isVolatileQualified();
       T.IsPointer = true;
       T.Space = lowerSpace(Pointee.getAddressSpace());
       T.IsConst = Pointee.isConstQualified() || Elem.isConstQualified();

@@ -82,6 +82,8 @@ void Printer::printPointerParam(const Param &P, bool Const,
   OS << addressSpaceQualifier(T.Space);
   if (Const)
     OS << "const ";
+  if (T.IsVolatile)
+    OS << "volatile ";
   OS << typeName(T.element());
   if (T.InnerExtents.empty()) {
     OS << " *" << Restrict << P.Name;

@@ -38,6 +38,10 @@ struct Type {
   bool IsPointer = false;                     ///< one level of pointer
   AddressSpace Space = AddressSpace::Private; ///< of the pointee
   bool IsConst = false;                   ///< of the pointee (or of the scalar)
+  /// Of the pointee: kept in the signatures. gpumerge assumes of it what it
+  /// assumes of every array, that nothing else writes what the kernel reads
+  /// while it runs; only the reads the texture path caches are refused.
+  bool IsVolatile = false;
   std::string TypedefName;                ///< "DATA_TYPE" when spelled so
   /// A 64-bit integer the input spelled `long` (or a typedef of it: size_t,
   /// int64_t on LP64), not `long long`: CUDA prints it so, since a pointer
@@ -70,6 +74,7 @@ struct Type {
     T.IsPointer = false;
     T.Space = AddressSpace::Private;
     T.IsConst = false;
+    T.IsVolatile = false;
     T.InnerExtents.clear();
     return T;
   }
@@ -91,7 +96,8 @@ struct Type {
   bool operator==(const Type &O) const {
     return Scalar == O.Scalar && VectorWidth == O.VectorWidth &&
            Packed == O.Packed && IsPointer == O.IsPointer && Space == O.Space &&
-           IsConst == O.IsConst && InnerExtents == O.InnerExtents;
+           IsConst == O.IsConst && IsVolatile == O.IsVolatile &&
+           InnerExtents == O.InnerExtents;
   }
   bool operator!=(const Type &O) const { return !(*this == O); }
 };

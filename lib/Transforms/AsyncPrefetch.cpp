@@ -142,6 +142,14 @@ public:
                             To->Array, Bytes);
         return false;
       }
+      if (const auto *From = llvm::dyn_cast<ArrayRef>(C.Copy->RHS.get())) {
+        const Param *P = G.findParam(From->Array);
+        if (P && P->Ty.IsVolatile) {
+          Why = "'" + From->Array + "' is volatile (cp.async reads it " +
+                "through a const void *)";
+          return false;
+        }
+      }
       Tiles.insert(To->Array);
     }
     if (!onlyInLoop(*S, Why) || !endsWithBarrier(*S, Why))

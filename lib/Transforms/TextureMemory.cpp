@@ -86,6 +86,9 @@ std::string refusal(const Function &F, const Param &P, TextureForm Form,
     return "written by the kernel";
   if (PassedOn.count(P.Name))
     return "passed on as a pointer (only indexed reads can be fetched)";
+  if (P.Ty.IsVolatile)
+    return "volatile (the texture cache would keep what another agent "
+           "writes from it)";
   Type E = P.Ty.element();
   if (!readAsImage(E)) {
     if (Form == TextureForm::Object)

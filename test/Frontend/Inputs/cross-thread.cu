@@ -1,7 +1,7 @@
 // clang-format off
-// Warp-level built-ins read or wait for other threads of the warp; volatile
-// memory is changed by them. Merged threads would pair each thread with
-// another's lane.
+// Warp-level built-ins read or wait for other threads of the warp; a
+// volatile shared array is how warp-synchronous code shares values without
+// a barrier. Merged threads would pair each thread with another's lane.
 __global__ void colsum_shfl(const float *a, float *b, int n, int m) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) {
@@ -32,8 +32,9 @@ __global__ void block_or(const float *a, int *b, int n) {
   b[i] = __syncthreads_or(i < n && a[i] > 0.0f);
 }
 
-// volatile: memory another thread or the host changes while the kernel
-// runs; staging x in shared memory would read each element once.
+// A volatile global array keeps its qualifier: nothing else writes what a
+// naive kernel reads while it runs (the contract of every array), so the
+// kernel is optimized; __ldg, which would cache it, is not used.
 __global__ void mv_volatile(const float *a, volatile float *x, float *y, int w, int h) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < h) {
