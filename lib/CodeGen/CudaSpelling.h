@@ -1,5 +1,4 @@
-//===- CudaSpelling.h - What CUDA cannot spell of an OpenCL kernel -*- C++
-//-*-===//
+//===- CudaSpelling.h - What CUDA cannot spell of OpenCL -------*- C++ -*-===//
 //
 // OpenCL's vectors have operators, swizzles, built-ins and sizes (float3 is
 // padded to 16 bytes, float8 and float16 exist) that CUDA's vector structs

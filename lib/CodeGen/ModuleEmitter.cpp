@@ -39,14 +39,8 @@ std::string emitExpr(const Expr &E, Language L) {
 
 static bool usesDouble(const Function &F) {
   bool Uses = false;
-  auto Check = [&](const Type &T) { Uses |= T.Scalar == ScalarKind::Double; };
-  for (const Param &P : F.Params)
-    Check(P.Ty);
-  walkStmts(*F.Body, [&](Stmt &S) {
-    if (auto *D = llvm::dyn_cast<DeclStmt>(&S))
-      Check(D->Ty);
-  });
-  walkExprs(*F.Body, [&](const Expr &E) { Check(E.getType()); });
+  forEachType(F,
+              [&](const Type &T) { Uses |= T.Scalar == ScalarKind::Double; });
   return Uses;
 }
 
@@ -348,19 +342,11 @@ static std::string openclTypedef(llvm::StringRef Def) {
 /// The struct definitions of the CUDA 3-vectors \p M uses, for OpenCL.
 static std::set<std::string> packedVectorTypedefs(const Module &M) {
   std::set<std::string> Defs;
-  auto Note = [&](const Type &T) {
-    if (T.Packed)
-      Defs.insert(openclPackedVectorTypedef(T));
-  };
-  for (const auto &F : M.Functions) {
-    for (const Param &P : F->Params)
-      Note(P.Ty);
-    walkStmts(*F->Body, [&](Stmt &S) {
-      if (auto *D = llvm::dyn_cast<DeclStmt>(&S))
-        Note(D->Ty);
+  for (const auto &F : M.Functions)
+    forEachType(*F, [&](const Type &T) {
+      if (T.Packed)
+        Defs.insert(openclPackedVectorTypedef(T));
     });
-    walkExprs(*F->Body, [&](const Expr &E) { Note(E.getType()); });
-  }
   return Defs;
 }
 

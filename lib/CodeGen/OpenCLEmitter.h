@@ -134,20 +134,12 @@ protected:
       Type Vec = C.getType();
       Vec.TypedefName.clear();
       OS << "(" << typeName(Vec) << "){";
-      for (size_t I = 0; I < C.Args.size(); ++I) {
-        if (I)
-          OS << ", ";
-        printExpr(*C.Args[I], 2);
-      }
+      printArgs(C.Args);
       OS << "}";
       return;
     }
     OS << "(" << typeName(C.getType()) << ")(";
-    for (size_t I = 0; I < C.Args.size(); ++I) {
-      if (I)
-        OS << ", ";
-      printExpr(*C.Args[I], 2);
-    }
+    printArgs(C.Args);
     OS << ")";
   }
   void printSignature(const Function &F) override {

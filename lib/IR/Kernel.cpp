@@ -138,6 +138,17 @@ Function::withBody(std::unique_ptr<BlockStmt> NewBody) const {
   return F;
 }
 
+void forEachType(const Function &F,
+                 const std::function<void(const Type &)> &Visit) {
+  for (const Param &P : F.Params)
+    Visit(P.Ty);
+  walkStmts(*F.Body, [&](Stmt &S) {
+    if (auto *D = llvm::dyn_cast<DeclStmt>(&S))
+      Visit(D->Ty);
+  });
+  walkExprs(*F.Body, [&](const Expr &E) { Visit(E.getType()); });
+}
+
 bool hasGlobalSync(const Function &F) {
   bool Found = false;
   walkStmts(*F.Body, [&](Stmt &S) { Found |= llvm::isa<GlobalSyncStmt>(S); });

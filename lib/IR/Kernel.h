@@ -119,6 +119,11 @@ std::string textureParamName(const Function &F, const std::string &Array,
 /// Does \p F contain a global barrier (gpumerge_global_sync)?
 bool hasGlobalSync(const Function &F);
 
+/// Visits the type of every parameter, declaration and expression of \p F
+/// (not its return type).
+void forEachType(const Function &F,
+                 const std::function<void(const Type &)> &Visit);
+
 /// Does \p F copy asynchronously (async-prefetch's PipelineStmts)?
 bool hasAsyncCopies(const Function &F);
 

@@ -14,15 +14,19 @@ std::string Printer::typeName(const Type &T) const {
 
 std::string Printer::addressSpaceQualifier(AddressSpace S) const { return ""; }
 
+void Printer::printArgs(const std::vector<ExprPtr> &Args) {
+  for (size_t I = 0; I < Args.size(); ++I) {
+    if (I)
+      OS << ", ";
+    printExpr(*Args[I], 2);
+  }
+}
+
 void Printer::printVectorLiteral(const CallExpr &C) {
   Type Vec = C.getType();
   Vec.TypedefName.clear(); // make_float4, whatever the user calls float4
   OS << "make_" << typeName(Vec) << "(";
-  for (size_t I = 0; I < C.Args.size(); ++I) {
-    if (I)
-      OS << ", ";
-    printExpr(*C.Args[I], 2);
-  }
+  printArgs(C.Args);
   OS << ")";
 }
 
@@ -275,19 +279,18 @@ void Printer::printStmt(const Stmt &S) {
 }
 
 void Printer::printAssign(const AssignStmt &A) {
+  printAssignTarget(A);
+  AssignOp Op = A.Op;
+  const Expr *Value = A.RHS.get();
   // A store to one component, as the user wrote it (VectorComponents.h).
   if (std::optional<StoredComponent> C = storedComponent(A);
       C && spellsComponentStore(A)) {
-    printAssignTarget(A);
-    OS << "." << vectorComponentName(C->Index, A.LHS->getType().VectorWidth)
-       << " " << assignOpSpelling(C->Op) << " ";
-    printExpr(*C->Value);
-    OS << ";";
-    return;
+    OS << "." << vectorComponentName(C->Index, A.LHS->getType().VectorWidth);
+    Op = C->Op;
+    Value = C->Value;
   }
-  printAssignTarget(A);
-  OS << " " << assignOpSpelling(A.Op) << " ";
-  printExpr(*A.RHS);
+  OS << " " << assignOpSpelling(Op) << " ";
+  printExpr(*Value);
   OS << ";";
 }
 
@@ -415,11 +418,7 @@ void Printer::printExpr(const Expr &E, int Parent) {
       return;
     }
     OS << calleeName(C.Callee, C.getType()) << "(";
-    for (size_t I = 0; I < C.Args.size(); ++I) {
-      if (I)
-        OS << ", ";
-      printExpr(*C.Args[I], 2);
-    }
+    printArgs(C.Args);
     OS << trailingArgs(C.Callee, C.getType()) << ")";
     return;
   }

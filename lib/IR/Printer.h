@@ -77,6 +77,8 @@ protected:
   virtual void printArrayRead(const ArrayRef &A) { printArrayAccess(A); }
   /// What an assignment assigns to (`a[i]`, `sum`), written by \p A.
   virtual void printAssignTarget(const AssignStmt &A) { printExpr(*A.LHS); }
+  /// \p Args, comma-separated (a call's, a vector literal's).
+  void printArgs(const std::vector<ExprPtr> &Args);
   /// May \p A, a store of a whole vector that changes one component, be
   /// printed as the component store it stands for (`v.x = e;`)?
   virtual bool spellsComponentStore(const AssignStmt &A) const { return true; }

@@ -26,11 +26,7 @@ static unsigned scalarBytes(ScalarKind K) {
   return 0;
 }
 
-unsigned Type::elementBytes() const {
-  // OpenCL's three-element vectors occupy four elements; CUDA's three.
-  unsigned W = VectorWidth == 3 && !Packed ? 4 : VectorWidth;
-  return scalarBytes(Scalar) * W;
-}
+unsigned Type::elementBytes() const { return scalarBytes(Scalar) * lanes(); }
 
 std::string scalarName(ScalarKind K, unsigned VectorWidth) {
   const char *Base = "int";

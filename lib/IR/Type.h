@@ -37,12 +37,12 @@ struct Type {
   unsigned VectorWidth = 1;                   ///< float2 → 2
   bool IsPointer = false;                     ///< one level of pointer
   AddressSpace Space = AddressSpace::Private; ///< of the pointee
-  bool IsConst = false;                   ///< of the pointee (or of the scalar)
+  bool IsConst = false; ///< of the pointee (or of the scalar)
   /// Of the pointee: kept in the signatures. gpumerge assumes of it what it
   /// assumes of every array, that nothing else writes what the kernel reads
   /// while it runs; only the reads the texture path caches are refused.
   bool IsVolatile = false;
-  std::string TypedefName;                ///< "DATA_TYPE" when spelled so
+  std::string TypedefName; ///< "DATA_TYPE" when spelled so
   /// A 64-bit integer the input spelled `long` (or a typedef of it: size_t,
   /// int64_t on LP64), not `long long`: CUDA prints it so, since a pointer
   /// to one does not convert to a pointer to the other (the host passes its
@@ -90,6 +90,11 @@ struct Type {
     return Scalar == ScalarKind::Float || Scalar == ScalarKind::Double;
   }
   bool isInteger() const { return !isFloating() && Scalar != ScalarKind::Void; }
+  /// Lanes one element occupies in memory: OpenCL's 3-vectors take four,
+  /// CUDA's (Packed) three.
+  unsigned lanes() const {
+    return VectorWidth == 3 && !Packed ? 4 : VectorWidth;
+  }
   /// Bytes of one element (vector included).
   unsigned elementBytes() const;
 

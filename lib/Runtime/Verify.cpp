@@ -105,8 +105,7 @@ unsigned scalarBytes(ScalarKind K) { return Type::scalar(K).elementBytes(); }
 /// floats in [-1, 1), integers in [-8, 8].
 std::vector<std::uint8_t> randomContents(const Type &T, std::int64_t Count,
                                          Random &R) {
-  unsigned Lanes = T.VectorWidth == 3 && !T.Packed ? 4 : T.VectorWidth;
-  size_t N = size_t(Count) * Lanes;
+  size_t N = size_t(Count) * T.lanes();
   unsigned Bytes = scalarBytes(T.Scalar);
   std::vector<std::uint8_t> B(N * Bytes);
   for (size_t I = 0; I < N; ++I) {
@@ -185,9 +184,8 @@ KernelArg scalarArg(const Type &T, double Value) {
   // for integers); OpenCL's 3-vectors take four.
   if (T.VectorWidth > 1) {
     KernelArg A = scalarArg(T.lane(), Value);
-    unsigned Lanes = T.VectorWidth == 3 && !T.Packed ? 4 : T.VectorWidth;
     double Step = T.isFloating() ? 0.25 : 1;
-    for (unsigned K = 1; K < Lanes; ++K) {
+    for (unsigned K = 1; K < T.lanes(); ++K) {
       KernelArg L = scalarArg(T.lane(), Value + K * Step);
       A.Bytes.insert(A.Bytes.end(), L.Bytes.begin(), L.Bytes.end());
     }
