@@ -454,18 +454,27 @@ private:
                               N.Extent[P.naiveDim(1)]);
       check(Out, Fits);
     }
-    comment(Out, Cuda ? "The optimized kernel computes the whole domain "
-                        "once: the naive launch must have covered it, with "
-                        "one thread in the dimensions the kernel does not "
-                        "index."
-                      : "The optimized kernel computes the whole domain "
-                        "once: the naive NDRange must have covered it, with "
-                        "one work-item in a dimension the kernel does not "
-                        "index.");
+    if (F.GridStrideLine)
+      comment(Out, llvm::formatv(
+                       "The optimized kernel computes the whole domain once. "
+                       "The input's grid-stride loop (line {0}) covers it "
+                       "with any {1}, so that need not; it must have one "
+                       "{2} in the dimensions the kernel does not index.",
+                       F.GridStrideLine, Cuda ? "grid" : "NDRange",
+                       Cuda ? "thread" : "work-item"));
+    else
+      comment(Out, Cuda ? "The optimized kernel computes the whole domain "
+                          "once: the naive launch must have covered it, with "
+                          "one thread in the dimensions the kernel does not "
+                          "index."
+                        : "The optimized kernel computes the whole domain "
+                          "once: the naive NDRange must have covered it, "
+                          "with one work-item in a dimension the kernel does "
+                          "not index.");
     for (unsigned D = 0; D < 2; ++D) {
       if (D >= P.Dims)
         check(Out, naiveThreads(D) + " == 1");
-      else if (P.Extent[D])
+      else if (P.Extent[D] && !F.GridStrideLine)
         check(Out, naiveThreads(P.naiveDim(D)) + " >= " + N.Extent[D]);
     }
     if (Fl == Flavor::C && layered()) {

@@ -14,6 +14,7 @@
 #include "Runtime/Verify.h"
 #include "Target/MachineDescription.h"
 #include "Target/Occupancy.h"
+#include "Transforms/GridStride.h"
 #include "Transforms/PassRegistry.h"
 #include "Transforms/SplitPhases.h"
 #include "Transforms/Tiling.h"
@@ -199,6 +200,22 @@ public:
     M = std::move(**Parsed);
     // Kernels with global barriers become phase kernels (or are refused).
     splitGlobalBarriers(*M);
+    // Grid-stride loops read as one thread per element, for the passes (a
+    // crash there, a gpumerge bug, leaves the kernel as it is).
+    for (Function *F : M->kernels()) {
+      std::string WhyNot;
+      std::unique_ptr<Function> G;
+      if (!llvm::CrashRecoveryContext().RunSafely(
+              [&] { G = guardGridStride(*F, WhyNot); })) {
+        G.reset();
+        WhyNot = "gpumerge crashed reading its grid-stride loop (a gpumerge "
+                 "bug)";
+      }
+      if (G)
+        Guarded[F->Name] = std::move(G);
+      else if (!WhyNot.empty())
+        GridStrideNotes[F->Name] = WhyNot;
+    }
     // OpenCL's vector arithmetic and the like, which CUDA lacks.
     if (M->Lang == Language::OpenCL && outputLang() == Language::Cuda)
       passThroughWhatCudaCannotSpell(*M);
@@ -228,6 +245,18 @@ private:
   llvm::raw_ostream &Out;
   llvm::raw_ostream &Err;
   std::unique_ptr<Module> M;
+  /// Kernels of M whose grid-stride loop reads as a bounds guard
+  /// (GridStride.h), in that form: the passes start there, and verify sizes
+  /// the launch by its guard. M keeps them as written.
+  std::map<std::string, std::unique_ptr<Function>> Guarded;
+  /// Why a kernel's grid-stride loop was not read so, for the report.
+  std::map<std::string, std::string> GridStrideNotes;
+
+  /// What the passes start from for kernel \p F: its guarded form, or F.
+  const Function &startOf(const Function &F) const {
+    auto It = Guarded.find(F.Name);
+    return It == Guarded.end() ? F : *It->second;
+  }
 
   /// A --size name no kernel of the file takes is ignored: say so, or a
   /// typo would verify (and tune) silently at other sizes than asked.
@@ -402,6 +431,14 @@ private:
     }
     llvm::json::Object L{{"block", std::move(Block)},
                          {"grid", std::move(Grid)}};
+    // The input's grid-stride loop, read as a guard (GridStride.h).
+    if (P && K.GridStrideLine)
+      L["grid_stride_loop"] =
+          llvm::formatv("line {0}, read as one thread per element: the "
+                        "optimized kernel runs on a grid of its own, over "
+                        "the loop's bound",
+                        K.GridStrideLine)
+              .str();
     // A 3-D grid: the optimized launch runs its layers one per block in Z.
     if (P && P->Layered && P->LayerExtent)
       L["layers"] = printExprDebug(*P->LayerExtent);
@@ -460,7 +497,10 @@ private:
               SearchSpace *Space = nullptr) {
     VariantResult R;
     R.Variant = V;
-    R.Kernel = Naive.clone();
+    const Function &Start = startOf(Naive);
+    R.Kernel = Start.clone();
+    if (auto It = GridStrideNotes.find(Naive.Name); It != GridStrideNotes.end())
+      R.Skipped.push_back({"grid-stride", It->second});
     std::vector<std::string> Names;
     if (Opts.Passes) {
       auto P = parsePipeline(*Opts.Passes);
@@ -598,10 +638,28 @@ private:
     if (!R.Passes.empty() && !R.Kernel->Plan &&
         (R.Kernel->FixedBlock[0] || R.Kernel->FixedBlock[1]))
       sameLaunchPlan(*R.Kernel);
+    // A grid-stride loop read as a guard: unchanged, the kernel is the
+    // input's loop again; changed, it runs over the loop's bound on a grid
+    // of its own, never on the user's (which need not cover the domain).
+    if (&Start != &Naive) {
+      if (R.Passes.empty())
+        R.Kernel = Naive.clone();
+      else if (!launchOverGuard(*R.Kernel, Start)) {
+        R.Kernel = Naive.clone();
+        R.Passes.clear();
+        R.Status = "passed-through";
+        R.Reason = llvm::formatv("the optimized kernel's launch does not say "
+                                 "the domain of the grid-stride loop at line "
+                                 "{0}, so it could not run apart from the "
+                                 "input's grid; the kernel is written "
+                                 "unchanged",
+                                 Start.GridStrideLine);
+      }
+    }
     // An optimized kernel whose launch conditions can never hold together
     // would never run: the output keeps the input's kernel, and says so.
     if (R.Kernel->Plan && !R.Passes.empty()) {
-      std::vector<VerifyStage> Stage = {{&Naive, R.Kernel.get(), {}}};
+      std::vector<VerifyStage> Stage = {{&Start, R.Kernel.get(), {}}};
       if (planSatisfiability(domainKernels(Naive), Stage, Opts.Grid) ==
           PlanSatisfiability::Never) {
         LaunchShape Unused;
@@ -679,7 +737,7 @@ private:
     const PhasedKernel *PK =
         F.PhaseOf.empty() ? nullptr : M->findPhased(F.PhaseOf);
     if (!PK)
-      return {&F};
+      return {&startOf(F)};
     std::vector<const Function *> Out;
     for (const std::string &P : PK->Phases)
       Out.push_back(M->find(P));
@@ -853,7 +911,7 @@ private:
       VO.TimedRuns = TO.Runs;
       const VariantResult &C = Made(Order[J]);
       return verifyStages(*M, domainKernels(Naive),
-                          {{&Naive, C.Kernel.get(), C.Shape}}, VO);
+                          {{&startOf(Naive), C.Kernel.get(), C.Shape}}, VO);
     };
     TuneSubject Subject;
     Subject.Kernel = Naive.Name;
@@ -1144,7 +1202,8 @@ private:
           tune(*F, V, *R, Space, Mismatch);
         if (Opts.Verify) {
           // A phase runs over the grid of its split kernel.
-          std::vector<VerifyStage> Stage = {{F, R->Kernel.get(), R->Shape}};
+          std::vector<VerifyStage> Stage = {
+              {&startOf(*F), R->Kernel.get(), R->Shape}};
           verifyBothPaths(domainKernels(*F), Stage, F->Name, F->Span.Line, V,
                           /*WholeSplit=*/false, R->Verified,
                           R->VerifiedOptimized, Mismatch, R->FallbackOnly);

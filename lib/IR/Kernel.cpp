@@ -133,6 +133,7 @@ Function::withBody(std::unique_ptr<BlockStmt> NewBody) const {
   F->PaperDialect = PaperDialect;
   F->TemplateCall = TemplateCall;
   F->FixedBlock = FixedBlock;
+  F->GridStrideLine = GridStrideLine;
   F->PhaseOf = PhaseOf;
   F->PhaseIndex = PhaseIndex;
   return F;

@@ -67,6 +67,11 @@ struct Function {
   /// dimension: `blockIdx.x * 256 + threadIdx.x` reads as idx only where
   /// blockDim.x is 256, which the launcher then checks. 0: none assumed.
   std::array<std::int64_t, 2> FixedBlock = {0, 0};
+  /// The input kernel's grid-stride loop, at this line, read as a bounds
+  /// guard (Transforms/GridStride.h): the input covers its domain with any
+  /// grid, so a launcher does not ask that the user's grid cover it. 0 for
+  /// other kernels.
+  unsigned GridStrideLine = 0;
   /// A phase of a kernel split at its global barriers (SplitPhases.h): the
   /// input kernel's name, and which phase this is; PhaseOf empty otherwise.
   std::string PhaseOf;

@@ -1530,6 +1530,13 @@ verifyOn(const Module &M, const std::vector<const Function *> &DomainFrom,
   if (Opts.Grid)
     for (unsigned Dim = 0; Dim < 2; ++Dim)
       LaunchThreads[Dim] = (*Opts.Grid)[Dim];
+  // An input kernel with a grid-stride loop (GridStride.h) runs on a third
+  // of its domain's threads, each taking about three elements, as a grid
+  // sized for the device would have it; the optimized kernel on its own.
+  bool Strides = llvm::any_of(
+      DomainFrom, [](const Function *F) { return F->GridStrideLine != 0; });
+  if (Strides && !Opts.Grid)
+    LaunchThreads[0] = std::max<std::int64_t>(1, (Result.Domain[0] + 2) / 3);
   // The layers of a 3-D grid (idz): what its z guard lets run, for every
   // launch (the optimized ones run blocks one layer deep).
   std::int64_t Layers = 1;
@@ -1560,7 +1567,9 @@ verifyOn(const Module &M, const std::vector<const Function *> &DomainFrom,
   };
   unsigned Dims =
       Result.Domain[1] > 1 || LaunchThreads[1] > 1 || KDims == 2 ? 2 : 1;
-  std::array<bool, 2> Exact = {!Guarded[0], !Guarded[1]};
+  // (A grid-stride loop's third exactly: a block rounded up could cover
+  // the domain, each thread taking one element.)
+  std::array<bool, 2> Exact = {!Guarded[0] || Strides, !Guarded[1]};
   std::array<std::int64_t, 2> Fixed = {0, 0};
   for (const Function *F : DomainFrom)
     for (unsigned D = 0; D < 2; ++D)
@@ -1572,6 +1581,9 @@ verifyOn(const Module &M, const std::vector<const Function *> &DomainFrom,
   // before the guard, or past it, must stay inside them.
   std::array<std::int64_t, 2> Covered = {std::int64_t(NaiveRange.Global[0]),
                                          std::int64_t(NaiveRange.Global[1])};
+  if (Strides) // its loop reaches the whole domain
+    for (unsigned Dim = 0; Dim < 2; ++Dim)
+      Covered[Dim] = std::max(Covered[Dim], Result.Domain[Dim]);
   std::map<std::string, std::int64_t> Extents;
   auto Widen = [&](const Function &F, std::array<std::int64_t, 2> Threads,
                    const LaunchShape &S) -> llvm::Error {
@@ -1605,8 +1617,9 @@ verifyOn(const Module &M, const std::vector<const Function *> &DomainFrom,
       AnyPlan = true;
       std::string Failed;
       bool Applies = planApplies(P, Result.Domain, Result.Sizes, Failed);
-      // The launchers also check that the naive launch covered the domain.
-      for (unsigned Dim = 0; Applies && Dim < Dims; ++Dim)
+      // The launchers also check that the naive launch covered the domain
+      // (which a grid-stride loop covers with any).
+      for (unsigned Dim = 0; Applies && !Strides && Dim < Dims; ++Dim)
         if (Guarded[Dim] && LaunchThreads[Dim] < Result.Domain[Dim]) {
           Applies = false;
           Failed = llvm::formatv("the launch ({0} threads in {1}) does not "

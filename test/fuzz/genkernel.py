@@ -58,6 +58,9 @@ class Gen:
         self.srng = random.Random("stride-%d" % seed)
         # And of vector arrays (float2 elements read a component at a time).
         self.vrng = random.Random("vector-%d" % seed)
+        # And of grid-stride loops in place of a 1-D guard.
+        self.grng = random.Random("gridstride-%d" % seed)
+        self.pos1_decl = None  # (body index, name) of pos1's declaration
         self.arrays1d = []  # names of the 1-D array parameters
         self.seed = seed
         r = self.rng
@@ -216,7 +219,9 @@ class Gen:
     def guard(self, conds):
         """Opens the bounds guard on \\p conds (pairs (pos, bound expr) for
         pos < bound, or (pos, '>=', lo) for lower bounds): an if block, or
-        early returns."""
+        early returns; sometimes, for one 1-D bound, a grid-stride loop."""
+        if self.grid_stride(conds):
+            return self.close
         r = self.rng
         atoms, negs = [], []
         for c in conds:
@@ -249,6 +254,34 @@ class Gen:
             return lambda: None
         self.open(f"if ({' && '.join(atoms)})")
         return self.close
+
+    def grid_stride(self, conds):
+        """Sometimes `int i = pos; if (i < n) {` becomes the grid-stride
+        loop `for (int i = pos; i < n; i += stride) {` (any grid covers
+        n): where the guard is pos1's one bound and nothing since its
+        declaration reads i. True when the loop was opened."""
+        g = self.grng
+        if (g.random() >= 0.2 or len(conds) != 1 or len(conds[0]) != 2
+                or not self.pos1_decl or conds[0][0] != self.pos1_decl[1]):
+            return False
+        at, i = self.pos1_decl
+        if any(re.search(r"\b%s\b" % i, l) for l in self.body[at + 1:]):
+            return False
+        start = self.body.pop(at).strip()
+        start = start[len(f"int {i} = "):-1]
+        if self.cuda:
+            stride = g.choice(["blockDim.x * gridDim.x",
+                               "gridDim.x * blockDim.x", "named"])
+            if stride == "named":
+                stride = self.fresh(g.choice(["stride", "nthreads", "step_"]))
+                self.emit(f"int {stride} = blockDim.x * gridDim.x;")
+        else:
+            stride = g.choice(["get_global_size(0)",
+                               "get_local_size(0) * get_num_groups(0)"])
+        self.feature("grid-stride")
+        self.open(f"for (int {i} = {start}; {i} < {conds[0][1]}; "
+                  f"{i} += {stride})")
+        return True
 
     # ------------------------------------------------------------------
     # Expressions
@@ -488,6 +521,7 @@ class Gen:
 
     def pos1(self):
         i = self.fresh(self.rng.choice(["i", "idx0", "tid", "gid", "row"]))
+        self.pos1_decl = (len(self.body), i)
         self.emit(f"int {i} = {self.position(0)};")
         return i
 
