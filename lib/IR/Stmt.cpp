@@ -19,6 +19,22 @@ const char *assignOpSpelling(AssignOp Op) {
   return "?";
 }
 
+std::optional<BinaryOp> assignBinaryOp(AssignOp Op) {
+  switch (Op) {
+  case AssignOp::Set:
+    return std::nullopt;
+  case AssignOp::Add:
+    return BinaryOp::Add;
+  case AssignOp::Sub:
+    return BinaryOp::Sub;
+  case AssignOp::Mul:
+    return BinaryOp::Mul;
+  case AssignOp::Div:
+    return BinaryOp::Div;
+  }
+  return std::nullopt;
+}
+
 StmtPtr BlockStmt::clone() const {
   auto B = withCommon(std::make_unique<BlockStmt>());
   for (const StmtPtr &S : Body)

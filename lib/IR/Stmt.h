@@ -89,6 +89,8 @@ public:
 
 enum class AssignOp { Set, Add, Sub, Mul, Div };
 const char *assignOpSpelling(AssignOp Op);
+/// The operator of a compound assignment (`+=`: Add); nullopt for Set.
+std::optional<BinaryOp> assignBinaryOp(AssignOp Op);
 
 /// `lhs op= rhs;` — also `i++` (Add 1). The target is a VarRef, an ArrayRef or
 /// a MemberExpr.

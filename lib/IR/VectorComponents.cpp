@@ -27,22 +27,6 @@ std::optional<unsigned> vectorComponentIndex(const std::string &Name,
   return std::nullopt;
 }
 
-static std::optional<BinaryOp> binaryOf(AssignOp Op) {
-  switch (Op) {
-  case AssignOp::Set:
-    return std::nullopt;
-  case AssignOp::Add:
-    return BinaryOp::Add;
-  case AssignOp::Sub:
-    return BinaryOp::Sub;
-  case AssignOp::Mul:
-    return BinaryOp::Mul;
-  case AssignOp::Div:
-    return BinaryOp::Div;
-  }
-  return std::nullopt;
-}
-
 static ExprPtr component(const Expr &Target, unsigned K) {
   Type Vec = Target.getType();
   return std::make_unique<MemberExpr>(
@@ -53,7 +37,7 @@ StmtPtr componentStore(ExprPtr Target, unsigned K, AssignOp Op, ExprPtr Value) {
   Type Vec = Target->getType();
   Vec.IsConst = false;
   Type Elem = Vec.lane();
-  if (std::optional<BinaryOp> B = binaryOf(Op))
+  if (std::optional<BinaryOp> B = assignBinaryOp(Op))
     Value = std::make_unique<BinaryExpr>(*B, component(*Target, K),
                                          std::move(Value), Elem);
   else if (Value->getType().Scalar != Elem.Scalar ||
@@ -103,7 +87,7 @@ std::optional<StoredComponent> storedComponent(const AssignStmt &A) {
       B && isComponentOf(*B->LHS, *A.LHS, *Stored))
     for (AssignOp Op :
          {AssignOp::Add, AssignOp::Sub, AssignOp::Mul, AssignOp::Div})
-      if (binaryOf(Op) == B->Op)
+      if (assignBinaryOp(Op) == B->Op)
         return StoredComponent{*Stored, Op, B->RHS.get()};
   return StoredComponent{*Stored, AssignOp::Set, Value};
 }

@@ -804,6 +804,25 @@ size_t stridedStores(const Function &F) {
   return N;
 }
 
+/// \p F with each compound store to a global scalar element written out
+/// (`y[i] += x[i]` as `y[i] = y[i] + x[i]`), so that a merge's copies read
+/// their neighbours' elements where the vectorizer combines reads, and
+/// store them where it combines stores.
+std::unique_ptr<Function> withStoresWrittenOut(const Function &F) {
+  std::unique_ptr<Function> Out = F.clone();
+  walkStmts(*Out->Body, [](Stmt &S) {
+    auto *A = llvm::dyn_cast<AssignStmt>(&S);
+    auto *R = A ? llvm::dyn_cast<ArrayRef>(A->LHS.get()) : nullptr;
+    std::optional<BinaryOp> Op = A ? assignBinaryOp(A->Op) : std::nullopt;
+    if (!Op || !R || R->Space != AddressSpace::Global ||
+        R->getType().VectorWidth != 1 || A->Async)
+      return;
+    A->RHS = binary(*Op, A->LHS->clone(), std::move(A->RHS));
+    A->Op = AssignOp::Set;
+  });
+  return Out;
+}
+
 /// \p F (not yet tiled) with Width neighbouring threads merged in X (§3.1
 /// inter-thread: idx → idx*W + k), when vectorizing that combines more
 /// reads per naive thread than vectorizing F (the merged copies' reads of
@@ -811,11 +830,13 @@ size_t stridedStores(const Function &F) {
 /// otherwise. A guarded kernel keeps its guard, with a branch for the
 /// threads whose copies are all inside it (every size runs it, in one
 /// launch); one without a guard runs on whole tiles.
-std::unique_ptr<Function> mergedForVectors(const Function &F,
+std::unique_ptr<Function> mergedForVectors(const Function &Input,
                                            const MachineDescription &MD,
                                            const VectorPolicy &Policy,
                                            std::string &Shape,
                                            std::string &Refused) {
+  std::unique_ptr<Function> Written = withStoresWrittenOut(Input);
+  const Function &F = *Written;
   unsigned Dims = findDomain(F).Dims;
   TileShape S;
   S.Block = Dims == 1 ? std::array<std::int64_t, 2>{256, 1}
