@@ -32,3 +32,14 @@ __global__ void marks(const float *v, float *m, float t, int n) {
       m[i] = a - t;
   }
 }
+
+// Compound stores (`y[i] += ...`): written out on the merge's copy, the
+// copies' reads of y and their stores combine (one float4 each); the
+// operand keeps its parentheses.
+#pragma gpumerge size(n=4099)
+#pragma gpumerge output(y)
+__global__ void accumulate(const float *x, const float *z, float *y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    y[i] -= x[i] + z[i];
+}
