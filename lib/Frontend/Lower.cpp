@@ -912,6 +912,9 @@ private:
       if (Name == "__syncthreads" || Name == "barrier" ||
           Name == "gpumerge_global_sync")
         return failExpr("barrier inside an expression", Loc);
+      if (Name == "__ldg" && !isUserCode(Callee->getLocation()))
+        if (ExprPtr R = lowerLdg(*C, Loc))
+          return R;
       std::vector<ExprPtr> Args;
       for (const clang::Expr *A : C->arguments()) {
         if (A->getType()->isPointerType())
@@ -972,9 +975,16 @@ private:
   /// local pointer) to scalars: p[0], p[i], p[-1 + i]. Other dereferences
   /// are refused.
   ExprPtr lowerDeref(const clang::UnaryOperator &U, SourceLocation Loc) {
+    return lowerPointee(U.getSubExpr(), U.getType(), Loc);
+  }
+
+  /// The element \p Pointer points at, of type \p Elem: `p + i - 1` as
+  /// p[i - 1], where p is a pointer parameter or local.
+  ExprPtr lowerPointee(const clang::Expr *Pointer, QualType Elem,
+                       SourceLocation Loc) {
     // The pointer at the bottom of a chain of + and -, and its offsets.
     std::vector<std::pair<const clang::Expr *, bool>> Offsets; // negated?
-    const clang::Expr *Ptr = strip(U.getSubExpr());
+    const clang::Expr *Ptr = strip(Pointer);
     while (const auto *B = llvm::dyn_cast<clang::BinaryOperator>(Ptr)) {
       bool LeftPtr = B->getLHS()->getType()->isPointerType();
       if (B->getOpcode() != BO_Add && !(B->getOpcode() == BO_Sub && LeftPtr))
@@ -1008,7 +1018,29 @@ private:
     }
     std::vector<ExprPtr> Indices;
     Indices.push_back(Index ? std::move(Index) : intLit(0));
-    return arrayRef(*V, std::move(Indices), U.getType(), Loc);
+    return arrayRef(*V, std::move(Indices), Elem, Loc);
+  }
+
+  /// CUDA's `__ldg(&a[i])` or `__ldg(a + i)`: a load through the read-only
+  /// data cache, which reads a[i] as a plain load does wherever the kernel
+  /// does not write what it reads so (the texture variant puts such reads
+  /// through the cache again where it may). Null when the argument is not
+  /// an element of an array gpumerge follows.
+  ExprPtr lowerLdg(const clang::CallExpr &C, SourceLocation Loc) {
+    if (C.getNumArgs() != 1)
+      return nullptr;
+    const clang::Expr *Arg = strip(C.getArg(0));
+    QualType Elem = C.getType();
+    if (const auto *U = llvm::dyn_cast<clang::UnaryOperator>(Arg);
+        U && U->getOpcode() == UO_AddrOf) {
+      if (!llvm::isa<ArraySubscriptExpr>(strip(U->getSubExpr())))
+        return nullptr;
+      ExprPtr R = lowerExpr(U->getSubExpr());
+      return llvm::isa<ArrayRef>(R.get()) ? std::move(R) : nullptr;
+    }
+    if (!Arg->getType()->isPointerType())
+      return nullptr;
+    return lowerPointee(Arg, Elem, Loc);
   }
 
   /// A built-in whose value or effect involves the other threads of a warp

@@ -42,6 +42,7 @@ __device__ int atomicAdd(int *, int); __device__ unsigned atomicAdd(unsigned *, 
 __device__ float atomicAdd(float *, float); __device__ int atomicMax(int *, int);
 __device__ int atomicMin(int *, int); __device__ int atomicExch(int *, int);
 __device__ int atomicCAS(int *, int, int);
+template <typename T> __device__ T __ldg(const T *);
 // The original GPGPU compiler's dialect: bare thread positions. A local of
 // the same name shadows these.
 static __device__ const int idx = 0, idy = 0, tidx = 0, tidy = 0, bidx = 0, bidy = 0;
