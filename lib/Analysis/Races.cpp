@@ -11,10 +11,10 @@ namespace gpumerge {
 
 namespace {
 
-/// A write index c + a·idx + b·idy + s·k for k in [0, Trips): the form of
-/// the usual naive writes at fixed sizes.
+/// An index c + a·idx + b·idy + s·k for k in [0, Trips): the form of the
+/// usual naive accesses at fixed sizes.
 struct LinearWrite {
-  std::int64_t A = 0, B = 0, S = 0, Trips = 1;
+  std::int64_t C = 0, A = 0, B = 0, S = 0, Trips = 1;
 };
 
 /// \p Access's index at \p Sizes as a LinearWrite, or nullopt when it has
@@ -40,8 +40,10 @@ std::optional<LinearWrite> linearWrite(const Function &F, const Access &A,
         return std::nullopt; // two positions multiplied
       Var = V.VarKind == AffineVar::Kind::Loop ? "loop:" + V.Name : V.Name;
     }
-    if (Var.empty())
-      continue; // the constant term
+    if (Var.empty()) {
+      W.C += C; // the constant term
+      continue;
+    }
     if (Var == "idx")
       W.A += C;
     else if (Var == "idy")
@@ -133,7 +135,65 @@ std::set<const Expr *> conditionalWrites(const Function &F) {
   return Out;
 }
 
+/// The lowest position per dimension that \p F's guards let run at
+/// \p Sizes (`i > 0`: 1); 0 where there is none or it cannot be evaluated.
+std::array<std::int64_t, 2> lowestPositions(const Function &F,
+                                            const SizeBindings &Sizes) {
+  std::array<std::int64_t, 2> Lo = {0, 0};
+  KernelDomain D = findDomain(F);
+  for (unsigned Dim = 0; Dim < 2; ++Dim)
+    for (const DomainBound &B : D.Lower[Dim])
+      if (auto V = evaluateScalar(*B.Bound, F, Sizes))
+        Lo[Dim] = std::max(Lo[Dim], *V + B.Offset);
+  return Lo;
+}
+
 } // namespace
+
+std::string findReadWriteRace(const Function &F, const SizeBindings &Sizes,
+                              const std::array<std::int64_t, 2> &Domain) {
+  std::array<std::int64_t, 2> Lo = lowestPositions(F, Sizes);
+  // Threads run at positions [Lo, Domain) per dimension.
+  const std::int64_t X = Domain[0] - Lo[0], Y = Domain[1] - Lo[1];
+  if (X <= 0 || Y <= 0 || X * 2 * Y > (std::int64_t(1) << 23))
+    return "";
+  std::set<const Expr *> Conditional = conditionalWrites(F);
+  std::vector<Access> All = collectAccesses(F);
+  for (const Access &Wr : All) {
+    if (!Wr.IsWrite || Conditional.count(Wr.Ref))
+      continue;
+    auto W = linearWrite(F, Wr, Sizes);
+    if (!W || W->S != 0)
+      continue;
+    for (const Access &Rd : All) {
+      if (Rd.IsWrite || Rd.Array != Wr.Array || Conditional.count(Rd.Ref))
+        continue;
+      auto R = linearWrite(F, Rd, Sizes);
+      // Reader and writer step through the array alike (a stencil's
+      // neighbour, a shifted read): the reader at p reads what the writer
+      // at p - d writes where a·dx + b·dy = Wc - Rc, d not 0.
+      if (!R || R->S != 0 || R->A != W->A || R->B != W->B)
+        continue;
+      std::int64_t Gap = W->C - R->C;
+      for (std::int64_t Dx = 1 - X; Dx < X; ++Dx)
+        for (std::int64_t Dy = 1 - Y; Dy < Y; ++Dy) {
+          if ((Dx == 0 && Dy == 0) || W->A * Dx + W->B * Dy != Gap)
+            continue;
+          std::int64_t Rx = Lo[0] + std::max<std::int64_t>(Dx, 0),
+                       Ry = Lo[1] + std::max<std::int64_t>(Dy, 0);
+          std::string Lines =
+              Rd.Line == Wr.Line
+                  ? llvm::formatv("line {0}", Rd.Line).str()
+                  : llvm::formatv("lines {0} and {1}", Rd.Line, Wr.Line).str();
+          return llvm::formatv("'{0}' ({1}): thread ({2}, {3}) reads the "
+                               "element thread ({4}, {5}) writes",
+                               Wr.Array, Lines, Rx, Ry, Rx - Dx, Ry - Dy)
+              .str();
+        }
+    }
+  }
+  return "";
+}
 
 std::string findWriteRace(const Function &F, const SizeBindings &Sizes,
                           const std::array<std::int64_t, 2> &Domain) {

@@ -3,9 +3,11 @@
 //
 // A naive kernel is one thread per output element, but at some sizes two
 // threads may write one element: `c[i * n + j]` over a domain of m > n
-// columns, or `c[y]` written from every x. The result is then not defined,
-// and --verify would compare two arbitrary orders. Verify chooses its sizes
-// so that no such race exists, using this check.
+// columns, or `c[y]` written from every x; or one thread may read what
+// another writes (`a[i] = a[i - 1] + a[i + 1]`). The result is then not
+// defined, and --verify would compare two arbitrary orders. Verify chooses
+// its sizes so that no such race exists, using these checks, and says so
+// where none do.
 //
 // The check is exact for the usual shapes and silent where it cannot decide:
 // writes whose flattened index is affine in idx, idy and at most one loop
@@ -27,6 +29,16 @@ namespace gpumerge {
 /// and (53, 0) write element 53"), or empty when none is found.
 std::string findWriteRace(const Function &F, const SizeBindings &Sizes,
                           const std::array<std::int64_t, 2> &Domain);
+
+/// A read of \p F that one thread of \p Domain makes of an element another
+/// thread writes at \p Sizes (`a[i] = a[i - 1] + a[i + 1]`: "'a' (lines 7
+/// and 8): thread (2, 0) reads the element thread (1, 0) writes"), or empty
+/// when none is found ("line 7" where both are on it). The result then
+/// depends on the order the threads run. Exact for reads and writes that
+/// step alike with the positions and sit in no loop, under no condition but
+/// position bounds; anything else is assumed race free.
+std::string findReadWriteRace(const Function &F, const SizeBindings &Sizes,
+                              const std::array<std::int64_t, 2> &Domain);
 
 } // namespace gpumerge
 

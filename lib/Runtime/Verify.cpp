@@ -523,12 +523,22 @@ sizeProblem(const std::vector<const Function *> &DomainFrom,
                "' reaches '" + Array + "' at index " + std::to_string(Lo) +
                ", before the array";
     std::string R = findWriteRace(*St.Naive, Sizes, *D);
+    if (!R.empty()) {
+      if (Race)
+        *Race = true;
+      return "at these sizes two threads of the input kernel '" +
+             St.Naive->Name +
+             "' write one element, so its result is not defined: " + R;
+    }
+    R = findReadWriteRace(*St.Naive, Sizes, *D);
     if (R.empty())
       continue;
     if (Race)
       *Race = true;
-    return "at these sizes two threads of the input kernel '" + St.Naive->Name +
-           "' write one element, so its result is not defined: " + R;
+    return "at these sizes a thread of the input kernel '" + St.Naive->Name +
+           "' reads an element another writes, so its result depends on the "
+           "order they run: " +
+           R;
   }
   return "";
 }

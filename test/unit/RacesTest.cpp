@@ -71,4 +71,53 @@ __global__ void first(const float *a, float *out, int n) {
   EXPECT_EQ(findWriteRace(*M->kernels()[0], {{"n", 100}}, {100, 1}), "");
 }
 
+/// findReadWriteRace on \p Body, a 1-D kernel over i < n with arrays a
+/// (written) and b, at n = 67.
+std::string readWriteRace(const std::string &Body) {
+  auto M = parseText("__global__ void k(float *a, const float *b, int n) {\n"
+                     "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  " +
+                     Body + "\n}\n");
+  if (!M)
+    return "unparsed";
+  const Function &F = *M->kernels()[0];
+  return findReadWriteRace(F, {{"n", 67}}, {67, 1});
+}
+
+TEST(Races, ReadingWhatAnotherThreadWrites) {
+  // An in-place stencil: thread 2 reads a[1], which thread 1 writes (thread
+  // 0 does not run).
+  std::string R =
+      readWriteRace("if (i > 0 && i < n - 1) a[i] = a[i - 1] + a[i + 1];");
+  EXPECT_NE(R.find("'a' (line 3): thread (2, 0) reads the element thread "
+                   "(1, 0) writes"),
+            std::string::npos)
+      << R;
+  // Its own element only, or another array: none.
+  EXPECT_EQ(readWriteRace("if (i < n) a[i] += 2.0f * a[i] + b[i + 1];"), "");
+  EXPECT_EQ(readWriteRace("if (i > 0 && i < n) a[i] = b[i - 1];"), "");
+  // The writer of a[i + n] would be thread i + n, past the domain.
+  EXPECT_EQ(readWriteRace("if (i < n) a[i] = a[i + n];"), "");
+  // A read under a data-dependent condition is not claimed.
+  EXPECT_EQ(readWriteRace("if (i > 0 && i < n && b[i] > 0.0f) a[i] = "
+                          "a[i - 1];"),
+            "");
+}
+
+TEST(Races, ReadingTheRowAboveIn2D) {
+  auto M = parseText(R"(
+__global__ void down(float *a, int w, int h) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < w && y > 0 && y < h)
+    a[y * w + x] = a[(y - 1) * w + x];
+}
+)");
+  ASSERT_TRUE(M);
+  std::string R =
+      findReadWriteRace(*M->kernels()[0], {{"w", 5}, {"h", 4}}, {5, 4});
+  EXPECT_NE(R.find("thread (0, 2) reads the element thread (0, 1) writes"),
+            std::string::npos)
+      << R;
+}
+
 } // namespace
