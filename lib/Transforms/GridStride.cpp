@@ -16,9 +16,17 @@ bool isVariable(const std::optional<AffineForm> &A, AffineVar V) {
 }
 
 /// blockIdx.x * blockDim.x + threadIdx.x, get_global_id(0), or a local
-/// assigned once from it.
+/// assigned once from it; also with the product widened
+/// (`(size_t)blockIdx.x * blockDim.x + threadIdx.x`), which the positions
+/// then read as idx (launchOverGuard keeps the domain below 2^31).
 bool isThreadPosition(const Expr &E, const AffineContext &Ctx) {
-  return isVariable(toAffine(E, Ctx), {AffineVar::Kind::Thread, "idx"});
+  auto A = toAffine(E, Ctx);
+  AffineForm Widened =
+      AffineForm::variable({AffineVar::Kind::Thread, "bidx"}) *
+          AffineForm::variable({AffineVar::Kind::Symbol, "bdimx"}) +
+      AffineForm::variable({AffineVar::Kind::Thread, "tidx"});
+  return isVariable(A, {AffineVar::Kind::Thread, "idx"}) ||
+         (A && *A == Widened);
 }
 
 /// blockDim.x * gridDim.x (either order), get_global_size(0), or a local
@@ -259,24 +267,42 @@ std::unique_ptr<Function> guardGridStride(const Function &F,
 }
 
 bool launchOverGuard(Function &K, const Function &Guarded) {
-  if (K.Plan && !K.Plan->SameLaunch)
-    return K.Plan->Extent[0] != nullptr;
-  auto Shape = analyzeShape(Guarded);
-  if (!Shape) {
-    llvm::consumeError(Shape.takeError());
-    return false;
+  if (!K.Plan || K.Plan->SameLaunch) {
+    auto Shape = analyzeShape(Guarded);
+    if (!Shape) {
+      llvm::consumeError(Shape.takeError());
+      return false;
+    }
+    if (!Shape->Extent[0])
+      return false;
+    LaunchPlan &P = K.Plan ? *K.Plan : K.Plan.emplace();
+    P.SameLaunch = false;
+    P.GuardsDomain = true;
+    P.Dims = 1;
+    // The kernel reads no block built-in but its position, so any block
+    // shape computes the same; the user's was sized for a grid-stride loop.
+    P.Block = {256, 1};
+    P.Coverage = {1, 1};
+    P.Extent[0] = Shape->Extent[0];
   }
-  if (!Shape->Extent[0])
+  LaunchPlan &P = *K.Plan;
+  if (!P.Extent[0])
     return false;
-  LaunchPlan &P = K.Plan ? *K.Plan : K.Plan.emplace();
-  P.SameLaunch = false;
-  P.GuardsDomain = true;
-  P.Dims = 1;
-  // The kernel reads no block built-in but its position, so any block
-  // shape computes the same; the user's was sized for a grid-stride loop.
-  P.Block = {256, 1};
-  P.Coverage = {1, 1};
-  P.Extent[0] = Shape->Extent[0];
+  // The optimized kernel's positions are ints (blockIdx.x * blockDim.x +
+  // threadIdx.x, times the elements per thread): its domain and the last
+  // tile past it must stay below 2^31, which the input's loop (a 64-bit
+  // iterator) need not.
+  std::int64_t Last = std::int64_t(0x7fffffff) - P.tile(0) * P.Lanes;
+  Type Wide = Type::scalar(ScalarKind::Long);
+  P.Preconditions.push_back(
+      {std::make_shared<BinaryExpr>(
+           BinaryOp::LE, std::make_unique<CastExpr>(Wide, P.Extent[0]->clone()),
+           intLit(Last), Type::scalar(ScalarKind::Int)),
+       llvm::formatv("{0}'s positions are ints: the domain of the "
+                     "grid-stride loop at line {1} must stay below 2^31 - {2} "
+                     "elements (the input's loop takes any).",
+                     K.Name, K.GridStrideLine, P.tile(0) * P.Lanes)
+           .str()});
   return true;
 }
 

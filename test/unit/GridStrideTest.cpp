@@ -71,6 +71,21 @@ __global__ void k(int n, const float *x, float *y) {
   EXPECT_NE(Code.find("if (i <= n)"), std::string::npos) << Code;
 }
 
+TEST(GridStride, WidenedStart) {
+  // `(size_t)blockIdx.x * blockDim.x + threadIdx.x` starts a 64-bit loop.
+  std::string Why;
+  std::string Code = guarded(R"(
+__global__ void k(size_t n, const float *x, float *y) {
+  for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+       i += blockDim.x * gridDim.x)
+    y[i] = x[i];
+}
+)",
+                             "k", Why);
+  ASSERT_FALSE(Code.empty()) << Why;
+  EXPECT_NE(Code.find("ulong i = idx;"), std::string::npos) << Code;
+}
+
 TEST(GridStride, OpenCLGlobalSize) {
   auto M = parseSource(R"(
 __kernel void k(int n, __global const float *x, __global float *y) {
@@ -157,6 +172,10 @@ __global__ void k(int n, const float *x, float *y) {
   EXPECT_EQ(printExprDebug(*P.Extent[0]), "2 * n");
   EXPECT_EQ(P.Block[0], 256);
   EXPECT_EQ(K->GridStrideLine, 3u);
+  // Its int positions keep the domain below 2^31, less a tile.
+  ASSERT_EQ(P.Preconditions.size(), 1u);
+  EXPECT_EQ(printExprDebug(*P.Preconditions[0].Cond),
+            "(long)(2 * n) <= 2147483391");
   // A plan that says its domain is kept as it is.
   std::unique_ptr<Function> T = G->clone();
   T->Plan.emplace();
