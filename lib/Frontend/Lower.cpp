@@ -1249,8 +1249,37 @@ private:
     return failStmt("statement '" + sourceText(S->getSourceRange()) + "'", Loc);
   }
 
+  /// The condition of `assert(c)` as the C library's macro expands it
+  /// (`static_cast<bool>(c) ? void(0) : __assert_fail(...)`); null for any
+  /// other expression.
+  static const clang::Expr *assertedCondition(const clang::Expr *E) {
+    const auto *C = llvm::dyn_cast<ConditionalOperator>(E->IgnoreParens());
+    if (!C)
+      return nullptr;
+    const auto *Fail =
+        llvm::dyn_cast<clang::CallExpr>(C->getFalseExpr()->IgnoreParenCasts());
+    const FunctionDecl *FD = Fail ? Fail->getDirectCallee() : nullptr;
+    if (!FD || FD->getNameAsString() != "__assert_fail")
+      return nullptr;
+    const clang::Expr *Cond = C->getCond()->IgnoreParenImpCasts();
+    if (const auto *Cast = llvm::dyn_cast<CXXStaticCastExpr>(Cond))
+      Cond = Cast->getSubExpr();
+    return Cond;
+  }
+
   StmtPtr lowerExprStmt(const clang::Expr *E) {
     SourceLocation Loc = E->getBeginLoc();
+    // `assert(c);`: a call the CUDA printer spells back (the OpenCL one
+    // defines it away: OpenCL C has none).
+    if (const clang::Expr *Cond = assertedCondition(E)) {
+      std::vector<ExprPtr> Args;
+      Args.push_back(lowerExpr(Cond));
+      return withLine(
+          std::make_unique<gpumerge::ExprStmt>(
+              std::make_unique<gpumerge::CallExpr>(
+                  "assert", std::move(Args), Type::scalar(ScalarKind::Void))),
+          Loc);
+    }
     if (const auto *B = llvm::dyn_cast<clang::BinaryOperator>(E)) {
       if (B->isAssignmentOp()) {
         auto Op = assignOp(B->getOpcode());
