@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Frontend/Lower.h"
+#include "Frontend/PointerChains.h"
 #include "Frontend/Prelude.h"
 #include "Frontend/Templates.h"
 #include "IR/Printer.h"
@@ -127,6 +128,7 @@ public:
         KP.Ty.Space = AddressSpace::Global; // CUDA kernel pointers
       F->Params.push_back(std::move(KP));
     }
+    Changed = assignedIn(*FD.getBody());
     StmtPtr Body = lowerStmt(FD.getBody());
     // Threads of one layer of a 3-D grid: idz only (see Builtin::Idz).
     walkExprs(*Body, [&](const Expr &E) {
@@ -186,8 +188,18 @@ private:
   std::array<std::int64_t, 2> FixedBlock = {0, 0};
   bool FixedBlockConflict = false;
   /// The loops around the statement lowered, innermost last: true for a
-  /// while loop read as a for loop.
+  /// while loop read as a for loop; and their iterators.
   std::vector<bool> LoopKinds;
+  std::vector<const VarDecl *> LoopIters;
+  /// What the function's body assigns (PointerChains.h).
+  Assigned Changed;
+  /// A local pointer into an array parameter (`row = a + i * w`): the
+  /// parameter, and the offset (null: none) its elements are read at.
+  struct Alias {
+    const VarDecl *Base = nullptr;
+    ExprPtr Offset;
+  };
+  std::map<const VarDecl *, Alias> Aliases;
 
   unsigned lineOf(SourceLocation L) const {
     return SM.getExpansionLineNumber(L);
@@ -774,6 +786,10 @@ private:
         return failExpr("global variable '" + Var->getNameAsString() + "'",
                         Loc);
       }
+      if (Aliases.count(Var))
+        return failExpr("pointer '" + Var->getNameAsString() +
+                            "' used other than to index it",
+                        Loc);
       return var(Var->getNameAsString(), lowerType(Var->getType(), Loc));
     }
     if (const auto *PO = llvm::dyn_cast<PseudoObjectExpr>(E))
@@ -801,6 +817,14 @@ private:
       }
       if (!BV)
         return failExpr("array access through a computed pointer", Loc);
+      if (auto It = Aliases.find(BV); It != Aliases.end()) {
+        if (Indices.size() != 1)
+          return failExpr(
+              "pointer '" + BV->getNameAsString() + "' indexed twice", Loc);
+        return arrayRef(*It->second.Base,
+                        aliasIndex(It->second, std::move(Indices[0])),
+                        A->getType(), Loc);
+      }
       return arrayRef(*BV, std::move(Indices), A->getType(), Loc);
     }
     if (const auto *U = llvm::dyn_cast<clang::UnaryOperator>(E)) {
@@ -982,43 +1006,149 @@ private:
   /// p[i - 1], where p is a pointer parameter or local.
   ExprPtr lowerPointee(const clang::Expr *Pointer, QualType Elem,
                        SourceLocation Loc) {
-    // The pointer at the bottom of a chain of + and -, and its offsets.
-    std::vector<std::pair<const clang::Expr *, bool>> Offsets; // negated?
-    const clang::Expr *Ptr = strip(Pointer);
-    while (const auto *B = llvm::dyn_cast<clang::BinaryOperator>(Ptr)) {
-      bool LeftPtr = B->getLHS()->getType()->isPointerType();
-      if (B->getOpcode() != BO_Add && !(B->getOpcode() == BO_Sub && LeftPtr))
-        break;
-      const clang::Expr *Offset = LeftPtr ? B->getRHS() : B->getLHS();
-      if (!Offset->getType()->isIntegerType())
-        return failExpr("pointer dereference", Loc);
-      Offsets.insert(Offsets.begin(), {Offset, B->getOpcode() == BO_Sub});
-      Ptr = strip(LeftPtr ? B->getLHS() : B->getRHS());
-    }
-    const auto *D = llvm::dyn_cast<DeclRefExpr>(Ptr);
-    const auto *V = D ? llvm::dyn_cast<VarDecl>(D->getDecl()) : nullptr;
-    if (!V || !V->isLocalVarDeclOrParm() || !V->getType()->isPointerType() ||
+    std::optional<PointerChain> C = pointerChain(Pointer);
+    const VarDecl *V = C ? C->Base : nullptr;
+    if (!V || !V->isLocalVarDeclOrParm() ||
         V->getType()->getPointeeType()->isPointerType() ||
         V->getType()->getPointeeType()->isArrayType())
       return failExpr("pointer dereference", Loc);
-    ExprPtr Index;
-    for (const auto &[Offset, Negated] : Offsets) {
-      ExprPtr X = lowerExpr(Offset);
-      if (!Index) {
-        Type T = X->getType();
-        Index = Negated
-                    ? std::make_unique<UnaryExpr>(UnaryOp::Neg, std::move(X), T)
-                    : std::move(X);
-        continue;
-      }
-      Type T = Index->getType();
-      Index =
-          std::make_unique<BinaryExpr>(Negated ? BinaryOp::Sub : BinaryOp::Add,
-                                       std::move(Index), std::move(X), T);
-    }
+    ExprPtr Index = sumOffsets(C->Offsets);
+    if (auto It = Aliases.find(V); It != Aliases.end())
+      return arrayRef(
+          *It->second.Base,
+          aliasIndex(It->second, Index ? std::move(Index) : intLit(0)), Elem,
+          Loc);
     std::vector<ExprPtr> Indices;
     Indices.push_back(Index ? std::move(Index) : intLit(0));
     return arrayRef(*V, std::move(Indices), Elem, Loc);
+  }
+
+  /// The offsets of a pointer chain added up (`- i + 1`, the first
+  /// negated), or null for none.
+  ExprPtr
+  sumOffsets(const std::vector<std::pair<const clang::Expr *, bool>> &Offsets) {
+    ExprPtr Sum;
+    for (const auto &[Offset, Negated] : Offsets) {
+      ExprPtr X = lowerExpr(Offset);
+      if (!Sum) {
+        Type T = X->getType();
+        Sum = Negated
+                  ? std::make_unique<UnaryExpr>(UnaryOp::Neg, std::move(X), T)
+                  : std::move(X);
+        continue;
+      }
+      Type T = Sum->getType();
+      Sum =
+          std::make_unique<BinaryExpr>(Negated ? BinaryOp::Sub : BinaryOp::Add,
+                                       std::move(Sum), std::move(X), T);
+    }
+    return Sum;
+  }
+
+  /// The index of \p A's element \p Index in its array parameter (its
+  /// first element, `*out`, at the offset unwidened: nothing is added).
+  static std::vector<ExprPtr> aliasIndex(const Alias &A, ExprPtr Index) {
+    std::vector<ExprPtr> Out;
+    const auto *Zero = llvm::dyn_cast<IntLit>(Index.get());
+    if (!A.Offset)
+      Out.push_back(std::move(Index));
+    else if (Zero && Zero->Value == 0)
+      Out.push_back(llvm::isa<gpumerge::CastExpr>(*A.Offset)
+                        ? llvm::cast<gpumerge::CastExpr>(*A.Offset).Sub->clone()
+                        : A.Offset->clone());
+    else
+      Out.push_back(add(A.Offset->clone(), std::move(Index)));
+    return Out;
+  }
+
+  /// `const float *row = a + i * w;` (or `= &a[i * w]`, or into another
+  /// such pointer): a local pointer into an array parameter that is never
+  /// moved, whose offset's variables do not change while it is in scope
+  /// (set once, or iterators of the loops around it) and read no array the
+  /// kernel writes. Its elements are read as the parameter's (`row[j]` is
+  /// a[i * w + j]), the offset widened to 64 bits as pointer arithmetic
+  /// has it; the declaration itself is left out. True when \p D is such a
+  /// pointer, or a local pointer refused as one (with the reason).
+  bool lowerPointerAlias(const Decl *D) {
+    const auto *V = llvm::dyn_cast<VarDecl>(D);
+    if (!V || !V->getType()->isPointerType() || !V->hasInit() ||
+        V->hasAttr<CUDASharedAttr>() || !V->isLocalVarDecl())
+      return false;
+    SourceLocation Loc = V->getBeginLoc();
+    std::string Name = "pointer '" + V->getNameAsString() + "'";
+    std::optional<PointerChain> C = pointerChain(V->getInit());
+    if (!C) {
+      fail(Name + " set to what is not an array parameter plus an offset", Loc);
+      return true;
+    }
+    if (Changed.Variables.count(V)) {
+      fail(Name + " moved after its declaration", Loc);
+      return true;
+    }
+    const VarDecl *Base = C->Base;
+    ExprPtr Offset;
+    if (auto It = Aliases.find(Base); It != Aliases.end()) {
+      Base = It->second.Base;
+      if (It->second.Offset)
+        Offset = It->second.Offset->clone();
+    } else if (!llvm::isa<ParmVarDecl>(Base) ||
+               Base->getType()->getPointeeType()->isPointerType() ||
+               Base->getType()->getPointeeType()->isArrayType() ||
+               Changed.Variables.count(Base)) {
+      fail(Name + " into '" + Base->getNameAsString() +
+               "', which is not an array parameter the kernel keeps",
+           Loc);
+      return true;
+    }
+    if (!Ctx.hasSameUnqualifiedType(V->getType()->getPointeeType(),
+                                    Base->getType()->getPointeeType())) {
+      fail(Name + " to another element type than '" + Base->getNameAsString() +
+               "'",
+           Loc);
+      return true;
+    }
+    for (const auto &[E, Negated] : C->Offsets)
+      if (std::string Why = unstableOffset(*E); !Why.empty()) {
+        fail(Name + " offset by " + Why, Loc);
+        return true;
+      }
+    if (ExprPtr More = sumOffsets(C->Offsets)) {
+      // Pointer arithmetic does not wrap where an int sum would: a
+      // variable offset of 32 bits is widened (`(long long)(i * w) + j`).
+      bool Wide = More->getType().Scalar == ScalarKind::Long ||
+                  More->getType().Scalar == ScalarKind::ULong;
+      if (!Wide && !llvm::isa<IntLit>(*More))
+        More = std::make_unique<gpumerge::CastExpr>(
+            Type::scalar(ScalarKind::Long), std::move(More));
+      Offset =
+          Offset ? add(std::move(Offset), std::move(More)) : std::move(More);
+    }
+    Aliases[V] = {Base, std::move(Offset)};
+    return true;
+  }
+
+  /// Why offset \p E may change between a pointer's declaration and its
+  /// uses ("'k', which changes"); empty when it cannot.
+  std::string unstableOffset(const clang::Expr &E) {
+    std::string Why;
+    std::function<void(const clang::Stmt *)> Visit = [&](const clang::Stmt *S) {
+      if (!S || !Why.empty())
+        return;
+      if (const auto *R = llvm::dyn_cast<DeclRefExpr>(S))
+        if (const auto *X = llvm::dyn_cast<VarDecl>(R->getDecl())) {
+          if (Changed.Variables.count(X) && !llvm::is_contained(LoopIters, X))
+            Why = "'" + X->getNameAsString() + "', which changes";
+          else if (X->getType()->isPointerType() && Changed.Arrays.count(X))
+            Why = "an element of '" + X->getNameAsString() +
+                  "', which the kernel writes";
+        }
+      if (llvm::isa<clang::CallExpr>(S))
+        Why = "a call";
+      for (const clang::Stmt *Child : S->children())
+        Visit(Child);
+    };
+    Visit(&E);
+    return Why;
   }
 
   /// CUDA's `__ldg(&a[i])` or `__ldg(a + i)`: a load through the read-only
@@ -1117,7 +1247,8 @@ private:
   void lowerInto(const clang::Stmt *S, BlockStmt &Into) {
     if (const auto *DS = llvm::dyn_cast<clang::DeclStmt>(S)) {
       for (const Decl *D : DS->decls())
-        Into.Body.push_back(lowerVarDecl(D));
+        if (!lowerPointerAlias(D))
+          Into.Body.push_back(lowerVarDecl(D));
       return;
     }
     if (llvm::isa<NullStmt>(S))
@@ -1575,6 +1706,7 @@ private:
                         Loc);
     }
     LoopKinds.push_back(F.Iter != nullptr);
+    LoopIters.push_back(Iter);
     if (F.Iter) {
       // The while loop's body without its last statement, the increment.
       auto B = std::make_unique<BlockStmt>();
@@ -1587,6 +1719,7 @@ private:
       L->Body = lowerStmt(F.Body);
     }
     LoopKinds.pop_back();
+    LoopIters.pop_back();
     if (!llvm::isa<BlockStmt>(*L->Body)) {
       auto B = std::make_unique<BlockStmt>();
       B->setLine(L->Body->getLine());
