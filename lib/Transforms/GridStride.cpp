@@ -298,10 +298,10 @@ bool launchOverGuard(Function &K, const Function &Guarded) {
       {std::make_shared<BinaryExpr>(
            BinaryOp::LE, std::make_unique<CastExpr>(Wide, P.Extent[0]->clone()),
            intLit(Last), Type::scalar(ScalarKind::Int)),
-       llvm::formatv("{0}'s positions are ints: the domain of the "
-                     "grid-stride loop at line {1} must stay below 2^31 - {2} "
-                     "elements (the input's loop takes any).",
-                     K.Name, K.GridStrideLine, P.tile(0) * P.Lanes)
+       llvm::formatv("the positions of the grid-stride loop at line {0}, "
+                     "ints in {1} where the input's iterator may be wider, "
+                     "stay within their type",
+                     K.GridStrideLine, K.Name)
            .str()});
   return true;
 }
