@@ -66,19 +66,11 @@ std::string writtenName(const Expr &Target) {
   return "";
 }
 
-/// Set-up before the loop: a declaration of a private variable, or a
-/// scalar local assigned from what reads no memory.
-bool isPrologue(const Stmt &St) {
-  if (const auto *D = llvm::dyn_cast<DeclStmt>(&St))
-    return D->Ty.Space != AddressSpace::Shared;
-  const auto *A = llvm::dyn_cast<AssignStmt>(&St);
-  if (!A || !llvm::isa<VarRef>(A->LHS.get()))
-    return false;
-  bool ReadsMemory = false;
-  walkExpr(*A->RHS, [&](const Expr &X) {
-    ReadsMemory |= llvm::isa<ArrayRef>(&X) || llvm::isa<CallExpr>(&X);
-  });
-  return !ReadsMemory;
+/// Set-up before the loop (NaiveShape.h's isPrologue) that every thread
+/// may run once, whatever the grid: no shared array.
+bool isSetUp(const Stmt &St) {
+  const auto *D = llvm::dyn_cast<DeclStmt>(&St);
+  return isPrologue(St) && !(D && D->Ty.Space == AddressSpace::Shared);
 }
 
 /// Why the iterations of \p Body (the loop over \p Iter) do not each stand
@@ -193,7 +185,7 @@ std::unique_ptr<Function> guardGridStride(const Function &F,
   std::set<std::string> Before, Positional;
   for (size_t I = 0; I < At; ++I) {
     const Stmt &S = *Top[I];
-    if (!isPrologue(S))
+    if (!isSetUp(S))
       return Refuse(llvm::formatv("line {0} before it is not set-up (a "
                                   "declaration or a scalar computed without "
                                   "memory)",

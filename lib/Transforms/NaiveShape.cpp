@@ -25,8 +25,8 @@ bool isEarlyReturn(const IfStmt &If) {
   return B && B->Body.size() == 1 && llvm::isa<ReturnStmt>(B->Body[0].get());
 }
 
-/// Set-up before the guard: a declaration, or a scalar local assigned
-/// from what reads no memory (PolyBench's `c11 = +0.2;`).
+} // namespace
+
 bool isPrologue(const Stmt &St) {
   if (llvm::isa<DeclStmt>(&St))
     return true;
@@ -39,6 +39,8 @@ bool isPrologue(const Stmt &St) {
   });
   return !ReadsMemory;
 }
+
+namespace {
 
 void splitConjuncts(const Expr &E, BinaryOp Op, unsigned &N) {
   if (auto *B = llvm::dyn_cast<BinaryExpr>(&E); B && B->Op == Op) {

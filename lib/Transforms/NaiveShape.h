@@ -41,6 +41,10 @@ struct NaiveShape {
   std::array<std::shared_ptr<const Expr>, 2> Extent;
 };
 
+/// Set-up before a guard: a declaration, or a scalar local assigned from
+/// what reads no memory (PolyBench's `c11 = +0.2;`).
+bool isPrologue(const Stmt &St);
+
 /// Splits \p F (a naive kernel) at its bounds guard. Errors say why the
 /// kernel does not have the shape (two bounds in one dimension, statements
 /// after the guard, a guard that is not one `if`).
