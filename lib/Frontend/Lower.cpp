@@ -1414,6 +1414,26 @@ private:
     if (const auto *B = llvm::dyn_cast<clang::BinaryOperator>(E)) {
       if (B->isAssignmentOp()) {
         auto Op = assignOp(B->getOpcode());
+        // `x %= m`, `f <<= 1`, `mask |= b`: KIR's assignments are =, +=, -=,
+        // *=, /=; the others are written out, `x = x % m`, their target a
+        // variable or an element (lowering refuses side effects in it).
+        if (!Op && B->isCompoundAssignmentOp())
+          if (auto Bin = binaryOp(
+                  BinaryOperator::getOpForCompoundAssignment(B->getOpcode()))) {
+            if (isCudaVector(B->getLHS()->getType()) ||
+                llvm::isa<clang::MemberExpr>(strip(B->getLHS())))
+              return failStmt("compound assignment '" +
+                                  B->getOpcodeStr().str() + "' to a component",
+                              Loc);
+            ExprPtr Target = lowerExpr(B->getLHS());
+            ExprPtr Value = std::make_unique<BinaryExpr>(
+                *Bin, Target->clone(), lowerExpr(B->getRHS()),
+                lowerType(B->getLHS()->getType(), Loc));
+            return withLine(std::make_unique<AssignStmt>(std::move(Target),
+                                                         AssignOp::Set,
+                                                         std::move(Value)),
+                            Loc);
+          }
         if (!Op)
           return failStmt(
               "compound assignment '" + B->getOpcodeStr().str() + "'", Loc);
