@@ -13,17 +13,17 @@ namespace {
 
 /// An index c + a·idx + b·idy + s·k for k in [0, Trips): the form of the
 /// usual naive accesses at fixed sizes.
-struct LinearWrite {
+struct LinearIndex {
   std::int64_t C = 0, A = 0, B = 0, S = 0, Trips = 1;
 };
 
-/// \p Access's index at \p Sizes as a LinearWrite, or nullopt when it has
+/// \p Access's index at \p Sizes as a LinearIndex, or nullopt when it has
 /// another shape (then no race is claimed).
-std::optional<LinearWrite> linearWrite(const Function &F, const Access &A,
+std::optional<LinearIndex> linearIndex(const Function &F, const Access &A,
                                        const SizeBindings &Sizes) {
   if (!A.Index)
     return std::nullopt;
-  LinearWrite W;
+  LinearIndex W;
   std::string Loop;
   for (const auto &[Mono, Coef] : A.Index->Terms) {
     std::int64_t C = Coef;
@@ -112,8 +112,9 @@ bool isPositionBound(const Expr &C, const AffineContext &Ctx) {
   return false;
 }
 
-/// The array writes of \p F under a condition other than a position bound.
-std::set<const Expr *> conditionalWrites(const Function &F) {
+/// The array accesses of \p F under a condition other than a position
+/// bound: which threads make them the checks cannot tell.
+std::set<const Expr *> conditionalAccesses(const Function &F) {
   std::set<const Expr *> Out;
   AffineContext Ctx = kernelAffineContext(F);
   std::function<void(Stmt &, bool)> Walk = [&](Stmt &S, bool Uncertain) {
@@ -157,18 +158,18 @@ std::string findReadWriteRace(const Function &F, const SizeBindings &Sizes,
   const std::int64_t X = Domain[0] - Lo[0], Y = Domain[1] - Lo[1];
   if (X <= 0 || Y <= 0 || X * 2 * Y > (std::int64_t(1) << 23))
     return "";
-  std::set<const Expr *> Conditional = conditionalWrites(F);
+  std::set<const Expr *> Conditional = conditionalAccesses(F);
   std::vector<Access> All = collectAccesses(F);
   for (const Access &Wr : All) {
     if (!Wr.IsWrite || Conditional.count(Wr.Ref))
       continue;
-    auto W = linearWrite(F, Wr, Sizes);
+    auto W = linearIndex(F, Wr, Sizes);
     if (!W || W->S != 0)
       continue;
     for (const Access &Rd : All) {
       if (Rd.IsWrite || Rd.Array != Wr.Array || Conditional.count(Rd.Ref))
         continue;
-      auto R = linearWrite(F, Rd, Sizes);
+      auto R = linearIndex(F, Rd, Sizes);
       // Reader and writer step through the array alike (a stencil's
       // neighbour, a shifted read): the reader at p reads what the writer
       // at p - d writes where a·dx + b·dy = Wc - Rc, d not 0.
@@ -202,11 +203,11 @@ std::string findWriteRace(const Function &F, const SizeBindings &Sizes,
   // sizes, which are small).
   if (X <= 0 || Y <= 0 || X * 2 * Y > (std::int64_t(1) << 23))
     return "";
-  std::set<const Expr *> Conditional = conditionalWrites(F);
+  std::set<const Expr *> Conditional = conditionalAccesses(F);
   for (const Access &A : collectAccesses(F)) {
     if (!A.IsWrite || Conditional.count(A.Ref))
       continue;
-    auto W = linearWrite(F, A, Sizes);
+    auto W = linearIndex(F, A, Sizes);
     if (!W || W->Trips <= 0)
       continue;
     // Two threads (x, y) and (x + dx, y + dy) write one element when

@@ -1008,9 +1008,7 @@ private:
                        SourceLocation Loc) {
     std::optional<PointerChain> C = pointerChain(Pointer);
     const VarDecl *V = C ? C->Base : nullptr;
-    if (!V || !V->isLocalVarDeclOrParm() ||
-        V->getType()->getPointeeType()->isPointerType() ||
-        V->getType()->getPointeeType()->isArrayType())
+    if (!V || !V->isLocalVarDeclOrParm() || !pointsToElements(*V))
       return failExpr("pointer dereference", Loc);
     ExprPtr Index = sumOffsets(C->Offsets);
     if (auto It = Aliases.find(V); It != Aliases.end())
@@ -1021,6 +1019,13 @@ private:
     std::vector<ExprPtr> Indices;
     Indices.push_back(Index ? std::move(Index) : intLit(0));
     return arrayRef(*V, std::move(Indices), Elem, Loc);
+  }
+
+  /// Does pointer \p V point at scalars or vectors (not at pointers or
+  /// rows of a 2-D array)?
+  static bool pointsToElements(const VarDecl &V) {
+    QualType Pointee = V.getType()->getPointeeType();
+    return !Pointee->isPointerType() && !Pointee->isArrayType();
   }
 
   /// The offsets of a pointer chain added up (`- i + 1`, the first
@@ -1091,9 +1096,7 @@ private:
       Base = It->second.Base;
       if (It->second.Offset)
         Offset = It->second.Offset->clone();
-    } else if (!llvm::isa<ParmVarDecl>(Base) ||
-               Base->getType()->getPointeeType()->isPointerType() ||
-               Base->getType()->getPointeeType()->isArrayType() ||
+    } else if (!llvm::isa<ParmVarDecl>(Base) || !pointsToElements(*Base) ||
                Changed.Variables.count(Base)) {
       fail(Name + " into '" + Base->getNameAsString() +
                "', which is not an array parameter the kernel keeps",
@@ -1426,9 +1429,8 @@ private:
                                   B->getOpcodeStr().str() + "' to a component",
                               Loc);
             ExprPtr Target = lowerExpr(B->getLHS());
-            ExprPtr Value = std::make_unique<BinaryExpr>(
-                *Bin, Target->clone(), lowerExpr(B->getRHS()),
-                lowerType(B->getLHS()->getType(), Loc));
+            ExprPtr Value =
+                binary(*Bin, Target->clone(), lowerExpr(B->getRHS()));
             return withLine(std::make_unique<AssignStmt>(std::move(Target),
                                                          AssignOp::Set,
                                                          std::move(Value)),

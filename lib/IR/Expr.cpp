@@ -218,6 +218,15 @@ void walkExpr(const Expr &E, const std::function<void(const Expr &)> &F) {
   const_cast<Expr &>(E).forEachChild([&](ExprPtr &C) { walkExpr(*C, F); });
 }
 
+bool mentionsVar(const Expr &E, const std::set<std::string> &Names) {
+  bool Found = false;
+  walkExpr(E, [&](const Expr &X) {
+    if (const auto *V = llvm::dyn_cast<VarRef>(&X))
+      Found |= Names.count(V->Name) > 0;
+  });
+  return Found;
+}
+
 ExprPtr rewriteExpr(ExprPtr E, const std::function<ExprPtr(Expr &)> &F) {
   E->forEachChild([&](ExprPtr &C) { C = rewriteExpr(std::move(C), F); });
   if (ExprPtr R = F(*E))

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -319,6 +320,8 @@ ExprPtr mul(ExprPtr L, ExprPtr R);
 
 /// Visits \p E and every expression below it, parents first.
 void walkExpr(const Expr &E, const std::function<void(const Expr &)> &F);
+/// Does \p E read a variable named in \p Names?
+bool mentionsVar(const Expr &E, const std::set<std::string> &Names);
 /// Rewrites bottom-up: \p F may return a replacement for a node (or null to
 /// keep it). Returns the new root.
 ExprPtr rewriteExpr(ExprPtr E, const std::function<ExprPtr(Expr &)> &F);

@@ -40,19 +40,12 @@ bool isGridSize(const Expr &E, const AffineContext &Ctx) {
          (A && *A == Threads);
 }
 
-bool mentionsBuiltin(const Expr &E) {
+/// Does \p E read a thread or block built-in, directly or through one of
+/// the \p Positional locals?
+bool readsPosition(const Expr &E, const std::set<std::string> &Positional) {
   bool Found = false;
   walkExpr(E, [&](const Expr &X) { Found |= llvm::isa<BuiltinRef>(&X); });
-  return Found;
-}
-
-bool mentionsAny(const Expr &E, const std::set<std::string> &Names) {
-  bool Found = false;
-  walkExpr(E, [&](const Expr &X) {
-    if (const auto *V = llvm::dyn_cast<VarRef>(&X))
-      Found |= Names.count(V->Name) != 0;
-  });
-  return Found;
+  return Found || mentionsVar(E, Positional);
 }
 
 /// The variable or array an assignment writes: `v`, `a[i]`, `v.x`.
@@ -71,6 +64,19 @@ std::string writtenName(const Expr &Target) {
 bool isSetUp(const Stmt &St) {
   const auto *D = llvm::dyn_cast<DeclStmt>(&St);
   return isPrologue(St) && !(D && D->Ty.Space == AddressSpace::Shared);
+}
+
+/// The local a set-up statement declares or assigns, and its value (null
+/// for `int i;`).
+std::string setUpName(const Stmt &St) {
+  if (const auto *D = llvm::dyn_cast<DeclStmt>(&St))
+    return D->Name;
+  return writtenName(*llvm::cast<AssignStmt>(St).LHS);
+}
+const Expr *setUpValue(const Stmt &St) {
+  if (const auto *D = llvm::dyn_cast<DeclStmt>(&St))
+    return D->Init.get();
+  return llvm::cast<AssignStmt>(St).RHS.get();
 }
 
 /// Why the iterations of \p Body (the loop over \p Iter) do not each stand
@@ -125,7 +131,7 @@ std::string dependsAcrossIterations(Stmt &Body, const std::string &Iter,
             R && R->Space == AddressSpace::Shared)
           Why = "its body uses shared memory";
       });
-      if (Why.empty() && (mentionsBuiltin(*E) || mentionsAny(*E, Positional)))
+      if (Why.empty() && readsPosition(*E, Positional))
         Why = "its body reads a thread or block built-in other than through "
               "'" +
               Iter + "'";
@@ -190,18 +196,12 @@ std::unique_ptr<Function> guardGridStride(const Function &F,
                                   "declaration or a scalar computed without "
                                   "memory)",
                                   S.getLine()));
-    if (const auto *D = llvm::dyn_cast<DeclStmt>(&S)) {
-      Before.insert(D->Name);
-      if (D->Init &&
-          (mentionsBuiltin(*D->Init) || mentionsAny(*D->Init, Positional)))
-        Positional.insert(D->Name);
-    } else {
-      const auto &A = llvm::cast<AssignStmt>(S);
-      if (mentionsBuiltin(*A.RHS) || mentionsAny(*A.RHS, Positional))
-        Positional.insert(llvm::cast<VarRef>(*A.LHS).Name);
-    }
+    if (llvm::isa<DeclStmt>(&S))
+      Before.insert(setUpName(S));
+    if (const Expr *V = setUpValue(S); V && readsPosition(*V, Positional))
+      Positional.insert(setUpName(S));
   }
-  if (mentionsBuiltin(*Loop.Bound) || mentionsAny(*Loop.Bound, Positional))
+  if (readsPosition(*Loop.Bound, Positional))
     return Refuse("its bound depends on the thread");
   if (std::string Why =
           dependsAcrossIterations(*Loop.Body, Loop.Iter, Before, Positional);
@@ -216,10 +216,8 @@ std::unique_ptr<Function> guardGridStride(const Function &F,
       if (D && D->Name == Loop.Iter && !D->Init)
         continue;
       bool Reads = false;
-      S.forEachExpr([&](ExprPtr &E) { Reads |= mentionsAny(*E, {Loop.Iter}); });
-      if (Reads || (D && D->Name == Loop.Iter) ||
-          (llvm::isa<AssignStmt>(&S) &&
-           writtenName(*llvm::cast<AssignStmt>(S).LHS) == Loop.Iter))
+      S.forEachExpr([&](ExprPtr &E) { Reads |= mentionsVar(*E, {Loop.Iter}); });
+      if (Reads || setUpName(S) == Loop.Iter)
         return Refuse("'" + Loop.Iter + "' is used before it");
     }
   }
@@ -227,14 +225,9 @@ std::unique_ptr<Function> guardGridStride(const Function &F,
   // Set-up but the positional locals (used by the loop's header only),
   // then `T i = idx; if (i < bound) body`.
   auto Body = std::make_unique<BlockStmt>();
-  for (size_t I = 0; I < At; ++I) {
-    const Stmt &S = *Top[I];
-    std::string Name = llvm::isa<DeclStmt>(&S)
-                           ? llvm::cast<DeclStmt>(S).Name
-                           : writtenName(*llvm::cast<AssignStmt>(S).LHS);
-    if (!Positional.count(Name))
-      Body->Body.push_back(S.clone());
-  }
+  for (size_t I = 0; I < At; ++I)
+    if (!Positional.count(setUpName(*Top[I])))
+      Body->Body.push_back(Top[I]->clone());
   auto Start = std::make_unique<DeclStmt>(Loop.Iter, Loop.IterType,
                                           builtin(Builtin::Idx));
   Start->setLine(Loop.getLine());

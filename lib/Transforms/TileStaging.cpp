@@ -28,15 +28,6 @@ void collectNames(Stmt &S, std::set<std::string> &Names) {
 
 namespace {
 
-bool mentionsVar(const Expr &E, const std::set<std::string> &Names) {
-  bool Found = false;
-  walkExpr(E, [&](const Expr &X) {
-    if (auto *V = llvm::dyn_cast<VarRef>(&X))
-      Found |= Names.count(V->Name) > 0;
-  });
-  return Found;
-}
-
 /// Block-uniform: only literals, scalar parameters and \p Uniform locals
 /// (iterators of enclosing uniform loops); no built-in, no memory.
 bool isUniform(const Expr &E, const Function &F,
