@@ -1,0 +1,45 @@
+// idioms: naive kernels written with what code by others uses, which
+// gpumerge reads as the plain accesses they stand for: a pointer to a row
+// (`row = a + i * w`) and to an output element, assert, __ldg, a compound
+// store (`y[i] += ...`) and the compound operators %= and <<=.
+// launch: block (256), grid (ceil(h/256)) for rownorm, ceil(n/256) for the
+// others
+#include <cassert>
+
+// y[i] = sum_j a[i*w+j]^2: the squared norm of row i of the h x w matrix a.
+#pragma gpumerge size(w=4096, h=4096)
+#pragma gpumerge output(y)
+__global__ void rownorm(const float *a, float *y, int w, int h) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < h) {
+    assert(w > 0);
+    const float *row = a + i * w;
+    float s = 0.0f;
+    for (int j = 0; j < w; j++)
+      s += row[j] * row[j];
+    float *out = y + i;
+    *out = s;
+  }
+}
+
+// y[i] += alpha * x[i], x read through the read-only data cache.
+#pragma gpumerge size(n=16777216)
+#pragma gpumerge output(y)
+__global__ void axpy_ldg(const float *x, float *y, float alpha, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    y[i] += alpha * __ldg(&x[i]);
+}
+
+// y[i] = ((x[i] mod m) << 1) for ints, m > 0.
+#pragma gpumerge size(n=16777216, m=7)
+#pragma gpumerge output(y)
+__global__ void wrap(const int *x, int *y, int m, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    int v = x[i];
+    v %= m;
+    v <<= 1;
+    y[i] = v;
+  }
+}
