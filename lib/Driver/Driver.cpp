@@ -201,15 +201,23 @@ public:
     // Kernels with global barriers become phase kernels (or are refused).
     splitGlobalBarriers(*M);
     // Grid-stride loops read as one thread per element, for the passes (a
-    // crash there, a gpumerge bug, leaves the kernel as it is).
+    // crash there, a gpumerge bug, leaves that kernel as it is).
     for (Function *F : M->kernels()) {
       std::string WhyNot;
       std::unique_ptr<Function> G;
-      if (!llvm::CrashRecoveryContext().RunSafely(
-              [&] { G = guardGridStride(*F, WhyNot); })) {
+      if (!llvm::CrashRecoveryContext().RunSafely([&] {
+            if (Opts.DebugFail == "grid-stride-crash=" + F->Name)
+              std::abort();
+            G = guardGridStride(*F, WhyNot);
+          })) {
         G.reset();
         WhyNot = "gpumerge crashed reading its grid-stride loop (a gpumerge "
                  "bug)";
+        GridStrideCrashed.insert(F->Name);
+        Err << llvm::formatv("{0}:{1}: warning: reading the grid-stride loop "
+                             "of kernel '{2}' crashed, a gpumerge bug; the "
+                             "kernel goes on as written\n",
+                             Input, F->Span.Line, F->Name);
       }
       if (G)
         Guarded[F->Name] = std::move(G);
@@ -249,8 +257,10 @@ private:
   /// (GridStride.h), in that form: the passes start there, and verify sizes
   /// the launch by its guard. M keeps them as written.
   std::map<std::string, std::unique_ptr<Function>> Guarded;
-  /// Why a kernel's grid-stride loop was not read so, for the report.
+  /// Why a kernel's grid-stride loop was not read so, for the report; the
+  /// kernels whose reading crashed (an internal error).
   std::map<std::string, std::string> GridStrideNotes;
+  std::set<std::string> GridStrideCrashed;
 
   /// What the passes start from for kernel \p F: its guarded form, or F.
   const Function &startOf(const Function &F) const {
@@ -501,6 +511,7 @@ private:
     R.Kernel = Start.clone();
     if (auto It = GridStrideNotes.find(Naive.Name); It != GridStrideNotes.end())
       R.Skipped.push_back({"grid-stride", It->second});
+    R.InternalError = GridStrideCrashed.count(Naive.Name) > 0;
     std::vector<std::string> Names;
     if (Opts.Passes) {
       auto P = parsePipeline(*Opts.Passes);
