@@ -1,10 +1,14 @@
 // idioms: naive kernels written with what code by others uses, which
 // gpumerge reads as the plain accesses they stand for: a pointer to a row
 // (`row = a + i * w`) and to an output element, assert, __ldg, a compound
-// store (`y[i] += ...`) and the compound operators %= and <<=.
+// store (`y[i] += ...`), the compound operators %= and <<=, and sizes and
+// coefficients named by file-scope constants.
 // launch: block (256), grid (ceil(h/256)) for rownorm, ceil(n/256) for the
 // others
 #include <cassert>
+
+const int TAPS = 5;
+constexpr float kWeight = 0.2f;
 
 // y[i] = sum_j a[i*w+j]^2: the squared norm of row i of the h x w matrix a.
 #pragma gpumerge size(w=4096, h=4096)
@@ -41,5 +45,19 @@ __global__ void wrap(const int *x, int *y, int m, int n) {
     v %= m;
     v <<= 1;
     y[i] = v;
+  }
+}
+
+// y[i] = the mean of the TAPS values x[i*TAPS .. i*TAPS + TAPS-1]: the trip
+// and the weight are file-scope constants.
+#pragma gpumerge size(n=4194304)
+#pragma gpumerge output(y)
+__global__ void window(const float *x, float *y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    float s = 0.0f;
+    for (int k = 0; k < TAPS; k++)
+      s += x[i * TAPS + k];
+    y[i] = kWeight * s;
   }
 }

@@ -395,8 +395,12 @@ emitTranslated(const Module &M, Language L,
     OS << (L == Language::OpenCL ? openclTypedef(Def) : Def) << "\n";
   std::unique_ptr<Printer> P = makeEmitter(L, OS);
   for (const Module::ConstantDefinition &C : M.ConstantDefinitions) {
-    OS << (L == Language::Cuda ? "__constant__ " : "__constant ")
-       << P->typeSpelling(C.Element) << " " << C.Name;
+    // A CUDA scalar stays a compile-time constant, as in the input.
+    if (L == Language::OpenCL)
+      OS << "__constant ";
+    else
+      OS << (C.Extents.empty() ? "const " : "__constant__ ");
+    OS << P->typeSpelling(C.Element) << " " << C.Name;
     for (std::int64_t X : C.Extents)
       OS << "[" << X << "]";
     OS << " = " << C.Initializer << ";\n";

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "CodeGen/Emitter.h"
 
+#include "IR/Printer.h"
 #include "IR/Stmt.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -18,7 +19,7 @@ namespace gpumerge {
 
 std::string emitStandaloneCuda(const Function &F) {
   std::map<std::string, std::string> Typedefs; // name → the scalar it names
-  std::map<std::string, std::int64_t> Macros;  // name → its value
+  std::map<std::string, std::string> Macros;   // name → its value
   auto NoteType = [&](const Type &T) {
     if (!T.TypedefName.empty())
       Typedefs.emplace(T.TypedefName, scalarName(T.Scalar, T.VectorWidth));
@@ -33,13 +34,18 @@ std::string emitStandaloneCuda(const Function &F) {
   walkExprs(*F.Body, [&](const Expr &E) {
     NoteType(E.getType());
     if (auto *L = llvm::dyn_cast<IntLit>(&E); L && !L->MacroName.empty())
-      Macros.emplace(L->MacroName, L->Value);
+      Macros.emplace(L->MacroName, valueSpelling(*L));
+    if (auto *L = llvm::dyn_cast<FloatLit>(&E); L && !L->MacroName.empty())
+      Macros.emplace(L->MacroName, valueSpelling(*L));
   });
   std::string Out;
   for (const auto &[Name, Scalar] : Typedefs)
     Out += "typedef " + Scalar + " " + Name + ";\n";
   for (const auto &[Name, Value] : Macros)
-    Out += llvm::formatv("#define {0} {1}\n", Name, Value).str();
+    Out += llvm::formatv(Value[0] == '-' ? "#define {0} ({1})\n"
+                                         : "#define {0} {1}\n",
+                         Name, Value)
+               .str();
   return asyncCopyInclude(F) + Out + emitFunction(F, Language::Cuda);
 }
 

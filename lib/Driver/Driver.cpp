@@ -1176,10 +1176,15 @@ private:
               "order)",
               verifyTolerance(Float, VR->ReassociatedTerms),
               VR->ReassociatedTerms);
-        Out << llvm::formatv(
-            "verify {0} ({1}): {2}, max relative error {3:e}{4}{5}\n", Name,
-            Where, verifyStatusName(VR->Outcome), VR->MaxRelError, Widened,
-            VR->Detail.empty() ? "" : " — " + VR->Detail);
+        // A skipped run compared nothing: no error to give.
+        std::string Error = VR->Outcome == VerifyResult::Status::Skipped
+                                ? ""
+                                : llvm::formatv(", max relative error {0:e}{1}",
+                                                VR->MaxRelError, Widened)
+                                      .str();
+        Out << llvm::formatv("verify {0} ({1}): {2}{3}{4}\n", Name, Where,
+                             verifyStatusName(VR->Outcome), Error,
+                             VR->Detail.empty() ? "" : " — " + VR->Detail);
       }
     }
     O["verify_runs"] = std::move(Runs);

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Frontend/Lower.h"
+#include "Frontend/FileConstants.h"
 #include "Frontend/PointerChains.h"
 #include "Frontend/Prelude.h"
 #include "Frontend/Templates.h"
@@ -670,6 +671,40 @@ private:
     M.Macros.emplace_back(L.MacroName, "#define " + L.MacroName + " " + Text);
   }
 
+  /// A file-scope constant (FileConstants.h) read as its value and printed
+  /// by its name, which a translation declares again with that value.
+  ExprPtr lowerFileConstant(const VarDecl &V, bool Qualified,
+                            SourceLocation Loc) {
+    auto Read = fileConstantValue(V, Qualified);
+    if (const auto *Why = std::get_if<std::string>(&Read))
+      return failExpr(*Why, Loc);
+    const ConstantValue &C = std::get<ConstantValue>(Read);
+    Type T = lowerScalar(V.getType().getUnqualifiedType(), Loc);
+    std::string Name = V.getNameAsString();
+    ExprPtr R;
+    if (const auto *I = std::get_if<std::int64_t>(&C)) {
+      auto L = std::make_unique<IntLit>(*I, T);
+      L->MacroName = Name;
+      R = std::move(L);
+    } else {
+      double D = std::get<double>(C);
+      auto L = std::make_unique<FloatLit>(D, floatSpelling(D, T.Scalar), T);
+      L->MacroName = Name;
+      R = std::move(L);
+    }
+    std::string Value = valueSpelling(*R);
+    for (const Module::ConstantDefinition &D : M.ConstantDefinitions)
+      if (D.Name == Name)
+        return D.Extents.empty() && D.Initializer == Value
+                   ? std::move(R)
+                   : failExpr("two file-scope constants named '" + Name +
+                                  "' (of two namespaces), which a "
+                                  "translation would declare at once",
+                              Loc);
+    M.ConstantDefinitions.push_back({Name, T, {}, Value});
+    return R;
+  }
+
   std::optional<BinaryOp> binaryOp(BinaryOperatorKind K) {
     switch (K) {
     case BO_Mul:
@@ -783,8 +818,7 @@ private:
           UsesDialect = true;
           return builtin(*B);
         }
-        return failExpr("global variable '" + Var->getNameAsString() + "'",
-                        Loc);
+        return lowerFileConstant(*Var, D->hasQualifier(), Loc);
       }
       if (Aliases.count(Var))
         return failExpr("pointer '" + Var->getNameAsString() +

@@ -129,7 +129,9 @@ public:
   IntLit(std::int64_t V, Type T = Type::scalar(ScalarKind::Int))
       : Expr(Kind::IntLit, std::move(T)), Value(V) {}
   std::int64_t Value;
-  std::string MacroName; ///< WIDTH when it came from `#define WIDTH 2048`
+  /// WIDTH when it came from `#define WIDTH 2048`, or from the file-scope
+  /// constant `const int WIDTH = 2048;`: printed by that name.
+  std::string MacroName;
   /// As written ("100U", "0xFFFFFFFFu", "'a'"); empty for literals a pass
   /// made, which print from Value with the suffix of their type. The
   /// spelling keeps an unsigned or long literal's type in the output.
@@ -150,8 +152,14 @@ public:
         Spelling(std::move(Spelling)) {}
   double Value;
   std::string Spelling; ///< as written: "0.5f", "1.0"
+  /// kScale when it came from the file-scope `const float kScale = 0.5f;`
+  /// (IntLit's MacroName, for floating values): printed by that name, and
+  /// Spelling holds the value.
+  std::string MacroName;
   ExprPtr clone() const override {
-    return withCommon(std::make_unique<FloatLit>(Value, Spelling, getType()));
+    auto E = withCommon(std::make_unique<FloatLit>(Value, Spelling, getType()));
+    E->MacroName = MacroName;
+    return E;
   }
   static bool classof(const Expr *E) { return E->getKind() == Kind::FloatLit; }
 };

@@ -193,13 +193,14 @@ struct Module {
   /// functions mention, in source order.
   std::vector<std::pair<std::string, std::string>> Typedefs;
   std::vector<std::pair<std::string, std::string>> Macros;
-  /// File-scope constant arrays with an initializer that kernels read, for a
-  /// translation to declare again: `float w[3]` and `{0.25f, 0.5f, 0.25f}`.
+  /// File-scope constants with an initializer that kernels read, for a
+  /// translation to declare again: arrays (`float w[3]` and `{0.25f, 0.5f,
+  /// 0.25f}`, as written) and scalars (`int DIM` and `30`, its value).
   struct ConstantDefinition {
     std::string Name;
     Type Element;
-    std::vector<std::int64_t> Extents;
-    std::string Initializer; ///< as written
+    std::vector<std::int64_t> Extents; ///< none for a scalar
+    std::string Initializer;
   };
   std::vector<ConstantDefinition> ConstantDefinitions;
   /// Launches and other uses of the kernels in host code, in source order.

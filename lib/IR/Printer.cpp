@@ -2,6 +2,9 @@
 #include "IR/Printer.h"
 #include "IR/VectorComponents.h"
 
+#include <cstdio>
+#include <cstdlib>
+
 namespace gpumerge {
 
 std::string Printer::typeName(const Type &T) const {
@@ -326,6 +329,32 @@ static const char *integerSuffix(ScalarKind K) {
   }
 }
 
+std::string valueSpelling(const Expr &Lit) {
+  std::string S;
+  if (const auto *F = llvm::dyn_cast<FloatLit>(&Lit))
+    S = F->Spelling;
+  else
+    S = std::to_string(llvm::cast<IntLit>(Lit).Value) +
+        integerSuffix(Lit.getType().Scalar);
+  return S;
+}
+
+std::string floatSpelling(double V, ScalarKind K) {
+  bool Single = K == ScalarKind::Float;
+  std::string S;
+  for (int Digits = 1; Digits <= 17; ++Digits) {
+    char Buf[32];
+    std::snprintf(Buf, sizeof Buf, "%.*g", Digits, V);
+    S = Buf;
+    double Back = std::strtod(S.c_str(), nullptr);
+    if (Single ? float(Back) == float(V) : Back == V)
+      break;
+  }
+  if (S.find_first_of(".e") == std::string::npos)
+    S += ".0";
+  return Single ? S + "f" : S;
+}
+
 /// Would printing \p U's operand right after its sign make `--` or `++`?
 static bool formsIncrement(const UnaryExpr &U) {
   if (U.Op != UnaryOp::Neg && U.Op != UnaryOp::Plus)
@@ -337,7 +366,8 @@ static bool formsIncrement(const UnaryExpr &U) {
   if (const auto *L = llvm::dyn_cast<IntLit>(U.Sub.get()))
     return L->Value < 0 && L->MacroName.empty();
   if (const auto *L = llvm::dyn_cast<FloatLit>(U.Sub.get()))
-    return !L->Spelling.empty() && L->Spelling[0] == '-';
+    return L->MacroName.empty() && !L->Spelling.empty() &&
+           L->Spelling[0] == '-';
   return false;
 }
 
@@ -356,9 +386,11 @@ void Printer::printExpr(const Expr &E, int Parent) {
     }
     return;
   }
-  case Expr::Kind::FloatLit:
-    OS << llvm::cast<FloatLit>(E).Spelling;
+  case Expr::Kind::FloatLit: {
+    const auto &L = llvm::cast<FloatLit>(E);
+    OS << (L.MacroName.empty() ? L.Spelling : L.MacroName);
     return;
+  }
   case Expr::Kind::VarRef:
     OS << llvm::cast<VarRef>(E).Name;
     return;

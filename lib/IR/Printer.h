@@ -119,6 +119,15 @@ protected:
 std::string printFunctionDebug(const Function &F);
 std::string printExprDebug(const Expr &E);
 
+/// The value of the literal \p Lit (an IntLit or a FloatLit) as written in
+/// a definition of the macro or file-scope constant it is named by: `30`,
+/// `5U`, `-3`, `0.5f`.
+std::string valueSpelling(const Expr &Lit);
+
+/// The shortest literal that reads back as \p V in type \p K (Float or
+/// Double): `0.5f`, `0.017453292f`, `4.0`.
+std::string floatSpelling(double V, ScalarKind K);
+
 } // namespace gpumerge
 
 #endif

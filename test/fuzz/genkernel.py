@@ -60,6 +60,8 @@ class Gen:
         self.vrng = random.Random("vector-%d" % seed)
         # And of grid-stride loops in place of a 1-D guard.
         self.grng = random.Random("gridstride-%d" % seed)
+        # And of file-scope constants in place of a macro or a literal.
+        self.crng = random.Random("constant-%d" % seed)
         self.pos1_decl = None  # (body index, name) of pos1's declaration
         self.arrays1d = []  # names of the 1-D array parameters
         self.seed = seed
@@ -299,11 +301,25 @@ class Gen:
             e = self.binop(e, self.lit())
         return e
 
+    def constant_decl(self, type_name):
+        """How a file-scope constant of \p type_name is declared."""
+        if self.cuda:
+            q = self.crng.choice(["const", "static const", "constexpr"])
+        else:
+            q = self.crng.choice(["__constant", "constant"])
+        return f"{q} {type_name}"
+
     def leaf(self, t):
         r = self.rng
         x = r.random()
         if x < 0.15:
-            return f"{self.lit()} * {t}"
+            v = self.lit()
+            if self.crng.random() < 0.15:
+                c = self.fresh(self.crng.choice(["SCALE", "kAlpha", "WEIGHT"]))
+                self.define(f"{self.constant_decl(self.spelled)} {c} = {v};")
+                self.feature("file-constant")
+                v = c
+            return f"{v} * {t}"
         if x < 0.22 and self.helpers_avail:
             h = r.choice(self.helpers_avail)
             return f"{h}({t}, {self.lit()})"
@@ -387,8 +403,12 @@ class Gen:
         if x < 0.25:
             n = r.choice([5, 8, 12, 31, 48, 100])
             m = self.fresh(name_hint.upper() + "_LEN")
-            self.define(f"#define {m} {n}")
-            self.feature("macro-trip")
+            if self.crng.random() < 0.4:
+                self.define(f"{self.constant_decl('int')} {m} = {n};")
+                self.feature("file-constant")
+            else:
+                self.define(f"#define {m} {n}")
+                self.feature("macro-trip")
             return m, n
         p = self.size_param(name_hint, 3, 60)
         return p, None

@@ -36,6 +36,23 @@ TEST(Standalone, DefinesTheSpellingsItKeeps) {
   EXPECT_NE(S.find("DATA_TYPE s"), std::string::npos) << S;
 }
 
+TEST(Standalone, DefinesFileConstantsByTheirValues) {
+  auto M = parseText(R"(
+const float kScale = 0.1f;
+constexpr int OFFSET = -3;
+__global__ void k(float *y, const float *x, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    y[i] = kScale * x[i] - OFFSET;
+}
+)");
+  ASSERT_TRUE(M);
+  std::string S = emitStandaloneCuda(*M->kernels().front());
+  EXPECT_NE(S.find("#define OFFSET (-3)\n"), std::string::npos) << S;
+  EXPECT_NE(S.find("#define kScale 0.1f\n"), std::string::npos) << S;
+  EXPECT_NE(S.find("kScale * x[i] - OFFSET"), std::string::npos) << S;
+}
+
 TEST(Standalone, CompilesAlone) {
   // nvcc is part of this project's toolchain (scripts/setup, CI).
   auto Nvcc = findNvcc();
