@@ -8,6 +8,7 @@
 #include "Driver/Tune.h"
 #include "Frontend/Frontend.h"
 #include "IR/Printer.h"
+#include "IR/UnusedLocals.h"
 #include "IR/Verifier.h"
 #include "Runtime/CudaSession.h"
 #include "Runtime/TuneCache.h"
@@ -631,6 +632,9 @@ private:
                  "; the texture variant is written unchanged";
     } else if (!R.Passes.empty()) {
       R.Status = "optimized";
+      // What the passes left declared and unused (a merged copy's position
+      // that vectors replaced) would be nvcc warnings.
+      removeUnusedLocals(*R.Kernel);
     } else if (Opts.Passes && Names.empty()) {
       R.Reason = "no passes requested (--passes=none): the kernel went "
                  "through KIR unchanged";

@@ -10,6 +10,7 @@
 #include "IR/Kernel.h"
 #include "IR/Printer.h"
 #include "IR/Substitute.h"
+#include "IR/UnusedLocals.h"
 #include "IR/Verifier.h"
 
 #include "llvm/Support/Error.h"
@@ -102,6 +103,50 @@ size_t countOf(const std::string &Haystack, const std::string &Needle) {
        P = Haystack.find(Needle, P + Needle.size()))
     ++N;
   return N;
+}
+
+// --- unused locals ---------------------------------------------------------
+
+TEST(IRUnusedLocals, RemovesWhatNothingMentionsUntilNoneIsLeft) {
+  auto F = mmKernel();
+  auto &B = F->Body->Body;
+  // Unused, and read only by the unused `j`: both go.
+  B.insert(B.begin(),
+           std::make_unique<DeclStmt>("row", intTy(),
+                                      mul(builtin(Builtin::Idy), var("w"))));
+  B.insert(B.begin() + 1, std::make_unique<DeclStmt>(
+                              "j", intTy(), add(var("row"), intLit(1))));
+  // A read of memory nothing uses goes with its declaration.
+  B.insert(B.begin() + 2, std::make_unique<DeclStmt>("v", floatTy(),
+                                                     arrayRef("a", intLit(0))));
+  // A call may have an effect: kept. So are arrays.
+  std::vector<ExprPtr> Args;
+  Args.push_back(var("w"));
+  B.insert(B.begin() + 3,
+           std::make_unique<DeclStmt>(
+               "c0", intTy(),
+               std::make_unique<CallExpr>("helper", std::move(Args), intTy())));
+  auto Tile = std::make_unique<DeclStmt>("tile", floatTy());
+  Tile->Extents = {16};
+  Tile->Ty.Space = AddressSpace::Shared;
+  B.insert(B.begin() + 4, std::move(Tile));
+  // Its scope is what follows it in its block: `sum` is used elsewhere, not
+  // after this one.
+  auto Inner = std::make_unique<BlockStmt>();
+  Inner->Body.push_back(
+      std::make_unique<DeclStmt>("sum", floatTy(), arrayRef("a", intLit(1))));
+  B.push_back(std::move(Inner));
+  EXPECT_EQ(removeUnusedLocals(*F), 4u);
+  std::string Text = printFunctionDebug(*F);
+  EXPECT_EQ(Text.find("row"), std::string::npos) << Text;
+  EXPECT_EQ(Text.find(" j ="), std::string::npos) << Text;
+  EXPECT_EQ(Text.find(" v ="), std::string::npos) << Text;
+  EXPECT_EQ(Text.find("a[1]"), std::string::npos) << Text;
+  EXPECT_NE(Text.find("c0 = helper(w)"), std::string::npos) << Text;
+  EXPECT_NE(Text.find("tile[16]"), std::string::npos) << Text;
+  // The kernel's own locals are used: nothing more to remove.
+  EXPECT_NE(Text.find("float sum = 0"), std::string::npos) << Text;
+  EXPECT_EQ(removeUnusedLocals(*F), 0u);
 }
 
 // --- builders --------------------------------------------------------------
