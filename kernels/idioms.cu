@@ -2,9 +2,10 @@
 // gpumerge reads as the plain accesses they stand for: a pointer to a row
 // (`row = a + i * w`) and to an output element, assert, __ldg, a compound
 // store (`y[i] += ...`), the compound operators %= and <<=, and sizes and
-// coefficients named by file-scope constants.
+// coefficients named by file-scope constants; an unguarded kernel whose
+// arrays are __restrict__.
 // launch: block (256), grid (ceil(h/256)) for rownorm, ceil(n/256) for the
-// others
+// others; triad's launch is its domain
 #include <cassert>
 
 const int TAPS = 5;
@@ -60,4 +61,13 @@ __global__ void window(const float *x, float *y, int n) {
       s += x[i * TAPS + k];
     y[i] = kWeight * s;
   }
+}
+
+// STREAM's triad as benchmarks write it: no guard (the launch is the
+// domain, a multiple of the block) and the arrays __restrict__.
+#pragma gpumerge output(c)
+__global__ void triad(const float *__restrict__ a, const float *__restrict__ b,
+                      float *__restrict__ c, float s) {
+  int i = threadIdx.x + blockIdx.x * blockDim.x;
+  c[i] = a[i] + s * b[i];
 }

@@ -190,6 +190,8 @@ public:
   /// Arrays whose accesses now happen in another order: they must not
   /// overlap (the launcher compares their address ranges).
   std::set<std::pair<std::string, std::string>> Disjoint;
+  /// Why accesses kept their order, when an unknown extent kept them.
+  std::string Unordered;
 
 private:
   void visitBlock(BlockStmt &B) {
@@ -623,12 +625,26 @@ private:
   bool mayReorder(const std::string &Array,
                   const std::set<std::string> &Others) {
     for (const std::string &X : Others)
-      if (X != Array && (!Elements.count(X) || !Elements.count(Array)))
+      if (X != Array && !declaredApart(Array, X) &&
+          (!Elements.count(X) || !Elements.count(Array))) {
+        if (Unordered.empty())
+          Unordered = "the accesses of '" + Array + "' and '" + X +
+                      "' would change order, and nothing bounds the two "
+                      "arrays for a check that they do not overlap (no "
+                      "guard; both __restrict__ would promise it)";
         return false;
+      }
     for (const std::string &X : Others)
-      if (X != Array)
+      if (X != Array && !declaredApart(Array, X))
         Disjoint.insert(std::minmax(Array, X));
     return true;
+  }
+
+  /// Did the input declare both arrays `__restrict__`? Then what one reaches
+  /// the other does not, and their accesses may take any order.
+  bool declaredApart(const std::string &A, const std::string &B) const {
+    const Param *PA = F.findParam(A), *PB = F.findParam(B);
+    return PA && PB && PA->Restrict && PB->Restrict;
   }
 
   /// Counts a vector access for the report ("a: 8 float4 loads (32
@@ -872,8 +888,13 @@ std::unique_ptr<Function> mergedForVectors(const Function &Input,
     // A store left scalar in the merged threads is Width elements apart
     // from its neighbour's: it costs more than the vectors save
     // (demosaicing's three planes: 0.49x naive on an H200).
-    if (combinedReads(Merged) <= combinedReads(AsIs) * Policy.Width)
+    if (combinedReads(Merged) <= combinedReads(AsIs) * Policy.Width) {
+      if (!Merged.Unordered.empty())
+        Refused = llvm::formatv("merging {0} threads in X: {1}", Policy.Width,
+                                Merged.Unordered)
+                      .str();
       continue;
+    }
     if (stridedStores(*Trial) > stridedStores(*Plain) * Policy.Width) {
       Refused = llvm::formatv("merging {0} threads in X would leave stores "
                               "{0} elements apart",
