@@ -186,6 +186,12 @@ private:
         if (It != Varying.end())
           M |= It->second;
       }
+      // An element of a local array that varies.
+      if (auto *A = llvm::dyn_cast<ArrayRef>(&X)) {
+        auto It = Varying.find(A->Array);
+        if (It != Varying.end())
+          M |= It->second;
+      }
       if (auto *B = llvm::dyn_cast<BuiltinRef>(&X)) {
         if (B->Which == Builtin::Idx)
           M |= MergedDims & 1;

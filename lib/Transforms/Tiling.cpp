@@ -157,6 +157,11 @@ void Generator::findVarying(std::vector<StmtPtr> &Stmts) {
     } else if (auto *A = llvm::dyn_cast<AssignStmt>(&St)) {
       if (auto *V = llvm::dyn_cast<VarRef>(A->LHS.get()))
         Mark(V->Name, Ctx | maskOf(*A->RHS));
+      // An element of a thread's own array: the array varies as its
+      // elements do (each merged copy has its own).
+      if (auto *R = llvm::dyn_cast<ArrayRef>(A->LHS.get());
+          R && R->Space == AddressSpace::Private)
+        Mark(R->Array, Ctx | maskOf(*A->RHS) | maskOf(*A->LHS));
     } else if (auto *If = llvm::dyn_cast<IfStmt>(&St)) {
       unsigned C = Ctx | maskOf(*If->Cond);
       Walk(*If->Then, C);
@@ -210,6 +215,10 @@ StmtPtr Generator::copyFor(const Stmt &St, std::int64_t Kx, std::int64_t Ky) {
     if (auto *V = llvm::dyn_cast<VarRef>(&X))
       if (auto N = Renamed(V->Name))
         return var(*N, V->getType());
+    // A local array of each copy's own (`unsigned char state[8]`).
+    if (auto *A = llvm::dyn_cast<ArrayRef>(&X))
+      if (auto N = Renamed(A->Array))
+        A->Array = *N;
     return nullptr;
   });
   walkStmts(*C, [&](Stmt &X) {

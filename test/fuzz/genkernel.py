@@ -62,6 +62,8 @@ class Gen:
         self.grng = random.Random("gridstride-%d" % seed)
         # And of file-scope constants in place of a macro or a literal.
         self.crng = random.Random("constant-%d" % seed)
+        # And of a thread's own array holding what it stores.
+        self.lrng = random.Random("localarray-%d" % seed)
         self.pos1_decl = None  # (body index, name) of pos1's declaration
         self.arrays1d = []  # names of the 1-D array parameters
         self.seed = seed
@@ -604,7 +606,27 @@ class Gen:
         op = r.choices(["=", "+=", "-=", "*="], [80, 10, 5, 5])[0]
         if op != "=":
             self.feature("compound-store")
+        if self.lrng.random() < 0.1:
+            value = self.local_array(value)
         self.emit(f"{target} {op} {value};")
+
+    def local_array(self, value):
+        """\p value through a thread's own array (`T part[3]`), filled
+        element by element or in a loop; returns what to store."""
+        g = self.lrng
+        k = g.randint(2, 4)
+        a = self.fresh(g.choice(["part", "tmp", "vals", "regs"]))
+        self.emit(f"{self.spelled} {a}[{k}];")
+        if g.random() < 0.5:
+            q = self.fresh("q")
+            self.emit(f"for (int {q} = 0; {q} < {k}; {q}++)")
+            self.emit(f"  {a}[{q}] = {value};")
+        else:
+            self.emit(f"{a}[0] = {value};")
+            for e in range(1, k):
+                self.emit(f"{a}[{e}] = {a}[{e - 1}];")
+        self.feature("local-array")
+        return f"{a}[{k - 1}]" if g.random() < 0.5 else f"{a}[0] + {a}[{k - 1}]"
 
     def maybe_passthrough(self, s, read):
         """A construct gpumerge passes through (or, for break and continue,
