@@ -230,4 +230,39 @@ std::string findWriteRace(const Function &F, const SizeBindings &Sizes,
   return "";
 }
 
+std::string findReturnBeforeBarrier(const Function &F) {
+  const Stmt *Return = nullptr; // the first return met, in program order
+  std::string Found;
+  std::function<void(Stmt &)> Walk = [&](Stmt &S) {
+    if (!Found.empty())
+      return;
+    if (llvm::isa<ReturnStmt>(S) && !Return)
+      Return = &S;
+    if (llvm::isa<SyncStmt>(S) && Return)
+      Found = llvm::formatv("the return at line {0} comes before the barrier "
+                            "at line {1}",
+                            Return->getLine(), S.getLine())
+                  .str();
+    // A loop runs its body again: a return anywhere in it comes before
+    // every barrier in it.
+    if (llvm::isa<ForStmt>(S) && Found.empty()) {
+      const Stmt *LoopReturn = nullptr, *LoopSync = nullptr;
+      walkStmts(S, [&](Stmt &X) {
+        if (llvm::isa<ReturnStmt>(X) && !LoopReturn)
+          LoopReturn = &X;
+        if (llvm::isa<SyncStmt>(X) && !LoopSync)
+          LoopSync = &X;
+      });
+      if (LoopReturn && LoopSync)
+        Found = llvm::formatv("the return at line {0} and the barrier at line "
+                              "{1} are in one loop",
+                              LoopReturn->getLine(), LoopSync->getLine())
+                    .str();
+    }
+    S.forEachStmt([&](StmtPtr &C) { Walk(*C); });
+  };
+  Walk(*F.Body);
+  return Found;
+}
+
 } // namespace gpumerge

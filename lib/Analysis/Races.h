@@ -4,8 +4,9 @@
 // A naive kernel is one thread per output element, but at some sizes two
 // threads may write one element: `c[i * n + j]` over a domain of m > n
 // columns, or `c[y]` written from every x; or one thread may read what
-// another writes (`a[i] = a[i - 1] + a[i + 1]`). The result is then not
-// defined, and --verify would compare two arbitrary orders. Verify chooses
+// another writes (`a[i] = a[i - 1] + a[i + 1]`); or some threads may return
+// before a barrier the others wait at. The result is then not defined, and
+// --verify would compare two arbitrary orders. Verify chooses
 // its sizes so that no such race exists, using these checks, and says so
 // where none do.
 //
@@ -39,6 +40,13 @@ std::string findWriteRace(const Function &F, const SizeBindings &Sizes,
 /// position bounds; anything else is assumed race free.
 std::string findReadWriteRace(const Function &F, const SizeBindings &Sizes,
                               const std::array<std::int64_t, 2> &Domain);
+
+/// A barrier of \p F that threads may have left before (`if (x >= w)
+/// return;` ahead of `__syncthreads()`, or a return and a barrier in one
+/// loop): "the return at line 9 comes before the barrier at line 21", or
+/// empty. OpenCL leaves such a barrier undefined, and PoCL's runs of the
+/// kernel then differ (CUDA GPUs since Volta let exited threads pass).
+std::string findReturnBeforeBarrier(const Function &F);
 
 } // namespace gpumerge
 

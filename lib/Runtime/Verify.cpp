@@ -1510,11 +1510,21 @@ verifyOn(const Module &M, const std::vector<const Function *> &DomainFrom,
   InputBuildFailed = false;
   VerifyResult Result;
   const Function &Naive = *Stages.front().Naive;
-  for (const VerifyStage &St : Stages)
+  for (const VerifyStage &St : Stages) {
     if (hasGlobalSync(*St.Naive)) {
       Result.Detail = "the kernel has a global barrier that was not split";
       return Result;
     }
+    // The reference run itself would not be reproducible.
+    if (std::string Why = findReturnBeforeBarrier(*St.Naive); !Why.empty()) {
+      Result.Detail = "threads of the input kernel '" + St.Naive->Name +
+                      "' may leave before a barrier the others wait at (" +
+                      Why +
+                      "), which OpenCL leaves undefined: PoCL's runs of it "
+                      "differ";
+      return Result;
+    }
+  }
   Result.Sizes = repairSizes(DomainFrom, Stages, chooseSizes(Naive, Opts.Sizes),
                              Opts.Sizes, Opts.Grid);
   Result.Sizes =

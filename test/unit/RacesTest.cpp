@@ -120,4 +120,46 @@ __global__ void down(float *a, int w, int h) {
       << R;
 }
 
+TEST(Races, ReturnBeforeABarrier) {
+  auto M = parseText(R"(
+__global__ void early(const float *a, float *c, int n) {
+  __shared__ float t[256];
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  t[threadIdx.x] = a[i];
+  __syncthreads();
+  c[i] = t[255 - threadIdx.x];
+}
+__global__ void late(const float *a, float *c, int n) {
+  __shared__ float t[256];
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  t[threadIdx.x] = i < n ? a[i] : 0.0f;
+  __syncthreads();
+  if (i >= n)
+    return;
+  c[i] = t[255 - threadIdx.x];
+}
+__global__ void looped(const float *a, float *c, int n, int k) {
+  __shared__ float t[256];
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  for (int j = 0; j < k; j++) {
+    __syncthreads();
+    t[threadIdx.x] = a[j];
+    if (t[0] > 1.0f)
+      return;
+  }
+  c[i] = t[0];
+}
+)");
+  ASSERT_TRUE(M);
+  EXPECT_EQ(findReturnBeforeBarrier(*M->kernels()[0]),
+            "the return at line 6 comes before the barrier at line 8");
+  // Every thread passes the barrier before any returns.
+  EXPECT_EQ(findReturnBeforeBarrier(*M->kernels()[1]), "");
+  // The next iteration's barrier comes after this one's return.
+  EXPECT_EQ(findReturnBeforeBarrier(*M->kernels()[2]),
+            "the return at line 27 and the barrier at line 24 are in one loop");
+}
+
 } // namespace
