@@ -441,11 +441,29 @@ private:
                                    : llvm::formatv("{0} > 0 && {0} % {1} == 0",
                                                    N.Extent[D], P.tile(D))
                                          .str());
+    // The kernel's positions are ints: the last tile's must stay below
+    // 2^31, which bounds gridDim.x too. (In Y, CUDA's 2^16 blocks of a
+    // tile of at most 2^15 rows keep them there.)
+    auto PositionsFit = [&](unsigned D) {
+      return P.tile(D) > 1 ? llvm::formatv("{0} * {1} <= 2147483647LL",
+                                           N.Blocks[D], P.tile(D))
+                                 .str()
+                           : N.Blocks[D] + " <= 2147483647LL";
+    };
+    if (!Cuda) {
+      comment(Out, "The positions of the last tile must be ints: below 2^31.");
+      std::string Fits = PositionsFit(0);
+      if (P.Dims > 1)
+        Fits += " && " + PositionsFit(1);
+      check(Out, Fits);
+    }
     if (Cuda) {
-      comment(Out, P.Dims > 1 ? "The grid must fit: gridDim.x < 2^31, "
-                                "gridDim.y < 2^16."
-                              : "The grid must fit: gridDim.x < 2^31.");
-      std::string Fits = N.Blocks[0] + " <= 2147483647LL";
+      comment(Out, P.Dims > 1
+                       ? "The grid must fit, gridDim.y < 2^16, and the "
+                         "positions of the last tile in X be ints: below 2^31."
+                       : "The grid must fit, and the positions of the last "
+                         "tile be ints: below 2^31.");
+      std::string Fits = PositionsFit(0);
       if (P.Dims > 1)
         Fits += " && " + N.Blocks[1] + " <= 65535";
       // The edge launches have 8 rows per block (edgeBlock).

@@ -18,7 +18,7 @@ bool isVariable(const std::optional<AffineForm> &A, AffineVar V) {
 /// blockIdx.x * blockDim.x + threadIdx.x, get_global_id(0), or a local
 /// assigned once from it; also with the product widened
 /// (`(size_t)blockIdx.x * blockDim.x + threadIdx.x`), which the positions
-/// then read as idx (launchOverGuard keeps the domain below 2^31).
+/// then read as idx (the launcher keeps the domain below 2^31).
 bool isThreadPosition(const Expr &E, const AffineContext &Ctx) {
   auto A = toAffine(E, Ctx);
   AffineForm Widened =
@@ -270,25 +270,10 @@ bool launchOverGuard(Function &K, const Function &Guarded) {
     P.Coverage = {1, 1};
     P.Extent[0] = Shape->Extent[0];
   }
-  LaunchPlan &P = *K.Plan;
-  if (!P.Extent[0])
-    return false;
-  // The optimized kernel's positions are ints (blockIdx.x * blockDim.x +
-  // threadIdx.x, times the elements per thread): its domain and the last
-  // tile past it must stay below 2^31, which the input's loop (a 64-bit
-  // iterator) need not.
-  std::int64_t Last = std::int64_t(0x7fffffff) - P.tile(0) * P.Lanes;
-  Type Wide = Type::scalar(ScalarKind::Long);
-  P.Preconditions.push_back(
-      {std::make_shared<BinaryExpr>(
-           BinaryOp::LE, std::make_unique<CastExpr>(Wide, P.Extent[0]->clone()),
-           intLit(Last), Type::scalar(ScalarKind::Int)),
-       llvm::formatv("the positions of the grid-stride loop at line {0}, "
-                     "ints in {1} where the input's iterator may be wider, "
-                     "stay within their type",
-                     K.GridStrideLine, K.Name)
-           .str()});
-  return true;
+  // The optimized kernel's positions are ints where the input's iterator
+  // may be wider: the launcher's check that the last tile's positions stay
+  // below 2^31 sends a larger domain to the input's kernel.
+  return K.Plan->Extent[0] != nullptr;
 }
 
 } // namespace gpumerge

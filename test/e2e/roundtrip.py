@@ -183,11 +183,9 @@ def size_dependent(pre):
     # not reach.
     if pre.endswith("(the domain holds a whole tile)"):
         return False
-    # split-reduction's lanes run past the loop's bound by Lanes steps, and
-    # a grid-stride loop's positions are ints in the optimized kernel: only
-    # sizes within that of 2^31 fail, too large to verify (the launchers'
-    # checks are tested in test/Transforms/split-reduction.test and
-    # GridStrideTest).
+    # split-reduction's lanes run past the loop's bound by Lanes steps: only
+    # sizes within that of 2^31 fail, too large to verify (the launcher's
+    # check is tested in test/Transforms/split-reduction.test).
     if pre.endswith("stay within their type)"):
         return False
     cond = pre.rsplit(" (", 1)[0]

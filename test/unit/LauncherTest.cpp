@@ -169,8 +169,10 @@ TEST(Launcher, CudaLauncherChecksThePlan) {
   EXPECT_TRUE(contains(L, "const long long extent_y = (long long)h;"));
   EXPECT_TRUE(contains(L, "ok = ok && blocks_x > 0;"));
   EXPECT_TRUE(contains(L, "ok = ok && blocks_y > 0;"));
-  EXPECT_TRUE(contains(L, "ok = ok && blocks_x <= 2147483647LL && blocks_y "
-                          "<= 65535 &&\n      (extent_y + 7) / 8 <= 65535;"));
+  // The grid fits, and the last tile's positions are ints.
+  EXPECT_TRUE(contains(L, "ok = ok && blocks_x * 32 <= 2147483647LL && "
+                          "blocks_y <= 65535 &&\n      (extent_y + 7) / 8 <= "
+                          "65535;"));
   // The naive launch covered exactly the domain.
   EXPECT_TRUE(contains(L, "ok = ok && (long long)grid.x * block.x >= "
                           "extent_x;"));
@@ -235,6 +237,11 @@ TEST(Launcher, SameLaunchAndGuardedPlans) {
       << L;
   EXPECT_TRUE(contains(L, "ok = ok && extent_x > 0;\n")) << L;
   EXPECT_FALSE(contains(L, "% 32 == 0;\n  ok = ok && extent_y")) << L;
+  // Its last tile reaches past the domain: where that passes 2^31 (w within
+  // a tile of it), the int positions would wrap, and the input runs.
+  EXPECT_TRUE(contains(L, "ok = ok && blocks_x * 32 <= 2147483647LL && "
+                          "blocks_y <= 65535"))
+      << L;
 }
 
 TEST(Launcher, NamesOfTheLauncherDoNotClashWithParameters) {
@@ -320,6 +327,9 @@ TEST(Launcher, OpenCLHeaderCompilesAndComputesTheNDRange) {
                           "long)h * (long long)k) * 4u;"));
   EXPECT_TRUE(contains(H, "ok = ok && (a + a_bytes <= c || c + c_bytes <= "
                           "a);"));
+  // The kernel's int positions stay below 2^31 in both dimensions.
+  EXPECT_TRUE(contains(H, "ok = ok && blocks_x * 32 <= 2147483647LL && "
+                          "blocks_y * 32 <= 2147483647LL;"));
 
   llvm::ErrorOr<std::string> CC = llvm::sys::findProgramByName("cc");
   if (!CC)
