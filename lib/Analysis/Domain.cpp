@@ -2,6 +2,7 @@
 #include "Analysis/Domain.h"
 #include "Analysis/Affine.h"
 #include "Analysis/Extents.h"
+#include "Analysis/IndexBounds.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -395,10 +396,18 @@ llvm::Expected<std::map<std::string, std::int64_t>> bufferExtents(
   for (const Access &A : collectAccesses(F)) {
     if (!Extents.count(A.Array))
       continue;
-    if (!A.Index)
+    // An index the affine forms cannot read may still be bounded by its
+    // types (IndexBounds.h): a single index, once the loops' ranges are in.
+    auto NotAffine = [&] {
       return error(llvm::formatv("cannot bound the size of array '{0}': its "
-                                 "index at line {1} is not affine",
+                                 "index at line {1} is not affine, and its "
+                                 "types do not keep it within 0 .. 2^26",
                                  A.Array, A.Line));
+    };
+    const Param *P = F.findParam(A.Array);
+    if (!A.Index && !(A.Ref && A.Ref->Indices.size() == 1 && P &&
+                      P->Ty.InnerExtents.empty()))
+      return NotAffine();
     std::map<std::string, Interval> Ranges = Base;
     bool Runs = true;
     AffineContext LoopCtx = Ctx;
@@ -436,6 +445,18 @@ llvm::Expected<std::map<std::string, std::int64_t>> bufferExtents(
     }
     if (!Runs)
       continue;
+    if (!A.Index) {
+      std::map<std::string, IndexRange> Known;
+      for (const auto &[N, R] : Ranges)
+        Known[N] = {R.Lo, R.Hi};
+      auto B = indexBounds(*A.Ref->Indices[0], LoopCtx, Known);
+      // Past 2^26 elements it bounds nothing useful (an int read: 2^31);
+      // below 0 (a signed char) no size keeps it inside the array.
+      if (!B || B->Lo < 0 || B->Hi >= (std::int64_t(1) << 26))
+        return NotAffine();
+      Extents[A.Array] = std::max(Extents[A.Array], B->Hi + 1);
+      continue;
+    }
     auto I = intervalOf(*A.Index, Ranges);
     if (!I)
       return error(llvm::formatv("cannot bound the index of '{0}' at line {1}: "
