@@ -1284,8 +1284,12 @@ private:
   void lowerInto(const clang::Stmt *S, BlockStmt &Into) {
     if (const auto *DS = llvm::dyn_cast<clang::DeclStmt>(S)) {
       for (const Decl *D : DS->decls())
-        if (!lowerPointerAlias(D))
-          Into.Body.push_back(lowerVarDecl(D));
+        if (!lowerPointerAlias(D)) {
+          std::vector<StmtPtr> Stores;
+          Into.Body.push_back(lowerVarDecl(D, Stores));
+          for (StmtPtr &St : Stores)
+            Into.Body.push_back(std::move(St));
+        }
       return;
     }
     if (llvm::isa<NullStmt>(S))
@@ -1298,7 +1302,9 @@ private:
     Into.Body.push_back(lowerStmt(S));
   }
 
-  StmtPtr lowerVarDecl(const Decl *D) {
+  /// \p D as a declaration; an initialized local array's elements are
+  /// stored by the statements of \p Stores, after it.
+  StmtPtr lowerVarDecl(const Decl *D, std::vector<StmtPtr> &Stores) {
     const auto *V = llvm::dyn_cast<VarDecl>(D);
     if (!V)
       return failStmt("declaration in a kernel", D->getBeginLoc());
@@ -1329,14 +1335,54 @@ private:
                          !Construct->requiresZeroInitialization() &&
                          Construct->getConstructor()->isTrivial();
     if (V->hasInit() && !Uninitialized) {
-      if (!Extents.empty())
-        return failStmt("initialized local array", V->getBeginLoc());
-      Init = lowerExpr(V->getInit());
+      if (!Extents.empty()) {
+        if (T.Space == AddressSpace::Shared || Extents.size() != 1 ||
+            T.VectorWidth != 1)
+          return failStmt("initialized local array", V->getBeginLoc());
+        Stores = arrayInitStores(*V, T, Extents[0]);
+      } else {
+        Init = lowerExpr(V->getInit());
+      }
     }
     auto DS = std::make_unique<gpumerge::DeclStmt>(V->getNameAsString(), T,
                                                    std::move(Init));
     DS->Extents = Extents;
     return withLine(std::move(DS), V->getBeginLoc());
+  }
+
+  /// `int cases[3] = {1, 1, 1};`, `float acc[8] = {0};`: a store of each
+  /// element (the ones the list leaves out are zero), so the passes see the
+  /// array as written element by element. \p T: the element type.
+  std::vector<StmtPtr> arrayInitStores(const VarDecl &V, const Type &T,
+                                       std::int64_t Count) {
+    std::vector<StmtPtr> Stores;
+    const auto *List = llvm::dyn_cast<InitListExpr>(strip(V.getInit()));
+    if (!List) {
+      fail("initialized local array", V.getBeginLoc());
+      return Stores;
+    }
+    auto Zero = [&]() -> ExprPtr {
+      if (T.isFloating())
+        return std::make_unique<FloatLit>(
+            0.0, T.Scalar == ScalarKind::Float ? "0.0f" : "0.0", T);
+      return std::make_unique<IntLit>(0, T);
+    };
+    for (std::int64_t I = 0; I < Count; ++I) {
+      const clang::Expr *E =
+          I < List->getNumInits() ? List->getInit(I) : nullptr;
+      ExprPtr Value =
+          !E || llvm::isa<ImplicitValueInitExpr>(E) ? Zero() : lowerExpr(E);
+      std::vector<ExprPtr> Index;
+      Index.push_back(intLit(I));
+      auto Element =
+          std::make_unique<ArrayRef>(V.getNameAsString(), std::move(Index), T);
+      Element->Space = AddressSpace::Private;
+      Stores.push_back(withLine(std::make_unique<AssignStmt>(std::move(Element),
+                                                             AssignOp::Set,
+                                                             std::move(Value)),
+                                V.getBeginLoc()));
+    }
+    return Stores;
   }
 
   std::optional<AssignOp> assignOp(BinaryOperatorKind K) {

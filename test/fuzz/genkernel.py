@@ -612,12 +612,20 @@ class Gen:
 
     def local_array(self, value):
         """\p value through a thread's own array (`T part[3]`), filled
-        element by element or in a loop; returns what to store."""
+        by an initializer list, element by element or in a loop; returns
+        what to store."""
         g = self.lrng
         k = g.randint(2, 4)
         a = self.fresh(g.choice(["part", "tmp", "vals", "regs"]))
+        form = g.random()
+        if form < 0.3:
+            # An initializer list: the rest of the elements are zero.
+            self.emit(f"{self.spelled} {a}[{k}] = {{{value}}};")
+            self.feature("local-array-init")
+            self.feature("local-array")
+            return f"{a}[0] + {a}[{k - 1}]"
         self.emit(f"{self.spelled} {a}[{k}];")
-        if g.random() < 0.5:
+        if form < 0.65:
             q = self.fresh("q")
             self.emit(f"for (int {q} = 0; {q} < {k}; {q}++)")
             self.emit(f"  {a}[{q}] = {value};")
