@@ -79,6 +79,31 @@ const Expr *setUpValue(const Stmt &St) {
   return llvm::cast<AssignStmt>(St).RHS.get();
 }
 
+/// The locals of \p Candidates that \p Body sets (`v = e;`, e not reading
+/// v) at its top level before any statement mentions them: each iteration's
+/// value is its own (`float dvelx; for (...) { dvelx = acc.x * dt; ... }`).
+std::set<std::string>
+setFirstEachIteration(Stmt &Body, const std::set<std::string> &Candidates) {
+  std::set<std::string> Fresh, Mentioned;
+  auto *B = llvm::dyn_cast<BlockStmt>(&Body);
+  if (!B)
+    return Fresh;
+  for (StmtPtr &S : B->Body) {
+    if (const auto *A = llvm::dyn_cast<AssignStmt>(S.get());
+        A && A->Op == AssignOp::Set && llvm::isa<VarRef>(*A->LHS)) {
+      const std::string &W = llvm::cast<VarRef>(*A->LHS).Name;
+      if (Candidates.count(W) && !Mentioned.count(W) &&
+          !mentionsVar(*A->RHS, {W}))
+        Fresh.insert(W);
+    }
+    walkExprs(*S, [&](const Expr &E) {
+      if (const auto *V = llvm::dyn_cast<VarRef>(&E))
+        Mentioned.insert(V->Name);
+    });
+  }
+  return Fresh;
+}
+
 /// Why the iterations of \p Body (the loop over \p Iter) do not each stand
 /// alone, as one thread's work; empty when they do. \p Before: the locals
 /// declared before the loop; \p Positional: those holding a thread
@@ -203,6 +228,10 @@ std::unique_ptr<Function> guardGridStride(const Function &F,
   }
   if (readsPosition(*Loop.Bound, Positional))
     return Refuse("its bound depends on the thread");
+  // A local declared before (C89 style) that each iteration sets before
+  // anything reads it carries nothing from one to the next.
+  for (const std::string &N : setFirstEachIteration(*Loop.Body, Before))
+    Before.erase(N);
   if (std::string Why =
           dependsAcrossIterations(*Loop.Body, Loop.Iter, Before, Positional);
       !Why.empty())

@@ -109,6 +109,14 @@ TEST(GridStride, LoopsWhoseIterationsDoNotStandAlone) {
       {"float s = 0.0f; LOOP { s = s + x[i]; y[i] = s; }",
        "its body writes 's', declared before it, which carries from one "
        "iteration to the next"},
+      // Set first, but read before in the same iteration.
+      {"float s = 0.0f; LOOP { y[i] = s; s = x[i]; }",
+       "its body writes 's', declared before it, which carries from one "
+       "iteration to the next"},
+      // Set first only under a condition.
+      {"float s = 0.0f; LOOP { if (x[i] > 0.0f) s = x[i]; y[i] = s; }",
+       "its body writes 's', declared before it, which carries from one "
+       "iteration to the next"},
       {"LOOP y[i] = x[i] + threadIdx.x;",
        "its body reads a thread or block built-in other than through 'i'"},
       {"LOOP { if (x[i] < 0.0f) break; y[i] = x[i]; }",
@@ -133,6 +141,26 @@ TEST(GridStride, LoopsWhoseIterationsDoNotStandAlone) {
     EXPECT_NE(Why.find("the grid-stride loop at line 2"), std::string::npos)
         << Why;
   }
+}
+
+TEST(GridStride, LocalsDeclaredBeforeAndSetFirstInEachIteration) {
+  std::string Why;
+  std::string Code = guarded(R"(
+__global__ void k(int n, float dt, float *p, const float *a) {
+  int i, inc;
+  float dv;
+  inc = blockDim.x * gridDim.x;
+  for (i = threadIdx.x + blockIdx.x * blockDim.x; i < n; i += inc) {
+    dv = a[i] * dt;
+    p[i] = p[i] + dv;
+  }
+}
+)",
+                             "k", Why);
+  // C89 style: dv is set before anything reads it, in every iteration.
+  ASSERT_FALSE(Code.empty()) << Why;
+  EXPECT_NE(Code.find("float dv;"), std::string::npos) << Code;
+  EXPECT_NE(Code.find("if (i < n)"), std::string::npos) << Code;
 }
 
 TEST(GridStride, OtherLoopsAreNoGridStride) {
