@@ -16,13 +16,12 @@ static llvm::Error error(const llvm::Twine &Msg) {
 
 namespace {
 
-struct Interval {
-  std::int64_t Lo = 0, Hi = 0;
-  Interval operator*(const Interval &O) const {
-    std::int64_t C[4] = {Lo * O.Lo, Lo * O.Hi, Hi * O.Lo, Hi * O.Hi};
-    return {*std::min_element(C, C + 4), *std::max_element(C, C + 4)};
-  }
-};
+using Interval = IndexRange;
+
+Interval product(const Interval &A, const Interval &B) {
+  std::int64_t C[4] = {A.Lo * B.Lo, A.Lo * B.Hi, A.Hi * B.Lo, A.Hi * B.Hi};
+  return {*std::min_element(C, C + 4), *std::max_element(C, C + 4)};
+}
 
 /// The interval of \p A when each variable ranges over \p Ranges, term by
 /// term: an over-approximation (y * w - y * fw reaches -y * fw at the
@@ -36,7 +35,7 @@ intervalOf(const AffineForm &A, const std::map<std::string, Interval> &Ranges) {
       auto It = Ranges.find(V.Name);
       if (It == Ranges.end())
         return std::nullopt;
-      T = T * It->second;
+      T = product(T, It->second);
     }
     Sum.Lo += T.Lo;
     Sum.Hi += T.Hi;
@@ -70,7 +69,7 @@ foldedIntervalOf(const AffineForm &A,
   for (const auto &[Free, C] : Folded) {
     Interval T{C, C};
     for (const std::string &Name : Free)
-      T = T * Ranges.find(Name)->second;
+      T = product(T, Ranges.find(Name)->second);
     Sum.Lo += T.Lo;
     Sum.Hi += T.Hi;
   }
@@ -446,10 +445,7 @@ llvm::Expected<std::map<std::string, std::int64_t>> bufferExtents(
     if (!Runs)
       continue;
     if (!A.Index) {
-      std::map<std::string, IndexRange> Known;
-      for (const auto &[N, R] : Ranges)
-        Known[N] = {R.Lo, R.Hi};
-      auto B = indexBounds(*A.Ref->Indices[0], LoopCtx, Known);
+      auto B = indexBounds(*A.Ref->Indices[0], LoopCtx, Ranges);
       // Past 2^26 elements it bounds nothing useful (an int read: 2^31);
       // below 0 (a signed char) no size keeps it inside the array.
       if (!B || B->Lo < 0 || B->Hi >= (std::int64_t(1) << 26))

@@ -456,8 +456,7 @@ private:
       if (P.Dims > 1)
         Fits += " && " + PositionsFit(1);
       check(Out, Fits);
-    }
-    if (Cuda) {
+    } else {
       comment(Out, P.Dims > 1
                        ? "The grid must fit, gridDim.y < 2^16, and the "
                          "positions of the last tile in X be ints: below 2^31."

@@ -339,7 +339,6 @@ static std::string openclTypedef(llvm::StringRef Def) {
   return std::regex_replace(Out, Vector3, "gpumerge_$1");
 }
 
-/// The struct definitions of the CUDA 3-vectors \p M uses, for OpenCL.
 /// Does a function of \p M call assert (CUDA's device-side check)?
 static bool callsAssert(const Module &M) {
   bool Found = false;
@@ -351,6 +350,7 @@ static bool callsAssert(const Module &M) {
   return Found;
 }
 
+/// The struct definitions of the CUDA 3-vectors \p M uses, for OpenCL.
 static std::set<std::string> packedVectorTypedefs(const Module &M) {
   std::set<std::string> Defs;
   for (const auto &F : M.Functions)

@@ -538,6 +538,15 @@ private:
   }
 
   // --- expressions -------------------------------------------------------
+  /// The zero of scalar type \p T: `T()` in a template, the elements an
+  /// initializer list leaves out.
+  static ExprPtr zeroOf(const gpumerge::Type &T) {
+    if (T.isFloating())
+      return std::make_unique<FloatLit>(
+          0.0, T.Scalar == ScalarKind::Float ? "0.0f" : "0.0", T);
+    return std::make_unique<IntLit>(0, T);
+  }
+
   static const clang::Expr *strip(const clang::Expr *E) {
     while (true) {
       if (const auto *P = llvm::dyn_cast<ParenExpr>(E))
@@ -787,11 +796,7 @@ private:
     if (const auto *Z = llvm::dyn_cast<CXXScalarValueInitExpr>(E)) {
       if (!Z->getType()->isArithmeticType())
         return failExpr(describeExpr(*E), Loc);
-      gpumerge::Type T = lowerScalar(Z->getType(), Loc);
-      if (T.isFloating())
-        return std::make_unique<FloatLit>(
-            0.0, T.Scalar == ScalarKind::Float ? "0.0f" : "0.0", T);
-      return std::make_unique<IntLit>(0, T);
+      return zeroOf(lowerScalar(Z->getType(), Loc));
     }
     if (const auto *L = llvm::dyn_cast<CharacterLiteral>(E)) {
       auto R = std::make_unique<IntLit>(L->getValue());
@@ -1361,17 +1366,11 @@ private:
       fail("initialized local array", V.getBeginLoc());
       return Stores;
     }
-    auto Zero = [&]() -> ExprPtr {
-      if (T.isFloating())
-        return std::make_unique<FloatLit>(
-            0.0, T.Scalar == ScalarKind::Float ? "0.0f" : "0.0", T);
-      return std::make_unique<IntLit>(0, T);
-    };
     for (std::int64_t I = 0; I < Count; ++I) {
       const clang::Expr *E =
           I < List->getNumInits() ? List->getInit(I) : nullptr;
       ExprPtr Value =
-          !E || llvm::isa<ImplicitValueInitExpr>(E) ? Zero() : lowerExpr(E);
+          !E || llvm::isa<ImplicitValueInitExpr>(E) ? zeroOf(T) : lowerExpr(E);
       std::vector<ExprPtr> Index;
       Index.push_back(intLit(I));
       auto Element =

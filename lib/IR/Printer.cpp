@@ -330,13 +330,10 @@ static const char *integerSuffix(ScalarKind K) {
 }
 
 std::string valueSpelling(const Expr &Lit) {
-  std::string S;
   if (const auto *F = llvm::dyn_cast<FloatLit>(&Lit))
-    S = F->Spelling;
-  else
-    S = std::to_string(llvm::cast<IntLit>(Lit).Value) +
-        integerSuffix(Lit.getType().Scalar);
-  return S;
+    return F->Spelling;
+  return std::to_string(llvm::cast<IntLit>(Lit).Value) +
+         integerSuffix(Lit.getType().Scalar);
 }
 
 std::string floatSpelling(double V, ScalarKind K) {

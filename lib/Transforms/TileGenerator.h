@@ -181,17 +181,15 @@ private:
   unsigned maskOf(const Expr &E) const {
     unsigned M = 0;
     walkExpr(E, [&](const Expr &X) {
-      if (auto *V = llvm::dyn_cast<VarRef>(&X)) {
-        auto It = Varying.find(V->Name);
-        if (It != Varying.end())
+      // A local, or an element of a local array, that varies.
+      const std::string *Local = nullptr;
+      if (auto *V = llvm::dyn_cast<VarRef>(&X))
+        Local = &V->Name;
+      else if (auto *A = llvm::dyn_cast<ArrayRef>(&X))
+        Local = &A->Array;
+      if (Local)
+        if (auto It = Varying.find(*Local); It != Varying.end())
           M |= It->second;
-      }
-      // An element of a local array that varies.
-      if (auto *A = llvm::dyn_cast<ArrayRef>(&X)) {
-        auto It = Varying.find(A->Array);
-        if (It != Varying.end())
-          M |= It->second;
-      }
       if (auto *B = llvm::dyn_cast<BuiltinRef>(&X)) {
         if (B->Which == Builtin::Idx)
           M |= MergedDims & 1;
