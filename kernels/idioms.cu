@@ -3,7 +3,8 @@
 // (`row = a + i * w`) and to an output element, assert, __ldg, a compound
 // store (`y[i] += ...`), the compound operators %= and <<=, and sizes and
 // coefficients named by file-scope constants; an unguarded kernel whose
-// arrays are __restrict__.
+// arrays are __restrict__; a grid-stride loop written C89 style; a thread's
+// own array initialized by a list.
 // launch: block (256), grid (ceil(h/256)) for rownorm, ceil(n/256) for the
 // others; triad's launch is its domain
 #include <cassert>
@@ -70,4 +71,36 @@ __global__ void triad(const float *__restrict__ a, const float *__restrict__ b,
                       float *__restrict__ c, float s) {
   int i = threadIdx.x + blockIdx.x * blockDim.x;
   c[i] = a[i] + s * b[i];
+}
+
+// p[i] += v[i] * dt over a grid-stride loop written C89 style: the position,
+// the stride and dp declared first, dp set before anything reads it in
+// each iteration (so each stands alone).
+#pragma gpumerge size(n=16777216)
+#pragma gpumerge output(p)
+__global__ void drift(int n, float dt, float *__restrict__ p,
+                      const float *__restrict__ v) {
+  int i, stride;
+  float dp;
+  stride = blockDim.x * gridDim.x;
+  for (i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+    dp = v[i] * dt;
+    p[i] = p[i] + dp;
+  }
+}
+
+// y[i] = (x[i] ^ key[3]) | (1 + (x[i] ^ key[5])) through a thread's own
+// array initialized by a list: every thread reads key[3] and key[5], which
+// thread merge shares, and each merged copy has its own array.
+#pragma gpumerge size(n=16777216)
+#pragma gpumerge output(y)
+__global__ void mix(const unsigned *x, const unsigned *key, unsigned *y,
+                    int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    unsigned state[2] = {0u, 1u};
+    state[0] = x[i] ^ key[3];
+    state[1] = state[1] + (x[i] ^ key[5]);
+    y[i] = state[0] | state[1];
+  }
 }
