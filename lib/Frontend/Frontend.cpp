@@ -2,6 +2,7 @@
 #include "Frontend/Frontend.h"
 #include "Frontend/CallSites.h"
 #include "Frontend/HostCode.h"
+#include "Frontend/Inlining.h"
 #include "Frontend/Lower.h"
 #include "Frontend/Pragmas.h"
 #include "Frontend/Prelude.h"
@@ -542,6 +543,10 @@ parseSource(const std::string &Source, const std::string &FileName,
   for (const FunctionDecl *FD : All) {
     SourceSpan Span = spanOf(*FD, SM);
     bool IsKernel = isKernelDecl(*FD);
+    // A helper that takes pointers is lowered where it is called
+    // (Inlining.h); it stays as written, and a translation needs no copy.
+    if (!IsKernel && takesPointers(*FD))
+      continue;
     // A template's body names its parameters' types (`T`), which no
     // lowering can give a size: a template is lowered per instantiation
     // (Templates.h), kernels and the helpers they call alike.

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "Frontend/Lower.h"
 #include "Frontend/FileConstants.h"
+#include "Frontend/Inlining.h"
 #include "Frontend/PointerChains.h"
 #include "Frontend/Prelude.h"
 #include "Frontend/Templates.h"
@@ -130,6 +131,7 @@ public:
       F->Params.push_back(std::move(KP));
     }
     Changed = assignedIn(*FD.getBody());
+    namesOf(FD, DeclaredNames, TakenNames);
     StmtPtr Body = lowerStmt(FD.getBody());
     // Threads of one layer of a 3-D grid: idz only (see Builtin::Idz).
     walkExprs(*Body, [&](const Expr &E) {
@@ -202,12 +204,46 @@ private:
   };
   std::map<const VarDecl *, Alias> Aliases;
 
+  // Helpers that take pointers, lowered where they are called (Inlining.h).
+  /// The helpers being inlined, innermost last, and the lines of the calls.
+  struct InlineFrame {
+    const FunctionDecl *Callee;
+    unsigned CallLine;
+  };
+  std::vector<InlineFrame> Inlined;
+  /// Their parameters and locals as the function lowered declares them.
+  std::map<const VarDecl *, std::string> Renamed;
+  /// Their parameters read as the arguments' values (or, for a reference
+  /// or a pointer to a variable, as what the argument names).
+  std::map<const VarDecl *, ExprPtr> Substituted;
+  /// Their pointer parameters that point at one variable (`&x`).
+  std::map<const VarDecl *, const VarDecl *> PointsAtVariable;
+  /// The names the function lowered declares, with those declared for
+  /// inlined helpers; and every name it refers to besides.
+  std::set<std::string> DeclaredNames, TakenNames;
+  /// What the inlined calls of the statement being lowered put before it.
+  std::vector<StmtPtr> Hoisted;
+  /// Why the expression being lowered cannot have statements put before
+  /// it (it is evaluated only under a condition, or again and again); null
+  /// where it can.
+  const char *NoHoist = nullptr;
+  /// Statements lowered from inlined helpers (a bound on what duplicating
+  /// the rest of a body after an early return can grow to).
+  unsigned InlinedStatements = 0;
+
   unsigned lineOf(SourceLocation L) const {
     return SM.getExpansionLineNumber(L);
   }
   void fail(const std::string &What, SourceLocation L) {
-    if (!Failure)
-      Failure = LoweringFailure{What, lineOf(L)};
+    if (Failure)
+      return;
+    Failure = LoweringFailure{What, lineOf(L)};
+    // Where a helper is inlined: its line, and the call's.
+    if (!Inlined.empty())
+      Failure->Construct +=
+          " (in '" + Inlined.back().Callee->getNameAsString() +
+          "', which gpumerge inlines where line " +
+          std::to_string(Inlined.front().CallLine) + " calls it)";
   }
   ExprPtr failExpr(const std::string &What, SourceLocation L) {
     fail(What, L);
@@ -760,6 +796,8 @@ private:
   ExprPtr lowerExpr(const clang::Expr *E) {
     ExprPtr R = lowerExprImpl(strip(E));
     R->setLine(lineOf(E->getBeginLoc()));
+    if (!Inlined.empty())
+      checkNotCaptured(*R, E->getBeginLoc());
     return rewriteExpr(std::move(R), [&](Expr &X) {
       return foldThreadPosition(X, FixedBlock, FixedBlockConflict);
     });
@@ -825,11 +863,13 @@ private:
         }
         return lowerFileConstant(*Var, D->hasQualifier(), Loc);
       }
-      if (Aliases.count(Var))
+      if (auto It = Substituted.find(Var); It != Substituted.end())
+        return It->second->clone();
+      if (Aliases.count(Var) || PointsAtVariable.count(Var))
         return failExpr("pointer '" + Var->getNameAsString() +
                             "' used other than to index it",
                         Loc);
-      return var(Var->getNameAsString(), lowerType(Var->getType(), Loc));
+      return var(nameOf(*Var), lowerType(Var->getType(), Loc));
     }
     if (const auto *PO = llvm::dyn_cast<PseudoObjectExpr>(E))
       return lowerCudaBuiltin(*PO);
@@ -856,7 +896,14 @@ private:
       }
       if (!BV)
         return failExpr("array access through a computed pointer", Loc);
+      if (auto It = PointsAtVariable.find(BV); It != PointsAtVariable.end())
+        return variablePointee(*It->second, Indices, Loc);
       if (auto It = Aliases.find(BV); It != Aliases.end()) {
+        // A helper's parameter that is an array parameter of the kernel's
+        // (no offset) takes its indices as they are, rows and all.
+        if (!It->second.Offset && Indices.size() > 1)
+          return arrayRef(*It->second.Base, std::move(Indices), A->getType(),
+                          Loc);
         if (Indices.size() != 1)
           return failExpr(
               "pointer '" + BV->getNameAsString() + "' indexed twice", Loc);
@@ -900,14 +947,24 @@ private:
       if (B->getLHS()->getType()->isPointerType() ||
           B->getRHS()->getType()->isPointerType())
         return failExpr("pointer arithmetic", Loc);
-      return std::make_unique<BinaryExpr>(*Op, lowerExpr(B->getLHS()),
-                                          lowerExpr(B->getRHS()),
+      ExprPtr L = lowerExpr(B->getLHS());
+      ExprPtr R = B->isLogicalOp()
+                      ? lowerWithoutHoisting(B->getRHS(),
+                                             "after && or || (it runs only "
+                                             "when the left side decides)")
+                      : lowerExpr(B->getRHS());
+      return std::make_unique<BinaryExpr>(*Op, std::move(L), std::move(R),
                                           lowerType(B->getType(), Loc));
     }
-    if (const auto *C = llvm::dyn_cast<ConditionalOperator>(E))
-      return std::make_unique<SelectExpr>(
-          lowerExpr(C->getCond()), lowerExpr(C->getTrueExpr()),
-          lowerExpr(C->getFalseExpr()), lowerType(C->getType(), Loc));
+    if (const auto *C = llvm::dyn_cast<ConditionalOperator>(E)) {
+      const char *Why = "in a branch of ?: (it runs only when chosen)";
+      ExprPtr Cond = lowerExpr(C->getCond());
+      ExprPtr T = lowerWithoutHoisting(C->getTrueExpr(), Why);
+      ExprPtr F = lowerWithoutHoisting(C->getFalseExpr(), Why);
+      return std::make_unique<SelectExpr>(std::move(Cond), std::move(T),
+                                          std::move(F),
+                                          lowerType(C->getType(), Loc));
+    }
     if (const auto *C = llvm::dyn_cast<ExplicitCastExpr>(E))
       return std::make_unique<CastExpr>(lowerType(C->getType(), Loc),
                                         lowerExpr(C->getSubExpr()));
@@ -957,6 +1014,11 @@ private:
       if (!Callee)
         return failExpr("indirect call", Loc);
       std::string Name = Callee->getNameAsString();
+      if (const FunctionDecl *Def = inlinedHelper(*Callee)) {
+        if (ExprPtr V = inlineCall(*C, *Def, Loc))
+          return V;
+        return failExpr("the value of void function '" + Name + "'", Loc);
+      }
       bool Handled;
       if (ExprPtr B = lowerWorkItemCall(Name, *C, Handled); Handled)
         return B;
@@ -1019,8 +1081,8 @@ private:
   /// local or __shared__ array), of type \p Elem.
   ExprPtr arrayRef(const VarDecl &BV, std::vector<ExprPtr> Indices,
                    QualType Elem, SourceLocation Loc) {
-    auto R = std::make_unique<ArrayRef>(
-        BV.getNameAsString(), std::move(Indices), lowerScalar(Elem, Loc));
+    auto R = std::make_unique<ArrayRef>(nameOf(BV), std::move(Indices),
+                                        lowerScalar(Elem, Loc));
     QualType BT = BV.getType();
     if (BT->isPointerType())
       R->Space = lowerSpace(BT->getPointeeType().getAddressSpace());
@@ -1050,6 +1112,11 @@ private:
     if (!V || !V->isLocalVarDeclOrParm() || !pointsToElements(*V))
       return failExpr("pointer dereference", Loc);
     ExprPtr Index = sumOffsets(C->Offsets);
+    if (auto It = PointsAtVariable.find(V); It != PointsAtVariable.end()) {
+      std::vector<ExprPtr> Indices;
+      Indices.push_back(Index ? std::move(Index) : intLit(0));
+      return variablePointee(*It->second, Indices, Loc);
+    }
     if (auto It = Aliases.find(V); It != Aliases.end())
       return arrayRef(
           *It->second.Base,
@@ -1131,6 +1198,10 @@ private:
     }
     const VarDecl *Base = C->Base;
     ExprPtr Offset;
+    if (PointsAtVariable.count(Base)) {
+      fail(Name + " set to a pointer to a variable", Loc);
+      return true;
+    }
     if (auto It = Aliases.find(Base); It != Aliases.end()) {
       Base = It->second.Base;
       if (It->second.Offset)
@@ -1281,20 +1352,505 @@ private:
   }
 
   // --- statements --------------------------------------------------------
+  // --- helpers that take pointers, inlined (Inlining.h) ------------------
+
+  /// \p V's name in the function lowered: a helper's local or parameter
+  /// under the name it was declared with there.
+  std::string nameOf(const VarDecl &V) const {
+    auto It = Renamed.find(&V);
+    return It != Renamed.end() ? It->second : V.getNameAsString();
+  }
+
+  /// \p Base, or `Base_1`, `Base_2` ...: a name that nothing in the
+  /// function lowered declares or refers to yet, now declared.
+  std::string freshName(const std::string &Base) {
+    std::string Name = Base;
+    for (unsigned N = 1; TakenNames.count(Name); ++N)
+      Name = Base + "_" + std::to_string(N);
+    TakenNames.insert(Name);
+    DeclaredNames.insert(Name);
+    return Name;
+  }
+
+  /// A local of an inlined helper gets a name of its own in the function
+  /// lowered (it may be inlined twice, or share a name with the kernel's).
+  void declareLocal(const VarDecl &V) {
+    if (!Inlined.empty())
+      Renamed[&V] = freshName(V.getNameAsString());
+  }
+
+  /// `p[0]` or `*p` where a helper's pointer p points at variable \p V.
+  ExprPtr variablePointee(const VarDecl &V, const std::vector<ExprPtr> &Index,
+                          SourceLocation Loc) {
+    const auto *Zero =
+        Index.size() == 1 ? llvm::dyn_cast<IntLit>(Index[0].get()) : nullptr;
+    if (!Zero || Zero->Value != 0)
+      return failExpr("a pointer to the variable '" + nameOf(V) +
+                          "' read at an offset",
+                      Loc);
+    return var(nameOf(V), lowerType(V.getType(), Loc));
+  }
+
+  /// Runs \p Lower, which adds statements to its argument, and puts them
+  /// into \p Into after what the inlined calls among them put before them.
+  template <typename LowerFn> void hoistInto(BlockStmt &Into, LowerFn Lower) {
+    std::vector<StmtPtr> Outer = std::exchange(Hoisted, {});
+    std::vector<StmtPtr> Made;
+    Lower(Made);
+    for (StmtPtr &S : Hoisted)
+      Into.Body.push_back(std::move(S));
+    for (StmtPtr &S : Made)
+      if (S)
+        Into.Body.push_back(std::move(S));
+    Hoisted = std::move(Outer);
+  }
+
+  /// \p E lowered where no statement can be put before it, for \p Why.
+  ExprPtr lowerWithoutHoisting(const clang::Expr *E, const char *Why) {
+    const char *Outer = std::exchange(NoHoist, Why);
+    ExprPtr R = lowerExpr(E);
+    NoHoist = Outer;
+    return R;
+  }
+
+  /// The definition of \p Callee where a call of it is lowered as its body.
+  const FunctionDecl *inlinedHelper(const FunctionDecl &Callee) const {
+    const FunctionDecl *Def = nullptr;
+    if (!Callee.hasBody(Def) || !Def || isKernelDecl(*Def) ||
+        !isUserCode(Def->getLocation()) || !takesPointers(*Def))
+      return nullptr;
+    return Def;
+  }
+
+  /// \p E as a value of type \p T: converted where its type is another
+  /// (the conversions C makes at a call and a return, which KIR spells).
+  static ExprPtr convertTo(ExprPtr E, const gpumerge::Type &T) {
+    const gpumerge::Type &From = E->getType();
+    if (From.Scalar == T.Scalar && From.VectorWidth == T.VectorWidth &&
+        From.IsPointer == T.IsPointer)
+      return E;
+    gpumerge::Type To = T;
+    To.IsConst = false;
+    return std::make_unique<gpumerge::CastExpr>(To, std::move(E));
+  }
+
+  /// Is \p E cheap and fixed enough to stand for a parameter wherever the
+  /// helper reads it: a literal, a built-in, or a variable that \p Callee's
+  /// body cannot change (its address is not an argument)?
+  bool isPlainValue(const Expr &E, const std::set<std::string> &Written) {
+    if (const auto *C = llvm::dyn_cast<gpumerge::CastExpr>(&E))
+      return isPlainValue(*C->Sub, Written);
+    if (const auto *V = llvm::dyn_cast<VarRef>(&E))
+      return !Written.count(V->Name);
+    return llvm::isa<IntLit>(E) || llvm::isa<FloatLit>(E) ||
+           llvm::isa<BuiltinRef>(E);
+  }
+
+  /// Binds \p P, a pointer parameter of \p Callee, to argument \p Arg: as
+  /// the array the argument points into (an array parameter or a local or
+  /// shared array, at the argument's offset), or as the variable it points
+  /// at. \p Fixed: the offset must read nothing the body may change (it is
+  /// read again at every use). False, with the failure, where it cannot.
+  bool bindPointer(const ParmVarDecl &P, const clang::Expr *Arg,
+                   const std::string &Callee, bool Fixed, SourceLocation Loc) {
+    std::string Why = "pointer argument '" + sourceText(Arg->getSourceRange()) +
+                      "' to '" + Callee + "'";
+    const clang::Expr *A = Arg->IgnoreParenImpCasts();
+    if (const auto *U = llvm::dyn_cast<clang::UnaryOperator>(A);
+        U && U->getOpcode() == UO_AddrOf) {
+      const auto *R =
+          llvm::dyn_cast<DeclRefExpr>(U->getSubExpr()->IgnoreParenImpCasts());
+      const auto *X = R ? llvm::dyn_cast<VarDecl>(R->getDecl()) : nullptr;
+      if (X && X->isLocalVarDeclOrParm() && !X->getType()->isArrayType() &&
+          !X->getType()->isPointerType() && !Substituted.count(X) &&
+          !X->hasAttr<CUDASharedAttr>()) {
+        PointsAtVariable[&P] = X;
+        return true;
+      }
+    }
+    std::optional<PointerChain> C = pointerChain(A, /*ArrayBases=*/true);
+    if (!C) {
+      fail(Why + ", which is not an array plus an offset", Loc);
+      return false;
+    }
+    if (auto It = PointsAtVariable.find(C->Base);
+        It != PointsAtVariable.end()) {
+      if (!C->Offsets.empty()) {
+        fail(Why + ", a pointer to a variable moved", Loc);
+        return false;
+      }
+      PointsAtVariable[&P] = It->second;
+      return true;
+    }
+    const VarDecl *Base = C->Base;
+    ExprPtr Offset;
+    QualType BaseType = Base->getType();
+    if (auto It = Aliases.find(Base); It != Aliases.end()) {
+      Base = It->second.Base;
+      if (It->second.Offset)
+        Offset = It->second.Offset->clone();
+    } else if (BaseType->isPointerType()) {
+      if (!llvm::isa<ParmVarDecl>(Base) || Changed.Variables.count(Base)) {
+        fail(Why + ", which points into '" + Base->getNameAsString() +
+                 "', not an array parameter the kernel keeps",
+             Loc);
+        return false;
+      }
+    } else if (!Base->isLocalVarDecl()) {
+      fail(Why + ", which is not an array parameter or a local array", Loc);
+      return false;
+    }
+    QualType Elem = BaseType->isPointerType()
+                        ? BaseType->getPointeeType()
+                        : Ctx.getAsArrayType(BaseType)->getElementType();
+    if (!Ctx.hasSameUnqualifiedType(P.getType()->getPointeeType(), Elem)) {
+      fail(Why + " to another element type", Loc);
+      return false;
+    }
+    if (Fixed)
+      for (const auto &[E, Negated] : C->Offsets)
+        if (const char *Reads = readsMemoryOrCalls(*E)) {
+          fail(Why + " offset by " + Reads, Loc);
+          return false;
+        }
+    if (ExprPtr More = sumOffsets(C->Offsets))
+      Offset = Offset ? add(std::move(Offset), widenedOffset(std::move(More)))
+                      : widenedOffset(std::move(More));
+    // A row pointer (`double phi[][NY]`) takes the indices of the array it
+    // names, which an offset would shift by rows, not elements.
+    if (Offset && P.getType()->getPointeeType()->isArrayType()) {
+      fail(Why + ", a row at an offset", Loc);
+      return false;
+    }
+    Aliases[&P] = {Base, std::move(Offset)};
+    return true;
+  }
+
+  /// "an array element" or "a call" where \p E reads one, which a helper
+  /// inlined may change before it reads \p E again; null for neither.
+  static const char *readsMemoryOrCalls(const clang::Stmt &E) {
+    if (llvm::isa<ArraySubscriptExpr>(E))
+      return "an array element";
+    if (const auto *U = llvm::dyn_cast<clang::UnaryOperator>(&E);
+        U && U->getOpcode() == UO_Deref)
+      return "an array element";
+    if (llvm::isa<clang::CallExpr>(E))
+      return "a call";
+    for (const clang::Stmt *C : E.children())
+      if (C)
+        if (const char *R = readsMemoryOrCalls(*C))
+          return R;
+    return nullptr;
+  }
+
+  /// A variable offset of 32 bits widened to 64 (`(long long)(i * w)`):
+  /// pointer arithmetic does not wrap where an int sum would.
+  static ExprPtr widenedOffset(ExprPtr More) {
+    bool Wide = More->getType().Scalar == ScalarKind::Long ||
+                More->getType().Scalar == ScalarKind::ULong;
+    if (!Wide && !llvm::isa<IntLit>(*More))
+      More = std::make_unique<gpumerge::CastExpr>(
+          Type::scalar(ScalarKind::Long), std::move(More));
+    return More;
+  }
+
+  /// How a helper's result reaches the expression that called it: the
+  /// variable its returns store (none for void), declared by the only
+  /// return where the body ends in its only one.
+  struct InlineResult {
+    std::string Name;
+    gpumerge::Type T;
+    bool Declare = false;
+  };
+
+  /// The call \p C of helper \p Def (Inlining.h) lowered as its body: a
+  /// body `{ return E; }` as E, its parameters read as the arguments; any
+  /// other before the statement that calls it (Hoisted), its parameters
+  /// and locals declared under names of their own and its returns stored
+  /// to a result, which is the call's value. Null for a void helper.
+  ExprPtr inlineCall(const clang::CallExpr &C, const FunctionDecl &Def,
+                     SourceLocation Loc) {
+    std::string Name = Def.getNameAsString();
+    for (const InlineFrame &F : Inlined)
+      if (F.Callee == &Def)
+        return failExpr("recursive call of '" + Name + "'", Loc);
+    if (Inlined.size() >= 8)
+      return failExpr("helpers that take pointers called more than 8 deep",
+                      Loc);
+    if (C.getNumArgs() != Def.getNumParams() || Def.isVariadic())
+      return failExpr("call of '" + Name + "' with a default argument", Loc);
+    const auto *Body = llvm::dyn_cast<CompoundStmt>(Def.getBody());
+    Assigned Own = assignedIn(*Body);
+    // The names it refers to at file scope stay free for its locals.
+    for (const std::string &G : fileScopeNamesIn(Def))
+      TakenNames.insert(G);
+    std::optional<ReturnChain> Value = returnChain(Def);
+    for (const ParmVarDecl *P : Def.parameters())
+      if (Own.Variables.count(P))
+        Value.reset(); // a parameter it changes is declared
+    if (!Value && NoHoist)
+      return failExpr(
+          "call of '" + Name + "', which gpumerge inlines, " + NoHoist, Loc);
+    Changed.Variables.insert(Own.Variables.begin(), Own.Variables.end());
+    Changed.Arrays.insert(Own.Arrays.begin(), Own.Arrays.end());
+
+    // The arguments, lowered where the call is.
+    bool Fixed = !Value;
+    std::set<std::string> Written; // variables the body may change
+    std::vector<std::pair<const ParmVarDecl *, ExprPtr>> Values;
+    for (unsigned I = 0; I < Def.getNumParams(); ++I) {
+      const ParmVarDecl *P = Def.getParamDecl(I);
+      const clang::Expr *Arg = C.getArg(I);
+      if (llvm::isa<CXXDefaultArgExpr>(Arg))
+        return failExpr("call of '" + Name + "' with a default argument", Loc);
+      QualType T = P->getType();
+      if (T->isPointerType()) {
+        if (!bindPointer(*P, Arg, Name, Fixed, Loc))
+          return intLit(0);
+        if (auto It = PointsAtVariable.find(P); It != PointsAtVariable.end())
+          Written.insert(nameOf(*It->second));
+        continue;
+      }
+      if (T->isReferenceType() && !T->getPointeeType().isConstQualified()) {
+        const clang::Expr *A = strip(Arg);
+        const auto *R = llvm::dyn_cast<DeclRefExpr>(A);
+        const auto *X = R ? llvm::dyn_cast<VarDecl>(R->getDecl()) : nullptr;
+        if (!(X && X->isLocalVarDeclOrParm()) &&
+            !llvm::isa<ArraySubscriptExpr>(A))
+          return failExpr("reference argument '" +
+                              sourceText(Arg->getSourceRange()) + "' to '" +
+                              Name + "', which is not a variable or an element",
+                          Loc);
+        if (const char *Reads =
+                llvm::isa<ArraySubscriptExpr>(A)
+                    ? readsMemoryOrCalls(
+                          *llvm::cast<ArraySubscriptExpr>(A)->getIdx())
+                    : nullptr)
+          return failExpr("reference argument '" +
+                              sourceText(Arg->getSourceRange()) + "' to '" +
+                              Name + "' indexed by " + Reads,
+                          Loc);
+        ExprPtr L = lowerExpr(A);
+        if (const auto *V = llvm::dyn_cast<VarRef>(L.get()))
+          Written.insert(V->Name);
+        Substituted[P] = std::move(L);
+        continue;
+      }
+      Values.emplace_back(
+          P, convertTo(lowerExpr(Arg),
+                       lowerType(T.getNonReferenceType(), P->getBeginLoc())));
+    }
+    // What an offset or an element index reads stays as it was while the
+    // body runs.
+    for (const ParmVarDecl *P : Def.parameters()) {
+      std::vector<const Expr *> Fixed; // offsets and element indices
+      if (auto It = Aliases.find(P); It != Aliases.end() && It->second.Offset)
+        Fixed.push_back(It->second.Offset.get());
+      if (auto It = Substituted.find(P); It != Substituted.end())
+        if (const auto *A = llvm::dyn_cast<ArrayRef>(It->second.get()))
+          for (const ExprPtr &X : A->Indices)
+            Fixed.push_back(X.get());
+      std::string Moved;
+      for (const Expr *F : Fixed)
+        walkExpr(*F, [&](const Expr &X) {
+          const auto *V = llvm::dyn_cast<VarRef>(&X);
+          if (V && Written.count(V->Name))
+            Moved = V->Name;
+        });
+      if (!Moved.empty())
+        return failExpr("argument of '" + Name + "' at an offset of '" + Moved +
+                            "', which it changes",
+                        Loc);
+    }
+
+    Inlined.push_back(
+        {&Def, Inlined.empty() ? lineOf(Loc) : Inlined.front().CallLine});
+    auto Block = std::make_unique<BlockStmt>();
+    for (auto &[P, V] : Values) {
+      if (!Own.Variables.count(P) && (Value || isPlainValue(*V, Written))) {
+        Substituted[P] = std::move(V);
+        continue;
+      }
+      Renamed[P] = freshName(P->getNameAsString());
+      Block->Body.push_back(withLine(
+          std::make_unique<gpumerge::DeclStmt>(
+              Renamed[P],
+              lowerType(P->getType().getNonReferenceType(), P->getBeginLoc()),
+              std::move(V)),
+          P->getBeginLoc()));
+    }
+    gpumerge::Type RT = lowerType(Def.getReturnType(), Def.getBeginLoc());
+    ExprPtr Result;
+    if (Value) {
+      Result = lowerReturnChain(*Value, RT);
+    } else {
+      InlineResult R;
+      if (RT.Scalar != ScalarKind::Void) {
+        R.Name = freshName(Name + "_result");
+        R.T = RT;
+        R.T.IsConst = false;
+        R.Declare = returnsOnlyAtEnd(*Body) && !Body->body_empty() &&
+                    llvm::isa<clang::ReturnStmt>(Body->body_back());
+        if (!R.Declare)
+          Block->Body.push_back(withLine(
+              std::make_unique<gpumerge::DeclStmt>(R.Name, R.T, nullptr), Loc));
+        Result = var(R.Name, R.T);
+      }
+      lowerInlinedList(statementsOf(Body), R, *Block);
+      for (StmtPtr &S : Block->Body)
+        Hoisted.push_back(std::move(S));
+    }
+    Inlined.pop_back();
+    for (const ParmVarDecl *P : Def.parameters()) {
+      Substituted.erase(P);
+      Aliases.erase(P);
+      PointsAtVariable.erase(P);
+    }
+    return Result;
+  }
+
+  /// A helper's body of returns only (ReturnChain) as the expression `c1 ?
+  /// a1 : c2 ? a2 : b` of type \p RT. All but the first condition run only
+  /// as chosen, so what they call puts nothing before the call.
+  ExprPtr lowerReturnChain(const ReturnChain &Chain, const gpumerge::Type &RT) {
+    const char *Why = "in a helper's return after another (it runs only "
+                      "when chosen)";
+    std::vector<std::pair<ExprPtr, ExprPtr>> Cases;
+    for (const auto &[Cond, Value] : Chain.Cases) {
+      ExprPtr C =
+          Cases.empty() ? lowerExpr(Cond) : lowerWithoutHoisting(Cond, Why);
+      Cases.emplace_back(std::move(C),
+                         convertTo(lowerWithoutHoisting(Value, Why), RT));
+    }
+    ExprPtr R = convertTo(Cases.empty() ? lowerExpr(Chain.Last)
+                                        : lowerWithoutHoisting(Chain.Last, Why),
+                          RT);
+    gpumerge::Type T = RT;
+    T.IsConst = false;
+    for (auto It = Cases.rbegin(); It != Cases.rend(); ++It)
+      R = std::make_unique<SelectExpr>(std::move(It->first),
+                                       std::move(It->second), std::move(R), T);
+    return R;
+  }
+
+  /// The statements \p List of an inlined helper's body into \p Into, each
+  /// return a store of its value to \p R. An if that returns takes the rest
+  /// of the list into the branches that do not: `if (c) return a; s; return
+  /// b;` is `if (c) r = a; else { s; r = b; }`.
+  void lowerInlinedList(std::vector<const clang::Stmt *> List,
+                        const InlineResult &R, BlockStmt &Into) {
+    for (size_t I = 0; I < List.size(); ++I) {
+      const clang::Stmt *S = List[I];
+      if (++InlinedStatements > 4096) {
+        fail("helpers that take pointers inlined into more than 4096 "
+             "statements",
+             S->getBeginLoc());
+        return;
+      }
+      if (const auto *Ret = llvm::dyn_cast<clang::ReturnStmt>(S)) {
+        storeResult(*Ret, R, Into);
+        return; // what follows never runs
+      }
+      if (!containsReturn(S)) {
+        lowerInto(S, Into);
+        continue;
+      }
+      std::vector<const clang::Stmt *> Rest(List.begin() + I + 1, List.end());
+      if (llvm::isa<CompoundStmt>(S)) { // its locals have names of their own
+        std::vector<const clang::Stmt *> Inner = statementsOf(S);
+        Inner.insert(Inner.end(), Rest.begin(), Rest.end());
+        lowerInlinedList(std::move(Inner), R, Into);
+        return;
+      }
+      const auto *If = llvm::dyn_cast<clang::IfStmt>(S);
+      if (!If || If->getInit() || If->getConditionVariable()) {
+        fail("return inside a loop or a switch of '" +
+                 Inlined.back().Callee->getNameAsString() + "'",
+             S->getBeginLoc());
+        return;
+      }
+      auto Branch = [&](const clang::Stmt *B) -> StmtPtr {
+        std::vector<const clang::Stmt *> L = statementsOf(B);
+        if (!alwaysReturns(B))
+          L.insert(L.end(), Rest.begin(), Rest.end());
+        if (L.empty())
+          return nullptr;
+        auto Block = std::make_unique<BlockStmt>();
+        lowerInlinedList(std::move(L), R, *Block);
+        return withLine(std::move(Block),
+                        B ? B->getBeginLoc() : If->getEndLoc());
+      };
+      hoistInto(Into, [&](std::vector<StmtPtr> &Out) {
+        ExprPtr Cond = lowerExpr(If->getCond());
+        StmtPtr Then = Branch(If->getThen());
+        if (!Then)
+          Then = std::make_unique<BlockStmt>();
+        StmtPtr Else = Branch(If->getElse());
+        Out.push_back(
+            withLine(std::make_unique<gpumerge::IfStmt>(
+                         std::move(Cond), std::move(Then), std::move(Else)),
+                     If->getBeginLoc()));
+      });
+      return;
+    }
+  }
+
+  /// `return e;` of an inlined helper: e stored to its result.
+  void storeResult(const clang::ReturnStmt &Ret, const InlineResult &R,
+                   BlockStmt &Into) {
+    if (!Ret.getRetValue() || R.Name.empty())
+      return;
+    hoistInto(Into, [&](std::vector<StmtPtr> &Out) {
+      ExprPtr V = convertTo(lowerExpr(Ret.getRetValue()), R.T);
+      if (R.Declare)
+        Out.push_back(
+            std::make_unique<gpumerge::DeclStmt>(R.Name, R.T, std::move(V)));
+      else
+        Out.push_back(std::make_unique<AssignStmt>(
+            var(R.Name, R.T), AssignOp::Set, std::move(V)));
+      Out.back()->setLine(lineOf(Ret.getBeginLoc()));
+    });
+  }
+
+  /// A name an inlined helper refers to at file scope (a constant, a macro,
+  /// a helper it calls) that the function lowered declares for a variable
+  /// of its own, which would stand for it where the body is inlined.
+  void checkNotCaptured(const Expr &E, SourceLocation Loc) {
+    walkExpr(E, [&](const Expr &X) {
+      std::string N;
+      if (const auto *I = llvm::dyn_cast<IntLit>(&X))
+        N = I->MacroName;
+      else if (const auto *F = llvm::dyn_cast<FloatLit>(&X))
+        N = F->MacroName;
+      else if (const auto *A = llvm::dyn_cast<ArrayRef>(&X);
+               A && A->Space == AddressSpace::Constant)
+        N = A->Array;
+      else if (const auto *C = llvm::dyn_cast<gpumerge::CallExpr>(&X))
+        N = C->Callee;
+      if (!N.empty() && DeclaredNames.count(N))
+        fail("'" + N + "', which names a variable where it is inlined", Loc);
+    });
+  }
+
+  // --- statements -------------------------------------------------------
+
   StmtPtr withLine(StmtPtr S, SourceLocation L) {
     S->setLine(lineOf(L));
     return S;
   }
 
+  /// \p S into \p Into, after what the helpers it calls put before it.
   void lowerInto(const clang::Stmt *S, BlockStmt &Into) {
     if (const auto *DS = llvm::dyn_cast<clang::DeclStmt>(S)) {
       for (const Decl *D : DS->decls())
-        if (!lowerPointerAlias(D)) {
+        hoistInto(Into, [&](std::vector<StmtPtr> &Out) {
+          if (lowerPointerAlias(D))
+            return;
           std::vector<StmtPtr> Stores;
-          Into.Body.push_back(lowerVarDecl(D, Stores));
+          Out.push_back(lowerVarDecl(D, Stores));
           for (StmtPtr &St : Stores)
-            Into.Body.push_back(std::move(St));
-        }
+            Out.push_back(std::move(St));
+        });
       return;
     }
     if (llvm::isa<NullStmt>(S))
@@ -1304,7 +1860,9 @@ private:
         Into.Body.push_back(std::move(L));
         return;
       }
-    Into.Body.push_back(lowerStmt(S));
+    hoistInto(Into, [&](std::vector<StmtPtr> &Out) {
+      Out.push_back(lowerOneStmt(S));
+    });
   }
 
   /// \p D as a declaration; an initialized local array's elements are
@@ -1313,6 +1871,7 @@ private:
     const auto *V = llvm::dyn_cast<VarDecl>(D);
     if (!V)
       return failStmt("declaration in a kernel", D->getBeginLoc());
+    declareLocal(*V);
     QualType Q = V->getType();
     std::vector<std::int64_t> Extents;
     while (const auto *A = Ctx.getAsConstantArrayType(Q)) {
@@ -1349,8 +1908,8 @@ private:
         Init = lowerExpr(V->getInit());
       }
     }
-    auto DS = std::make_unique<gpumerge::DeclStmt>(V->getNameAsString(), T,
-                                                   std::move(Init));
+    auto DS =
+        std::make_unique<gpumerge::DeclStmt>(nameOf(*V), T, std::move(Init));
     DS->Extents = Extents;
     return withLine(std::move(DS), V->getBeginLoc());
   }
@@ -1373,8 +1932,7 @@ private:
           !E || llvm::isa<ImplicitValueInitExpr>(E) ? zeroOf(T) : lowerExpr(E);
       std::vector<ExprPtr> Index;
       Index.push_back(intLit(I));
-      auto Element =
-          std::make_unique<ArrayRef>(V.getNameAsString(), std::move(Index), T);
+      auto Element = std::make_unique<ArrayRef>(nameOf(V), std::move(Index), T);
       Element->Space = AddressSpace::Private;
       Stores.push_back(withLine(std::make_unique<AssignStmt>(std::move(Element),
                                                              AssignOp::Set,
@@ -1401,7 +1959,21 @@ private:
     }
   }
 
+  /// \p S as one statement (a block where the helpers it calls put
+  /// statements before it).
   StmtPtr lowerStmt(const clang::Stmt *S) {
+    BlockStmt B;
+    lowerInto(S, B);
+    if (B.Body.size() == 1)
+      return std::move(B.Body.front());
+    auto R = std::make_unique<BlockStmt>();
+    R->Body = std::move(B.Body);
+    return withLine(std::move(R), S->getBeginLoc());
+  }
+
+  /// \p S, whose inlined calls put what they need before it into Hoisted;
+  /// null for a call of a void helper, which is all in Hoisted.
+  StmtPtr lowerOneStmt(const clang::Stmt *S) {
     SourceLocation Loc = S->getBeginLoc();
     if (const auto *C = llvm::dyn_cast<CompoundStmt>(S)) {
       auto B = std::make_unique<BlockStmt>();
@@ -1551,6 +2123,10 @@ private:
                       Loc);
     if (const auto *C = llvm::dyn_cast<clang::CallExpr>(E)) {
       if (const FunctionDecl *FD = C->getDirectCallee()) {
+        if (const FunctionDecl *Def = inlinedHelper(*FD)) {
+          inlineCall(*C, *Def, Loc); // its value, if any, unused
+          return nullptr;
+        }
         std::string Name = FD->getNameAsString();
         if (Name == "__syncthreads" || Name == "barrier")
           return withLine(std::make_unique<SyncStmt>(), Loc);
@@ -1648,13 +2224,12 @@ private:
     StmtPtr &Prev = Into.Body.back();
     ExprPtr Start;
     if (auto *D = llvm::dyn_cast<gpumerge::DeclStmt>(Prev.get());
-        D && D->Name == Iter->getNameAsString() && D->Init &&
-        D->Extents.empty()) {
+        D && D->Name == nameOf(*Iter) && D->Init && D->Extents.empty()) {
       Start = std::move(D->Init); // `int j;` stays before the loop
     } else if (auto *A = llvm::dyn_cast<AssignStmt>(Prev.get());
                A && A->Op == AssignOp::Set) {
       auto *V = llvm::dyn_cast<VarRef>(A->LHS.get());
-      if (!V || V->Name != Iter->getNameAsString())
+      if (!V || V->Name != nameOf(*Iter))
         return nullptr;
       Start = std::move(A->RHS);
       Into.Body.pop_back();
@@ -1669,6 +2244,8 @@ private:
 
   StmtPtr lowerLoop(LoopParts F) {
     SourceLocation Loc = F.Loc;
+    static const char *EveryIteration =
+        "in a loop's condition or step (it runs at every iteration)";
     auto L = std::make_unique<gpumerge::ForStmt>();
     const VarDecl *Iter = nullptr;
     if (F.Iter) {
@@ -1682,6 +2259,7 @@ private:
       Iter = llvm::dyn_cast<VarDecl>(DS->getSingleDecl());
       if (!Iter || !Iter->hasInit())
         return failStmt("loop without an initialized iterator", Loc);
+      declareLocal(*Iter);
       L->Init = lowerExpr(Iter->getInit());
       L->DeclaresIter = true;
     } else if (const auto *B =
@@ -1695,7 +2273,7 @@ private:
     } else {
       return failStmt("loop without a canonical initialization", Loc);
     }
-    L->Iter = Iter->getNameAsString();
+    L->Iter = nameOf(*Iter);
     L->IterType = lowerType(Iter->getType(), Loc);
     if (!L->IterType.isInteger())
       return failStmt("loop over a non-integer iterator", Loc);
@@ -1707,11 +2285,11 @@ private:
       return failStmt("loop without a canonical condition", Loc);
     if (iterOf(Cond->getLHS()) == Iter) {
       L->CondOp = *Op;
-      L->Bound = lowerExpr(Cond->getRHS());
+      L->Bound = lowerWithoutHoisting(Cond->getRHS(), EveryIteration);
     } else if (iterOf(Cond->getRHS()) == Iter) {
       // `n > i` is `i < n`.
       L->CondOp = swapComparison(*Op);
-      L->Bound = lowerExpr(Cond->getLHS());
+      L->Bound = lowerWithoutHoisting(Cond->getLHS(), EveryIteration);
     } else {
       return failStmt("loop condition not on the iterator", Loc);
     }
@@ -1768,7 +2346,7 @@ private:
                               std::string(Adds ? "+=" : "-=") + " with '" +
                               binaryOpSpelling(L->CondOp) + "')",
                           Loc);
-        L->StepExpr = lowerExpr(Amount);
+        L->StepExpr = lowerWithoutHoisting(Amount, EveryIteration);
         Step = Adds ? 1 : -1;
       }
     }

@@ -1,5 +1,6 @@
 //===- PointerChains.cpp - Pointers into array parameters -----------------===//
 #include "Frontend/PointerChains.h"
+#include "Frontend/Inlining.h"
 
 #include "clang/AST/RecursiveASTVisitor.h"
 
@@ -9,7 +10,8 @@ namespace gpumerge {
 
 using namespace clang;
 
-std::optional<PointerChain> pointerChain(const clang::Expr *E) {
+std::optional<PointerChain> pointerChain(const clang::Expr *E,
+                                         bool ArrayBases) {
   PointerChain C;
   E = E->IgnoreParenImpCasts();
   // `&p[i]`: p + i.
@@ -19,7 +21,7 @@ std::optional<PointerChain> pointerChain(const clang::Expr *E) {
         dyn_cast<ArraySubscriptExpr>(U->getSubExpr()->IgnoreParenImpCasts());
     if (!S || !S->getIdx()->getType()->isIntegerType())
       return std::nullopt;
-    auto Inner = pointerChain(S->getBase());
+    auto Inner = pointerChain(S->getBase(), ArrayBases);
     if (!Inner)
       return std::nullopt;
     Inner->Offsets.push_back({S->getIdx(), false});
@@ -32,7 +34,7 @@ std::optional<PointerChain> pointerChain(const clang::Expr *E) {
     const clang::Expr *Offset = LeftPtr ? B->getRHS() : B->getLHS();
     if (!Offset->getType()->isIntegerType())
       return std::nullopt;
-    auto Inner = pointerChain(LeftPtr ? B->getLHS() : B->getRHS());
+    auto Inner = pointerChain(LeftPtr ? B->getLHS() : B->getRHS(), ArrayBases);
     if (!Inner)
       return std::nullopt;
     Inner->Offsets.push_back({Offset, B->getOpcode() == BO_Sub});
@@ -40,15 +42,22 @@ std::optional<PointerChain> pointerChain(const clang::Expr *E) {
   }
   const auto *D = dyn_cast<DeclRefExpr>(E);
   C.Base = D ? dyn_cast<VarDecl>(D->getDecl()) : nullptr;
-  if (!C.Base || !C.Base->getType()->isPointerType())
+  if (!C.Base || !(C.Base->getType()->isPointerType() ||
+                   (ArrayBases && C.Base->getType()->isConstantArrayType())))
     return std::nullopt;
   return C;
 }
+
+static Assigned assignedIn(const clang::Stmt &Body,
+                           std::set<const FunctionDecl *> &Visiting);
 
 namespace {
 
 class AssignedVisitor : public RecursiveASTVisitor<AssignedVisitor> {
 public:
+  explicit AssignedVisitor(std::set<const FunctionDecl *> &Visiting)
+      : Visiting(Visiting) {}
+
   Assigned Out;
 
   bool VisitBinaryOperator(BinaryOperator *B) {
@@ -77,11 +86,31 @@ public:
       target(O->getArg(0));
     return true;
   }
+  /// A helper the lowering inlines (Inlining.h) writes what its pointer
+  /// and reference parameters reach: the arguments' arrays and variables.
+  bool VisitCallExpr(CallExpr *C) {
+    const FunctionDecl *FD = C->getDirectCallee();
+    const FunctionDecl *Def = nullptr;
+    if (!FD || !FD->hasBody(Def) || !Def || !takesPointers(*Def) ||
+        !Visiting.insert(Def).second)
+      return true;
+    Assigned Inner = assignedIn(*Def->getBody(), Visiting);
+    Visiting.erase(Def);
+    for (unsigned I = 0; I < C->getNumArgs() && I < Def->getNumParams(); ++I) {
+      const ParmVarDecl *P = Def->getParamDecl(I);
+      if (P->getType()->isPointerType() && Inner.Arrays.count(P))
+        array(C->getArg(I));
+      else if (P->getType()->isReferenceType() && Inner.Variables.count(P))
+        target(C->getArg(I));
+    }
+    return true;
+  }
 
   /// Pointer variables set into another's array (`row = a + i * w`).
   std::map<const VarDecl *, const VarDecl *> PointsInto;
 
 private:
+  std::set<const FunctionDecl *> &Visiting; ///< the helpers entered
   void target(const clang::Expr *E) {
     E = E->IgnoreParenImpCasts();
     if (const auto *D = dyn_cast<DeclRefExpr>(E)) {
@@ -101,7 +130,7 @@ private:
     while (const auto *S =
                dyn_cast<ArraySubscriptExpr>(E->IgnoreParenImpCasts()))
       E = S->getBase();
-    if (auto C = pointerChain(E))
+    if (auto C = pointerChain(E, /*ArrayBases=*/true))
       Out.Arrays.insert(C->Base);
     else if (const auto *D = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts()))
       if (const auto *V = dyn_cast<VarDecl>(D->getDecl()))
@@ -111,8 +140,9 @@ private:
 
 } // namespace
 
-Assigned assignedIn(const clang::Stmt &Body) {
-  AssignedVisitor V;
+static Assigned assignedIn(const clang::Stmt &Body,
+                           std::set<const FunctionDecl *> &Visiting) {
+  AssignedVisitor V(Visiting);
   V.TraverseStmt(const_cast<clang::Stmt *>(&Body));
   // A write through a pointer into an array writes that array.
   std::vector<const VarDecl *> Through(V.Out.Arrays.begin(),
@@ -121,6 +151,11 @@ Assigned assignedIn(const clang::Stmt &Body) {
     for (unsigned Depth = 0; Depth < 16 && V.PointsInto.count(A); ++Depth)
       V.Out.Arrays.insert(A = V.PointsInto[A]);
   return V.Out;
+}
+
+Assigned assignedIn(const clang::Stmt &Body) {
+  std::set<const FunctionDecl *> Visiting;
+  return assignedIn(Body, Visiting);
 }
 
 } // namespace gpumerge

@@ -33,13 +33,16 @@ struct PointerChain {
 };
 
 /// \p E as a PointerChain; nullopt for anything else (a cast to another
-/// element type, a call, a conditional).
-std::optional<PointerChain> pointerChain(const clang::Expr *E);
+/// element type, a call, a conditional). With \p ArrayBases, the variable
+/// may be an array too (`s + i`, `&s[i]` of `__shared__ float s[64]`).
+std::optional<PointerChain> pointerChain(const clang::Expr *E,
+                                         bool ArrayBases = false);
 
 /// What \p Body changes: the variables it assigns or steps (`x = ...`,
 /// `x += ...`, `x++`, a loop's increment) or whose address it takes, and the
 /// arrays whose elements it writes (`a[i] = ...`, through a pointer into
-/// them as well: that pointer's variable).
+/// them as well: that pointer's variable; through a helper's pointer or
+/// reference parameter too: the argument's, Inlining.h).
 struct Assigned {
   std::set<const clang::VarDecl *> Variables, Arrays;
 };

@@ -64,6 +64,8 @@ class Gen:
         self.crng = random.Random("constant-%d" % seed)
         # And of a thread's own array holding what it stores.
         self.lrng = random.Random("localarray-%d" % seed)
+        # And of helpers taking pointers, which gpumerge inlines.
+        self.prng = random.Random("ptrhelper-%d" % seed)
         self.pos1_decl = None  # (body index, name) of pos1's declaration
         self.arrays1d = []  # names of the 1-D array parameters
         self.seed = seed
@@ -504,7 +506,8 @@ class Gen:
         kernel keeps, so the kernel stays naive and race-free."""
         v = self.vrng
         if (v.random() >= 0.15 or not self.arrays1d
-                or "passthrough:ptrarith" in self.features):
+                or "passthrough:ptrarith" in self.features
+                or "pointer-helper" in self.features):
             return
         width = v.choice([2, 3, 4])
         base = {"float": "float", "double": "double", "int": "int",
@@ -608,7 +611,66 @@ class Gen:
             self.feature("compound-store")
         if self.lrng.random() < 0.1:
             value = self.local_array(value)
+        if self.prng.random() < 0.12 and self.pointer_helper_store(target, op, value):
+            return
         self.emit(f"{target} {op} {value};")
+
+    def device_qualifier(self):
+        return "__device__ " if self.cuda else ""
+
+    def pointer_helper_store(self, target, op, value):
+        """`target op value;` through a helper of the kernel's that takes a
+        pointer: `put(out, i, v)` storing dst[k], `put(out + i, v)` storing
+        *dst, or the value passed back through a pointer to a local first.
+        False where target is no element of a 1-D array."""
+        g = self.prng
+        m = re.match(r"^(\w+)\[([^\[\]]*)\]$", target)
+        if not m:
+            return False
+        arr, idx = m.groups()
+        q = self.device_qualifier()
+        gq = "" if self.cuda else "__global "
+        t = self.spelled
+        name = self.fresh(g.choice(["put", "store_at", "emit"]))
+        form = g.random()
+        if form < 0.4:
+            self.helpers.append(f"{q}void {name}({gq}{t} *dst, int k, {t} v) {{\n"
+                                f"  dst[k] {op} v;\n}}")
+            self.emit(f"{name}({arr}, {idx}, {value});")
+        elif form < 0.7:
+            self.helpers.append(f"{q}void {name}({gq}{t} *dst, {t} v) {{\n"
+                                f"  *dst {op} v;\n}}")
+            arg = f"{arr} + {idx}" if g.random() < 0.5 else f"&{arr}[{idx}]"
+            self.emit(f"{name}({arg}, {value});")
+        else:
+            res = self.fresh("res")
+            self.helpers.append(f"{q}void {name}({t} v, {t} *r) {{\n  *r = v;\n}}")
+            self.emit(f"{t} {res};")
+            self.emit(f"{name}({value}, &{res});")
+            self.emit(f"{target} {op} {res};")
+        self.feature("pointer-helper")
+        return True
+
+    def pointer_helper_read(self, array, base, index):
+        """array[base + index] read through a helper that takes a pointer:
+        `at(a + base, index)` returning p[k], or one that returns early
+        (`if (k < 0) return 0; return p[k];`, index never negative)."""
+        g = self.prng
+        q = self.device_qualifier()
+        gq = "" if self.cuda else "__global "
+        t = self.spelled
+        name = self.fresh(g.choice(["at", "fetch", "elem"]))
+        if g.random() < 0.6:
+            body = "  return p[k];"
+        else:
+            zero = {"float": "0.0f", "double": "0.0", "int": "0",
+                    "unsigned": "0u"}[self.elem]
+            body = f"  if (k < 0)\n    return {zero};\n  return p[k];"
+        self.helpers.append(f"{q}{t} {name}({gq}const {t} *p, int k) {{\n{body}\n}}")
+        self.feature("pointer-helper")
+        if base is None:
+            return f"{name}({array}, {index})"
+        return f"{name}({array} + {base}, {index})"
 
     def local_array(self, value):
         """\p value through a thread's own array (`T part[3]`), filled
@@ -697,6 +759,8 @@ class Gen:
         else:
             end = self.guard([(i, n)])
         reads = [f"{a}[{i}]" for a in ins]
+        if self.prng.random() < 0.2:
+            reads[-1] = self.pointer_helper_read(ins[-1], None, i)
         if r.random() < 0.2:
             reads.append(self.const_table(i))
         e = self.combine(reads)
@@ -831,6 +895,9 @@ class Gen:
             self.maybe_passthrough(s, f"{vec}[{i}]")
         self.loop(j, m, self.c89)
         aread = f"{mat}[{i} * {ld} + {j}]" if not trans else f"{mat}[{j} * {ld} + {i}]"
+        if self.prng.random() < 0.2:  # a row (column) pointer's element
+            aread = (self.pointer_helper_read(mat, f"{i} * {ld}", j) if not trans
+                     else self.pointer_helper_read(mat, f"{j} * {ld}", i))
         e = self.combine([aread, f"{vec}[{j}]"])
         if r.random() < 0.2:
             e = self.select(f"{vec}[{j}]", e, aread)

@@ -22,7 +22,8 @@ WANTED = (
        "mm-a-transposed", "mm-b-transposed", "global-accumulate", "row-on-x",
        "two-per-thread", "compound-store", "array-2d", "lower-bound",
        "constant-table", "layers", "unroll-pragma", "vector:float2",
-       "vector:float3", "vector:float4", "grid-stride", "file-constant", "local-array", "local-array-init"]
+       "vector:float3", "vector:float4", "grid-stride", "file-constant", "local-array", "local-array-init",
+       "pointer-helper"]
     + [f"passthrough:{p}" for p in ["while", "do", "switch", "break",
                                      "continue", "modassign", "ptrarith"]])
 
