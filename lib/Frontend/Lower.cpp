@@ -1351,7 +1351,6 @@ private:
     return T;
   }
 
-  // --- statements --------------------------------------------------------
   // --- helpers that take pointers, inlined (Inlining.h) ------------------
 
   /// \p V's name in the function lowered: a helper's local or parameter
@@ -2127,6 +2126,8 @@ private:
           inlineCall(*C, *Def, Loc); // its value, if any, unused
           return nullptr;
         }
+        if (StmtPtr S = lowerSinCos(*C, *FD, Loc))
+          return S;
         std::string Name = FD->getNameAsString();
         if (Name == "__syncthreads" || Name == "barrier")
           return withLine(std::make_unique<SyncStmt>(), Loc);
@@ -2135,6 +2136,55 @@ private:
       }
     }
     return withLine(std::make_unique<gpumerge::ExprStmt>(lowerExpr(E)), Loc);
+  }
+
+  /// CUDA's `sincosf(x, &s, &c)` (sincos, __sincosf) as `s = sinf(x); c =
+  /// cosf(x);`, the first put before the second (Hoisted): where s and c
+  /// are variables the kernel declares and x reads neither. Null for any
+  /// other call.
+  StmtPtr lowerSinCos(const clang::CallExpr &C, const FunctionDecl &FD,
+                      SourceLocation Loc) {
+    static const std::map<std::string, std::pair<const char *, const char *>>
+        Parts = {{"sincosf", {"sinf", "cosf"}},
+                 {"sincos", {"sin", "cos"}},
+                 {"__sincosf", {"__sinf", "__cosf"}}};
+    auto It = Parts.find(FD.getNameAsString());
+    if (It == Parts.end() || isUserCode(FD.getLocation()) ||
+        C.getNumArgs() != 3 || Ctx.getLangOpts().OpenCL)
+      return nullptr;
+    std::vector<const VarDecl *> Out;
+    for (unsigned I = 1; I < 3; ++I) {
+      const auto *U = llvm::dyn_cast<clang::UnaryOperator>(strip(C.getArg(I)));
+      const auto *R =
+          U && U->getOpcode() == UO_AddrOf
+              ? llvm::dyn_cast<DeclRefExpr>(U->getSubExpr()->IgnoreParens())
+              : nullptr;
+      const auto *V = R ? llvm::dyn_cast<VarDecl>(R->getDecl()) : nullptr;
+      if (!V || !V->isLocalVarDeclOrParm() || !V->getType()->isFloatingType() ||
+          Substituted.count(V))
+        return nullptr;
+      Out.push_back(V);
+    }
+    ExprPtr X = lowerExpr(C.getArg(0));
+    bool ReadsOut = false;
+    walkExpr(*X, [&](const Expr &E) {
+      if (const auto *V = llvm::dyn_cast<VarRef>(&E))
+        ReadsOut |= V->Name == nameOf(*Out[0]) || V->Name == nameOf(*Out[1]);
+    });
+    if (ReadsOut)
+      return failStmt("sincos of a variable it sets", Loc);
+    auto Part = [&](const char *Fn, const VarDecl &V, ExprPtr Arg) {
+      gpumerge::Type T = lowerType(V.getType(), Loc);
+      std::vector<ExprPtr> Args;
+      Args.push_back(std::move(Arg));
+      return withLine(
+          std::make_unique<AssignStmt>(
+              var(nameOf(V), T), AssignOp::Set,
+              std::make_unique<gpumerge::CallExpr>(Fn, std::move(Args), T)),
+          Loc);
+    };
+    Hoisted.push_back(Part(It->second.first, *Out[0], X->clone()));
+    return Part(It->second.second, *Out[1], std::move(X));
   }
 
   /// The iterator a loop-control expression names, or null.

@@ -8,3 +8,14 @@ __global__ void fast(int n, const float *a, float *b, unsigned int *c) {
     c[i] = __umul24(i, 3u);
   }
 }
+
+// sincosf's results through pointers to the kernel's variables: read as
+// s = sinf(x); c = cosf(x);.
+__global__ void rot(int n, const float *a, float *b) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    float s, c;
+    sincosf(a[i], &s, &c);
+    b[i] = s * 2.0f + c;
+  }
+}
