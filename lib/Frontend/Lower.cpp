@@ -1077,7 +1077,7 @@ bool Lowering::lowerPointerAlias(const Decl *D) {
     return true;
   }
   if (!Ctx.hasSameUnqualifiedType(V->getType()->getPointeeType(),
-                                  Base->getType()->getPointeeType())) {
+                                  elementOf(Base->getType()))) {
     fail(Name + " to another element type than '" + Base->getNameAsString() +
              "'",
          Loc);

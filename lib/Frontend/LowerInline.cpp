@@ -114,10 +114,8 @@ bool Lowering::bindPointer(const ParmVarDecl &P, const clang::Expr *Arg,
     fail(Why + ", which is not an array parameter or a local array", Loc);
     return false;
   }
-  QualType Elem = BaseType->isPointerType()
-                      ? BaseType->getPointeeType()
-                      : Ctx.getAsArrayType(BaseType)->getElementType();
-  if (!Ctx.hasSameUnqualifiedType(P.getType()->getPointeeType(), Elem)) {
+  if (!Ctx.hasSameUnqualifiedType(P.getType()->getPointeeType(),
+                                  elementOf(BaseType))) {
     fail(Why + " to another element type", Loc);
     return false;
   }

@@ -206,6 +206,14 @@ private:
   ExprPtr lowerPointee(const clang::Expr *Pointer, QualType Elem,
                        SourceLocation Loc);
 
+  /// What \p T reaches: a pointer's pointee, an array's element (an alias
+  /// may point into a local or shared array, LowerInline.cpp).
+  QualType elementOf(QualType T) const {
+    if (const clang::ArrayType *A = Ctx.getAsArrayType(T))
+      return A->getElementType();
+    return T->getPointeeType();
+  }
+
   /// Does pointer \p V point at scalars or vectors (not at pointers or
   /// rows of a 2-D array)?
   static bool pointsToElements(const VarDecl &V) {

@@ -83,3 +83,24 @@ __global__ void ahead(const float *x, float *y, int n) {
   if (i < n && clamped(x, i + 1, n) > 0.0f)
     y[i] = clamped(x, i + 1, n);
 }
+
+// A pointer the helper sets into what it is given, which is the kernel's
+// own array (this crashed the lowering: an alias of an array, not of a
+// pointer).
+__device__ float after(float *buf, int k) {
+  float *head = &buf[1];
+  return head[k];
+}
+
+#pragma gpumerge size(n=4096)
+#pragma gpumerge output(y)
+__global__ void own(const float *x, float *y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    float t[3];
+    t[0] = x[i];
+    t[1] = 2.0f * x[i];
+    t[2] = t[1] + 1.0f;
+    y[i] = after(t, 1);
+  }
+}
