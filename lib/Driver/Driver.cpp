@@ -187,6 +187,9 @@ public:
   int run(llvm::json::Array &ReportFiles) {
     FrontendOptions FO;
     FO.ExtraArgs = Opts.ClangArgs;
+    if (llvm::StringRef Debug(Opts.DebugFail);
+        Debug.consume_front("lower-crash="))
+      FO.CrashLowering = Debug.str();
     std::optional<llvm::Expected<std::unique_ptr<Module>>> Parsed;
     llvm::CrashRecoveryContext CRC;
     if (!CRC.RunSafely([&] { Parsed.emplace(parseFile(Input, FO)); })) {
@@ -1198,7 +1201,9 @@ private:
     std::vector<MemoryVariant> Vs = variants();
     // kernel name → one result per variant
     std::map<std::string, std::vector<VariantResult>> Results;
-    bool Mismatch = false, Internal = false;
+    bool Mismatch = false;
+    bool Internal = llvm::any_of(
+        M->PassedThrough, [](const Unsupported &U) { return U.InternalError; });
     for (MemoryVariant V : Vs) {
       for (Function *F : M->kernels()) {
         SearchSpace Space;

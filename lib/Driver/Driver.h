@@ -60,8 +60,9 @@ struct DriverOptions {
   /// same names and parameters) instead of the input.
   std::string Reference;
   /// Hidden --debug-fail=WHAT, for the tests of gpumerge's own failures:
-  /// pass-crash=NAME (the pass aborts), pass-error=NAME (it returns an
-  /// error), pass-malformed=NAME (it leaves malformed KIR),
+  /// lower-crash=NAME (lowering that function aborts), pass-crash=NAME (the
+  /// pass aborts), pass-error=NAME (it returns an error),
+  /// pass-malformed=NAME (it leaves malformed KIR),
   /// verify-candidate=crash|hang (the emitted kernel's run on the device),
   /// tune-kill-after=N (--tune is killed after N measurements).
   std::string DebugFail;

@@ -16,6 +16,7 @@
 #include "clang/Frontend/TextDiagnosticPrinter.h"
 #include "clang/Tooling/Tooling.h"
 
+#include "llvm/Support/CrashRecoveryContext.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -606,7 +607,25 @@ parseSource(const std::string &Source, const std::string &FileName,
         FailedHelpers.insert(Name);
       continue;
     }
-    auto Lowered = lowerFunction(*FD, Ctx, AST->getPreprocessor(), *M);
+    // A crash of ours while lowering one function costs that function alone
+    // (what it added to the module, a typedef or a constant, stays).
+    std::optional<std::variant<std::unique_ptr<Function>, LoweringFailure>>
+        Attempt;
+    if (!llvm::CrashRecoveryContext().RunSafely([&] {
+          if (Opts.CrashLowering == Name)
+            std::abort();
+          Attempt.emplace(lowerFunction(*FD, Ctx, AST->getPreprocessor(), *M));
+        })) {
+      Unsupported U{TemplateCall.empty() ? Name : TemplateCall,
+                    "gpumerge crashed while lowering it (a gpumerge bug)",
+                    Span.Line, Span, IsKernel};
+      U.InternalError = true;
+      if (!IsKernel)
+        FailedHelpers.insert(Name);
+      M->PassedThrough.push_back(std::move(U));
+      continue;
+    }
+    auto Lowered = std::move(*Attempt);
     if (auto *Failure = std::get_if<LoweringFailure>(&Lowered)) {
       Unsupported U{TemplateCall.empty() ? Name : TemplateCall,
                     Failure->Construct, Failure->Line, Span, IsKernel};

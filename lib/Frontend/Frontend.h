@@ -22,6 +22,9 @@ namespace gpumerge {
 struct FrontendOptions {
   std::optional<Language> Lang;       ///< default: from the file extension
   std::vector<std::string> ExtraArgs; ///< after `--` on the command line
+  /// For the tests of gpumerge's own failures (--debug-fail=lower-crash=F):
+  /// lowering the function of this name crashes.
+  std::string CrashLowering;
 };
 
 /// Parses \p Path. A syntax error gives an error holding Clang's diagnostics

@@ -140,6 +140,9 @@ struct Unsupported {
   SourceSpan Span;
   /// False for a __device__ helper: it is reported as one, not as a kernel.
   bool IsKernel = true;
+  /// Passed through because gpumerge crashed on it (a gpumerge bug): the
+  /// exit code says so.
+  bool InternalError = false;
 };
 
 /// A launch `k<<<grid, block[, smem[, stream]]>>>(args)` in host code of the
