@@ -119,15 +119,14 @@ bool Lowering::bindPointer(const ParmVarDecl &P, const clang::Expr *Arg,
     fail(Why + " to another element type", Loc);
     return false;
   }
-  if (Fixed)
-    for (const auto &[E, Negated] : C->Offsets)
-      if (const char *Reads = readsMemoryOrCalls(*E)) {
-        fail(Why + " offset by " + Reads, Loc);
-        return false;
-      }
-  if (ExprPtr More = sumOffsets(C->Offsets))
+  if (ExprPtr More = sumOffsets(C->Offsets)) {
+    if (Fixed && readsArray(*More)) {
+      fail(Why + " offset by an array element", Loc);
+      return false;
+    }
     Offset = Offset ? add(std::move(Offset), widenedOffset(std::move(More)))
                     : widenedOffset(std::move(More));
+  }
   // A row pointer (`double phi[][NY]`) takes the indices of the array it
   // names, which an offset would shift by rows, not elements.
   if (Offset && P.getType()->getPointeeType()->isArrayType()) {
@@ -138,19 +137,10 @@ bool Lowering::bindPointer(const ParmVarDecl &P, const clang::Expr *Arg,
   return true;
 }
 
-const char *Lowering::readsMemoryOrCalls(const clang::Stmt &E) {
-  if (llvm::isa<ArraySubscriptExpr>(E))
-    return "an array element";
-  if (const auto *U = llvm::dyn_cast<clang::UnaryOperator>(&E);
-      U && U->getOpcode() == UO_Deref)
-    return "an array element";
-  if (llvm::isa<clang::CallExpr>(E))
-    return "a call";
-  for (const clang::Stmt *C : E.children())
-    if (C)
-      if (const char *R = readsMemoryOrCalls(*C))
-        return R;
-  return nullptr;
+bool Lowering::readsArray(const Expr &E) {
+  bool Reads = false;
+  walkExpr(E, [&](const Expr &X) { Reads |= llvm::isa<ArrayRef>(X); });
+  return Reads;
 }
 
 ExprPtr Lowering::widenedOffset(ExprPtr More) {
@@ -214,16 +204,14 @@ ExprPtr Lowering::inlineCall(const clang::CallExpr &C, const FunctionDecl &Def,
                             sourceText(Arg->getSourceRange()) + "' to '" +
                             Name + "', which is not a variable or an element",
                         Loc);
-      if (const char *Reads =
-              llvm::isa<ArraySubscriptExpr>(A)
-                  ? readsMemoryOrCalls(
-                        *llvm::cast<ArraySubscriptExpr>(A)->getIdx())
-                  : nullptr)
-        return failExpr("reference argument '" +
-                            sourceText(Arg->getSourceRange()) + "' to '" +
-                            Name + "' indexed by " + Reads,
-                        Loc);
       ExprPtr L = lowerExpr(A);
+      if (const auto *E = llvm::dyn_cast<ArrayRef>(L.get()))
+        for (const ExprPtr &I : E->Indices)
+          if (readsArray(*I))
+            return failExpr("reference argument '" +
+                                sourceText(Arg->getSourceRange()) + "' to '" +
+                                Name + "' indexed by an array element",
+                            Loc);
       if (const auto *V = llvm::dyn_cast<VarRef>(L.get()))
         Written.insert(V->Name);
       Substituted[P] = std::move(L);

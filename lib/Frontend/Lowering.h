@@ -326,9 +326,10 @@ private:
   bool bindPointer(const ParmVarDecl &P, const clang::Expr *Arg,
                    const std::string &Callee, bool Fixed, SourceLocation Loc);
 
-  /// "an array element" or "a call" where \p E reads one, which a helper
-  /// inlined may change before it reads \p E again; null for neither.
-  static const char *readsMemoryOrCalls(const clang::Stmt &E);
+  /// Does \p E read an array element (which a helper inlined may change
+  /// before it reads \p E again)? Calls left in KIR read no memory: they
+  /// are math, or helpers of scalars.
+  static bool readsArray(const Expr &E);
 
   /// A variable offset of 32 bits widened to 64 (`(long long)(i * w)`):
   /// pointer arithmetic does not wrap where an int sum would.

@@ -104,3 +104,20 @@ __global__ void own(const float *x, float *y, int n) {
     y[i] = after(t, 1);
   }
 }
+
+// A helper that writes through its pointers, given offsets of the thread's
+// position (threadIdx.x is a call to Clang: it had refused them as "offset
+// by a call"; they cannot change while the helper runs).
+__device__ void swap2(float *p, float *q) {
+  float t = *p;
+  *p = *q;
+  *q = t;
+}
+
+#pragma gpumerge size(n=4096)
+#pragma gpumerge output(y)
+__global__ void pairs(float *y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    swap2(y + 2 * i, &y[2 * blockIdx.x * blockDim.x + 2 * threadIdx.x + 1]);
+}
