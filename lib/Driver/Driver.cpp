@@ -1,5 +1,6 @@
 //===- Driver.cpp - What the gpumerge command does ------------------------===//
 #include "Driver/Driver.h"
+#include "Analysis/BlockBounds.h"
 #include "Analysis/Coalescing.h"
 #include "CodeGen/CudaSpelling.h"
 #include "CodeGen/Emitter.h"
@@ -423,7 +424,8 @@ private:
   /// The launch configuration, preconditions and resources of \p K.
   llvm::json::Object launchReport(const Function &K, LaunchShape &Shape) {
     KernelDomain D = findDomain(tilingOrigin(K));
-    Shape = naiveLaunch(D.Dims, K.FixedBlock);
+    Shape = naiveLaunch(D.Dims, K.FixedBlock,
+                        sharedArrayBlockBound(tilingOrigin(K)));
     const LaunchPlan *P = K.Plan && !K.Plan->SameLaunch ? &*K.Plan : nullptr;
     if (P) {
       Shape.Block = P->Block;

@@ -2,6 +2,7 @@
 #include "Runtime/Verify.h"
 #include "Analysis/Accesses.h"
 #include "Analysis/Affine.h"
+#include "Analysis/BlockBounds.h"
 #include "Analysis/Races.h"
 #include "Analysis/Uninitialized.h"
 #include "CodeGen/EdgeKernel.h"
@@ -43,19 +44,26 @@ const char *verifyStatusName(VerifyResult::Status S) {
   return "?";
 }
 
-LaunchShape naiveLaunch(unsigned Dims, std::array<std::int64_t, 2> Fixed) {
+LaunchShape naiveLaunch(unsigned Dims, std::array<std::int64_t, 2> Fixed,
+                        std::array<std::int64_t, 2> AtMost) {
   LaunchShape S;
   S.Block = Dims == 2 ? std::array<std::int64_t, 2>{16, 16}
                       : std::array<std::int64_t, 2>{256, 1};
   for (unsigned D = 0; D < 2; ++D)
     if (Fixed[D])
       S.Block[D] = Fixed[D];
+    else if (AtMost[D] && S.Block[D] > AtMost[D])
+      S.Block[D] = AtMost[D];
   // A fixed size in one dimension leaves the other what fits in 1024.
   for (unsigned D = 0; D < 2; ++D)
     if (!Fixed[D])
       S.Block[D] = std::max<std::int64_t>(
           1, std::min(S.Block[D], 1024 / S.Block[1 - D]));
   return S;
+}
+
+LaunchShape naiveLaunchOf(const Function &F, unsigned Dims) {
+  return naiveLaunch(Dims, F.FixedBlock, sharedArrayBlockBound(F));
 }
 
 SizeBindings chooseSizes(const Function &F, const SizeBindings &Given) {
@@ -515,8 +523,8 @@ sizeProblem(const std::vector<const Function *> &DomainFrom,
     if (!Layers)
       return llvm::toString(Layers.takeError());
     auto E = bufferExtents(*St.Naive, Sizes, *D,
-                           naiveLaunch(KD.Dims, St.Naive->FixedBlock).Block,
-                           &Lowest, *Layers);
+                           naiveLaunchOf(*St.Naive, KD.Dims).Block, &Lowest,
+                           *Layers);
     if (!E)
       return llvm::toString(E.takeError());
     for (const auto &[Array, Lo] : Lowest)
@@ -1635,11 +1643,16 @@ verifyOn(const Module &M, const std::vector<const Function *> &DomainFrom,
   // (A grid-stride loop's third exactly: a block rounded up could cover
   // the domain, each thread taking one element.)
   std::array<bool, 2> Exact = {!Guarded[0] || Strides, !Guarded[1]};
-  std::array<std::int64_t, 2> Fixed = {0, 0};
-  for (const Function *F : DomainFrom)
-    for (unsigned D = 0; D < 2; ++D)
+  std::array<std::int64_t, 2> Fixed = {0, 0}, AtMost = {0, 0};
+  for (const Function *F : DomainFrom) {
+    std::array<std::int64_t, 2> Bound = sharedArrayBlockBound(*F);
+    for (unsigned D = 0; D < 2; ++D) {
       Fixed[D] = std::max(Fixed[D], F->FixedBlock[D]);
-  LaunchShape NaiveShape = naiveLaunch(Dims, Fixed);
+      if (Bound[D])
+        AtMost[D] = AtMost[D] ? std::min(AtMost[D], Bound[D]) : Bound[D];
+    }
+  }
+  LaunchShape NaiveShape = naiveLaunch(Dims, Fixed, AtMost);
   NDRange NaiveRange = rangeFor(LaunchThreads, Dims, NaiveShape, Exact);
   Layer(NaiveRange);
   // Buffers cover every launched thread's accesses, guarded or not: a read

@@ -37,9 +37,14 @@ struct LaunchShape {
 
 /// The naive launch: 16x16 blocks for 2-D kernels, 256 threads for 1-D;
 /// the block size the kernel's thread positions assume where they assume
-/// one (Function::FixedBlock, 0 where none).
+/// one (Function::FixedBlock, 0 where none); at most what its shared arrays
+/// admit (\p AtMost, sharedArrayBlockBound, 0 where nothing bounds it).
 LaunchShape naiveLaunch(unsigned Dims,
-                        std::array<std::int64_t, 2> Fixed = {0, 0});
+                        std::array<std::int64_t, 2> Fixed = {0, 0},
+                        std::array<std::int64_t, 2> AtMost = {0, 0});
+
+/// naiveLaunch for the kernel \p F.
+LaunchShape naiveLaunchOf(const Function &F, unsigned Dims);
 
 struct VerifyOptions {
   SizeBindings Sizes; ///< --size
