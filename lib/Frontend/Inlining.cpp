@@ -93,6 +93,16 @@ bool returnsOnlyAtEnd(const CompoundStmt &Body) {
   return true;
 }
 
+unsigned usesOf(const Stmt &Body, const VarDecl &V) {
+  unsigned N = 0;
+  if (const auto *R = llvm::dyn_cast<DeclRefExpr>(&Body))
+    N += R->getDecl() == &V;
+  for (const Stmt *C : Body.children())
+    if (C)
+      N += usesOf(*C, V);
+  return N;
+}
+
 std::vector<const Stmt *> statementsOf(const Stmt *S) {
   std::vector<const Stmt *> List;
   if (const auto *C = llvm::dyn_cast_or_null<CompoundStmt>(S))

@@ -56,6 +56,9 @@ bool alwaysReturns(const clang::Stmt *S);
 /// Is the last statement of \p Body its only return (no early one)?
 bool returnsOnlyAtEnd(const clang::CompoundStmt &Body);
 
+/// How many times \p Body names \p V.
+unsigned usesOf(const clang::Stmt &Body, const clang::VarDecl &V);
+
 /// The statements of \p S as a list: a block's, or \p S alone; none for
 /// null.
 std::vector<const clang::Stmt *> statementsOf(const clang::Stmt *S);

@@ -55,14 +55,18 @@ ExprPtr Lowering::convertTo(ExprPtr E, const gpumerge::Type &T) {
   return std::make_unique<gpumerge::CastExpr>(To, std::move(E));
 }
 
-bool Lowering::isPlainValue(const Expr &E,
+bool Lowering::isFixedValue(const Expr &E, unsigned Uses,
                             const std::set<std::string> &Written) {
-  if (const auto *C = llvm::dyn_cast<gpumerge::CastExpr>(&E))
-    return isPlainValue(*C->Sub, Written);
-  if (const auto *V = llvm::dyn_cast<VarRef>(&E))
-    return !Written.count(V->Name);
-  return llvm::isa<IntLit>(E) || llvm::isa<FloatLit>(E) ||
-         llvm::isa<BuiltinRef>(E);
+  bool Fixed = true;
+  unsigned Nodes = 0;
+  walkExpr(E, [&](const Expr &X) {
+    ++Nodes;
+    if (llvm::isa<ArrayRef>(X))
+      Fixed = false;
+    if (const auto *V = llvm::dyn_cast<VarRef>(&X); V && Written.count(V->Name))
+      Fixed = false;
+  });
+  return Fixed && (Uses <= 1 || Nodes <= 8);
 }
 
 bool Lowering::bindPointer(const ParmVarDecl &P, const clang::Expr *Arg,
@@ -248,7 +252,8 @@ ExprPtr Lowering::inlineCall(const clang::CallExpr &C, const FunctionDecl &Def,
       {&Def, Inlined.empty() ? lineOf(Loc) : Inlined.front().CallLine});
   auto Block = std::make_unique<BlockStmt>();
   for (auto &[P, V] : Values) {
-    if (!Own.Variables.count(P) && (Value || isPlainValue(*V, Written))) {
+    if (!Own.Variables.count(P) &&
+        (Value || isFixedValue(*V, usesOf(*Body, *P), Written))) {
       Substituted[P] = std::move(V);
       continue;
     }

@@ -313,10 +313,12 @@ private:
   /// (the conversions C makes at a call and a return, which KIR spells).
   static ExprPtr convertTo(ExprPtr E, const gpumerge::Type &T);
 
-  /// Is \p E cheap and fixed enough to stand for a parameter wherever the
-  /// helper reads it: a literal, a built-in, or a variable that \p Callee's
-  /// body cannot change (its address is not an argument)?
-  bool isPlainValue(const Expr &E, const std::set<std::string> &Written);
+  /// May \p E, an argument, stand for its parameter wherever a helper's
+  /// body reads it (\p Uses times): it reads no array element (which the
+  /// body may write) and no variable the body may change (\p Written: their
+  /// addresses are arguments), and it is small where it is read again?
+  static bool isFixedValue(const Expr &E, unsigned Uses,
+                           const std::set<std::string> &Written);
 
   /// Binds \p P, a pointer parameter of \p Callee, to argument \p Arg: as
   /// the array the argument points into (an array parameter or a local or
