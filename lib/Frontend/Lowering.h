@@ -35,11 +35,15 @@ using namespace clang;
 
 namespace gpumerge {
 
+/// Lowers one function: a kernel, or a helper kept as a call. One object a
+/// function; typedefs, macros and constants it reads go to the module.
 class Lowering {
 public:
   Lowering(ASTContext &Ctx, Preprocessor &PP, Module &M)
       : Ctx(Ctx), SM(Ctx.getSourceManager()), PP(PP), M(M) {}
 
+  /// \p FD as KIR, or the first construct it cannot express (lowerFunction,
+  /// Lower.h).
   std::variant<std::unique_ptr<Function>, LoweringFailure>
   run(const FunctionDecl &FD);
 
