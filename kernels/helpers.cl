@@ -1,9 +1,9 @@
 // helpers (OpenCL): kernels that read and write their arrays through
-// helpers of their own, which gpumerge inlines where they are called; as
-// helpers.cu, with ramp, which passes a thread's own array to a helper,
-// where helpers.cu has sum4.
+// helpers of their own, which gpumerge inlines where they are called; the
+// kernels of helpers.cu, sum4 through pointers where helpers.cu takes a
+// reference.
 // launch: local (256), global ceil(h/256)*256 for mvdot, ceil(n/256)*256
-// for spread3 and ramp; local (16, 16), global ceil(n/16)*16 in both
+// for spread3, ramp and sum4; local (16, 16), global ceil(n/16)*16 in both
 // dimensions for mmat
 
 float at(__global const float *a, int i, int j, int w) {
@@ -93,5 +93,23 @@ __kernel void ramp(__global const float *x, __global float *y, int n) {
     for (int k = 0; k < 4; k++)
       t[k] = (k + 1) * x[i + k];
     y[i] = firstsum(t, 4);
+  }
+}
+
+// Accumulates into what s points at: a thread's own variable, or an output
+// element (OpenCL C has no references: helpers.cu's acc takes one).
+void acc(float *s, float v) { *s += v; }
+void acc_global(__global float *s, float v) { *s += v; }
+
+// y[i] += the sum of the 4 elements x[4i .. 4i+3], through acc.
+#pragma gpumerge size(n=65536)
+#pragma gpumerge output(y)
+__kernel void sum4(__global const float *x, __global float *y, int n) {
+  int i = get_global_id(0);
+  if (i < n) {
+    float s = 0.0f;
+    for (int k = 0; k < 4; k++)
+      acc(&s, x[4 * i + k]);
+    acc_global(&y[i], s);
   }
 }

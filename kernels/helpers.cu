@@ -3,9 +3,11 @@
 // returning an element (at), one with a loop over a row it is given a
 // pointer to (dot), one with early returns (clamped), results through
 // pointers to the caller's variables (minmax), a store through a helper
-// (put), and a reference parameter (acc).
+// (put), a reference parameter (acc), and a thread's own array passed to a
+// helper (firstsum).
 // launch: block (256), grid (ceil(h/256)) for mvdot, ceil(n/256) for
-// spread3 and sum4; block (16, 16), grid (ceil(n/16), ceil(n/16)) for mmat
+// spread3, sum4 and ramp; block (16, 16), grid (ceil(n/16), ceil(n/16)) for
+// mmat
 
 // The element (i, j) of a matrix of w columns.
 __device__ float at(const float *a, int i, int j, int w) {
@@ -94,5 +96,27 @@ __global__ void sum4(const float *x, float *y, int n) {
     for (int k = 0; k < 4; k++)
       acc(s, x[4 * i + k]);
     acc(y[i], s);
+  }
+}
+
+// The sum of the first n of a thread's own values.
+__device__ float firstsum(const float *t, int n) {
+  float s = 0.0f;
+  for (int k = 0; k < n; k++)
+    s += t[k];
+  return s;
+}
+
+// y[i] = the sum of x[i .. i+3] weighted by 1, 2, 3, 4, kept in a private
+// array.
+#pragma gpumerge size(n=65536)
+#pragma gpumerge output(y)
+__global__ void ramp(const float *x, float *y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i + 3 < n) {
+    float t[4];
+    for (int k = 0; k < 4; k++)
+      t[k] = (k + 1) * x[i + k];
+    y[i] = firstsum(t, 4);
   }
 }
