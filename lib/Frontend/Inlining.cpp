@@ -85,8 +85,8 @@ bool alwaysReturns(const Stmt *S) {
 }
 
 bool returnsOnlyAtEnd(const CompoundStmt &Body) {
-  if (Body.body_empty())
-    return true;
+  if (Body.body_empty() || !llvm::isa<ReturnStmt>(Body.body_back()))
+    return false;
   for (const Stmt *S : Body.body())
     if (S != Body.body_back() && containsReturn(S))
       return false;

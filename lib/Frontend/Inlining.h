@@ -53,7 +53,8 @@ bool containsReturn(const clang::Stmt *S);
 /// in the same list, never run)?
 bool alwaysReturns(const clang::Stmt *S);
 
-/// Is the last statement of \p Body its only return (no early one)?
+/// Is the last statement of \p Body a return, and its only one (no early
+/// one)?
 bool returnsOnlyAtEnd(const clang::CompoundStmt &Body);
 
 /// How many times \p Body names \p V.

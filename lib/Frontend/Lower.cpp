@@ -1043,6 +1043,15 @@ std::vector<ExprPtr> Lowering::aliasIndex(const Alias &A, ExprPtr Index) {
   return Out;
 }
 
+ExprPtr Lowering::widenedOffset(ExprPtr More) {
+  bool Wide = More->getType().Scalar == ScalarKind::Long ||
+              More->getType().Scalar == ScalarKind::ULong;
+  if (!Wide && !llvm::isa<IntLit>(*More))
+    More = std::make_unique<gpumerge::CastExpr>(Type::scalar(ScalarKind::Long),
+                                                std::move(More));
+  return More;
+}
+
 bool Lowering::lowerPointerAlias(const Decl *D) {
   const auto *V = llvm::dyn_cast<VarDecl>(D);
   if (!V || !V->getType()->isPointerType() || !V->hasInit() ||
@@ -1089,13 +1098,7 @@ bool Lowering::lowerPointerAlias(const Decl *D) {
       return true;
     }
   if (ExprPtr More = sumOffsets(C->Offsets)) {
-    // Pointer arithmetic does not wrap where an int sum would: a
-    // variable offset of 32 bits is widened (`(long long)(i * w) + j`).
-    bool Wide = More->getType().Scalar == ScalarKind::Long ||
-                More->getType().Scalar == ScalarKind::ULong;
-    if (!Wide && !llvm::isa<IntLit>(*More))
-      More = std::make_unique<gpumerge::CastExpr>(
-          Type::scalar(ScalarKind::Long), std::move(More));
+    More = widenedOffset(std::move(More));
     Offset = Offset ? add(std::move(Offset), std::move(More)) : std::move(More);
   }
   Aliases[V] = {Base, std::move(Offset)};

@@ -128,8 +128,8 @@ bool Lowering::bindPointer(const ParmVarDecl &P, const clang::Expr *Arg,
       fail(Why + " offset by an array element", Loc);
       return false;
     }
-    Offset = Offset ? add(std::move(Offset), widenedOffset(std::move(More)))
-                    : widenedOffset(std::move(More));
+    More = widenedOffset(std::move(More));
+    Offset = Offset ? add(std::move(Offset), std::move(More)) : std::move(More);
   }
   // A row pointer (`double phi[][NY]`) takes the indices of the array it
   // names, which an offset would shift by rows, not elements.
@@ -145,15 +145,6 @@ bool Lowering::readsArray(const Expr &E) {
   bool Reads = false;
   walkExpr(E, [&](const Expr &X) { Reads |= llvm::isa<ArrayRef>(X); });
   return Reads;
-}
-
-ExprPtr Lowering::widenedOffset(ExprPtr More) {
-  bool Wide = More->getType().Scalar == ScalarKind::Long ||
-              More->getType().Scalar == ScalarKind::ULong;
-  if (!Wide && !llvm::isa<IntLit>(*More))
-    More = std::make_unique<gpumerge::CastExpr>(Type::scalar(ScalarKind::Long),
-                                                std::move(More));
-  return More;
 }
 
 ExprPtr Lowering::inlineCall(const clang::CallExpr &C, const FunctionDecl &Def,
@@ -275,8 +266,7 @@ ExprPtr Lowering::inlineCall(const clang::CallExpr &C, const FunctionDecl &Def,
       R.Name = freshName(Name + "_result");
       R.T = RT;
       R.T.IsConst = false;
-      R.Declare = returnsOnlyAtEnd(*Body) && !Body->body_empty() &&
-                  llvm::isa<clang::ReturnStmt>(Body->body_back());
+      R.Declare = returnsOnlyAtEnd(*Body);
       if (!R.Declare)
         Block->Body.push_back(withLine(
             std::make_unique<gpumerge::DeclStmt>(R.Name, R.T, nullptr), Loc));

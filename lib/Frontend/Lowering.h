@@ -234,6 +234,10 @@ private:
   /// first element, `*out`, at the offset unwidened: nothing is added).
   static std::vector<ExprPtr> aliasIndex(const Alias &A, ExprPtr Index);
 
+  /// A variable offset of 32 bits widened to 64 (`(long long)(i * w)`):
+  /// pointer arithmetic does not wrap where an int sum would.
+  static ExprPtr widenedOffset(ExprPtr More);
+
   /// `const float *row = a + i * w;` (or `= &a[i * w]`, or into another
   /// such pointer): a local pointer into an array parameter that is never
   /// moved, whose offset's variables do not change while it is in scope
@@ -336,10 +340,6 @@ private:
   /// before it reads \p E again)? Calls left in KIR read no memory: they
   /// are math, or helpers of scalars.
   static bool readsArray(const Expr &E);
-
-  /// A variable offset of 32 bits widened to 64 (`(long long)(i * w)`):
-  /// pointer arithmetic does not wrap where an int sum would.
-  static ExprPtr widenedOffset(ExprPtr More);
 
   /// How a helper's result reaches the expression that called it: the
   /// variable its returns store (none for void), declared by the only
