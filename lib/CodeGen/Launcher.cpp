@@ -10,6 +10,7 @@
 #include "CodeGen/EdgeKernel.h"
 #include "CodeGen/Emitter.h"
 #include "CodeGen/PhasedLaunch.h"
+#include "CodeGen/TemplateLaunch.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -150,10 +151,23 @@ std::string launchPlanProblem(const Module &M, const Function &Optimized,
     if (!C.NotRewritable.empty())
       return llvm::formatv("{0}:{1}: {2}", M.FileName, C.Call.Line,
                            C.NotRewritable);
+    if (C.Call.Begin < Naive->Span.Begin && !C.Template.empty())
+      return llvm::formatv("{0}:{1}: the launch leaves {2}'s instantiation to "
+                           "a function template and precedes {2}'s "
+                           "definition, which its dispatcher follows",
+                           M.FileName, C.Call.Line, C.Template);
     if (C.Call.Begin < Naive->Span.Begin && !C.PrototypeBegin)
       return llvm::formatv("{0}:{1}: the launch precedes the kernel's "
                            "definition and its prototype is not in this file",
                            M.FileName, C.Call.Line);
+    if (const KernelTemplate *T = M.findTemplate(C.Template))
+      for (const std::string &N : templateDispatcherNames(*T))
+        if (M.mentions(N))
+          return llvm::formatv("{0}:{1}: the launch leaves {2}'s "
+                               "instantiation to a function template, and "
+                               "the input already uses the name '{3}' that "
+                               "its dispatcher needs",
+                               M.FileName, C.Call.Line, T->Name, N);
   }
   return "";
 }

@@ -5,6 +5,7 @@
 #include "CodeGen/MathSpellings.h"
 #include "CodeGen/OpenCLEmitter.h"
 #include "CodeGen/PhasedLaunch.h"
+#include "CodeGen/TemplateLaunch.h"
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
@@ -140,8 +141,12 @@ static std::string launcherCall(const Module &M, const KernelCallSite &C) {
     return M.Source.substr(S.Begin, S.End - S.Begin);
   };
   std::string Callee = Text(C.Callee); // k, ::k or ns::k
+  // A launch left to a template's instantiations calls the dispatcher, with
+  // the template arguments it writes.
   Callee.replace(Callee.size() - C.Written.size(), C.Written.size(),
-                 launcherName(C.Kernel));
+                 launcherName(C.Template.empty() ? C.Kernel : C.Template));
+  if (C.TemplateArgs)
+    Callee += Text(*C.TemplateArgs);
   std::vector<std::string> Args;
   for (const SourceSpan &S : C.Config)
     Args.push_back(Text(S));
@@ -274,6 +279,10 @@ emitInPlace(const Module &M,
       AfterTemplateOf(*FP, Body);
     }
   std::set<std::string> Declared;
+  // kernel template → its instantiations that its dispatcher launches
+  // through their launchers.
+  std::map<std::string, std::vector<const Function *>> Dispatched;
+  std::set<unsigned> DispatchSites;
   for (const KernelCallSite &C : M.CallSites) {
     // A split kernel is gone: its launches all call the phases' launcher
     // (splitGlobalBarriers made sure they can be rewritten).
@@ -293,6 +302,18 @@ emitInPlace(const Module &M,
     auto It = Planned.find(C.Kernel);
     if (It == Planned.end() || M.Lang != Language::Cuda)
       continue;
+    // A launch left to a template's instantiations has a site per kernel
+    // it launches: rewritten once, into a call of the dispatcher, which
+    // launches each optimized instantiation through its launcher.
+    if (!C.Template.empty()) {
+      std::vector<const Function *> &Instances = Dispatched[C.Template];
+      if (std::find(Instances.begin(), Instances.end(), It->second) ==
+          Instances.end())
+        Instances.push_back(It->second);
+      if (DispatchSites.insert(C.Call.Begin).second)
+        Edits.push_back({C.Call.Begin, C.Call.End, launcherCall(M, C)});
+      continue;
+    }
     // launchPlanProblem made sure every launch of a planned kernel can be
     // rewritten and has a prototype to follow where it precedes the kernel.
     Edits.push_back({C.Call.Begin, C.Call.End, launcherCall(M, C)});
@@ -302,6 +323,12 @@ emitInPlace(const Module &M,
       unsigned At = Line == std::string::npos ? 0 : Line + 1;
       Edits.push_back({At, At, emitCudaLauncherDeclaration(*It->second)});
     }
+  }
+  for (const auto &[Name, Instances] : Dispatched) {
+    std::string Body =
+        emitCudaTemplateDispatcher(*M.findTemplate(Name), Instances);
+    Body.pop_back();
+    AfterTemplateOf(*M.find(Instances.front()->Name), Body);
   }
   std::stable_sort(
       Edits.begin(), Edits.end(),

@@ -15,6 +15,8 @@
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Lex/Lexer.h"
 
+#include <algorithm>
+#include <map>
 #include <set>
 
 using namespace clang;
@@ -22,10 +24,41 @@ using namespace clang;
 namespace gpumerge {
 namespace {
 
+/// The kernels that the instantiations of templates launch, by where the
+/// template writes the launch: what a launch the template leaves to them
+/// runs.
+class InstantiatedLaunches : public RecursiveASTVisitor<InstantiatedLaunches> {
+public:
+  bool shouldVisitTemplateInstantiations() const { return true; }
+
+  bool VisitCUDAKernelCallExpr(CUDAKernelCallExpr *CE) {
+    if (!CE->isTypeDependent()) {
+      auto &Kernels = Callees[CE->getBeginLoc().getRawEncoding()];
+      if (std::find(Kernels.begin(), Kernels.end(), CE->getDirectCallee()) ==
+          Kernels.end())
+        Kernels.push_back(CE->getDirectCallee());
+    }
+    return true;
+  }
+
+  /// The kernels launched at \p Loc, each once (null for a launch through
+  /// anything but a function's name).
+  std::vector<const FunctionDecl *> at(SourceLocation Loc) const {
+    auto It = Callees.find(Loc.getRawEncoding());
+    return It == Callees.end() ? std::vector<const FunctionDecl *>()
+                               : It->second;
+  }
+
+private:
+  std::map<SourceLocation::UIntTy, std::vector<const FunctionDecl *>> Callees;
+};
+
 class CallSiteVisitor : public RecursiveASTVisitor<CallSiteVisitor> {
 public:
   CallSiteVisitor(ASTContext &Ctx, Module &M)
-      : Ctx(Ctx), SM(Ctx.getSourceManager()), M(M) {}
+      : Ctx(Ctx), SM(Ctx.getSourceManager()), M(M) {
+    Instantiated.TraverseDecl(Ctx.getTranslationUnitDecl());
+  }
 
   bool TraverseDecl(Decl *D) {
     auto *FD = llvm::dyn_cast_or_null<FunctionDecl>(D);
@@ -41,66 +74,25 @@ public:
   // Parents are visited before their children, so a launch's callee is
   // known as such when its DeclRefExpr is reached.
   bool VisitCUDAKernelCallExpr(CUDAKernelCallExpr *CE) {
+    const clang::Expr *Callee = CE->getCallee()->IgnoreParenImpCasts();
+    if (auto *ULE = llvm::dyn_cast<UnresolvedLookupExpr>(Callee)) {
+      leftToInstantiations(*CE, *ULE);
+      return true;
+    }
     const FunctionDecl *K = CE->getDirectCallee();
     if (!K || !isKernelDecl(*K))
       return true;
-    if (auto *Ref =
-            llvm::dyn_cast<DeclRefExpr>(CE->getCallee()->IgnoreParenImpCasts()))
+    auto *Ref = llvm::dyn_cast<DeclRefExpr>(Callee);
+    if (Ref)
       Callees.insert(Ref);
-    SourceLocation Loc = SM.getExpansionLoc(CE->getBeginLoc());
-    if (!SM.isInMainFile(Loc))
+    if (!SM.isInMainFile(SM.getExpansionLoc(CE->getBeginLoc())))
       return true;
-    KernelCallSite C;
-    C.Kernel = kernelInstanceName(*K);
-    C.Written = K->getNameAsString();
-    C.PrototypeBegin = prototypeBegin(*K);
-    std::string Why;
-    auto Span = [&](const clang::Expr *E, const char *What) {
-      std::optional<SourceSpan> S = fileSpan(E->getSourceRange());
-      if (!S && Why.empty())
-        Why = std::string("its ") + What + " is written in a macro";
-      return S.value_or(SourceSpan());
-    };
-    C.Call = Span(CE, "launch");
-    C.Call.Line = SM.getExpansionLineNumber(Loc);
     // `ns::k` of `ns::k<float>`: the launcher's name replaces k<float>.
-    const clang::Expr *Callee = CE->getCallee()->IgnoreParenImpCasts();
-    if (auto *Ref = llvm::dyn_cast<DeclRefExpr>(Callee)) {
-      std::optional<SourceSpan> S = fileSpan(
-          SourceRange(Ref->getBeginLoc(), Ref->getNameInfo().getEndLoc()));
-      if (!S && Why.empty())
-        Why = "its kernel name is written in a macro";
-      C.Callee = S.value_or(SourceSpan());
-    } else {
-      C.Callee = Span(Callee, "kernel name");
-    }
-    if (const clang::CallExpr *Config = CE->getConfig())
-      for (const clang::Expr *A : Config->arguments()) {
-        if (llvm::isa<CXXDefaultArgExpr>(A))
-          break; // smem and stream when not written
-        C.Config.push_back(Span(A, "configuration"));
-      }
-    for (const clang::Expr *A : CE->arguments()) {
-      if (llvm::isa<CXXDefaultArgExpr>(A)) {
-        if (Why.empty())
-          Why = "it leaves an argument to the kernel's default";
-        break;
-      }
-      C.Args.push_back(Span(A, "argument"));
-    }
-    if (Why.empty() &&
-        !llvm::StringRef(M.Source)
-             .substr(C.Callee.Begin, C.Callee.End - C.Callee.Begin)
-             .endswith(C.Written))
-      Why = "the kernel is not named plainly";
-    if (Why.empty() && C.Config.size() < 2)
-      Why = "its launch configuration is not written out";
-    if (Why.empty() && Current &&
-        (Current->hasAttr<CUDADeviceAttr>() || isKernelDecl(*Current)))
-      Why = "it is in device code (dynamic parallelism)";
-    if (!Why.empty())
-      C.NotRewritable = "launch of kernel '" + C.Kernel +
-                        "' cannot call a generated launcher: " + Why;
+    std::optional<SourceRange> Name;
+    if (Ref)
+      Name = SourceRange(Ref->getBeginLoc(), Ref->getNameInfo().getEndLoc());
+    KernelCallSite C = launchSite(*CE, *K, Name);
+    C.PrototypeBegin = prototypeBegin(*K);
     M.CallSites.push_back(std::move(C));
     return true;
   }
@@ -128,7 +120,7 @@ public:
   /// A kernel named in a call whose callee a template leaves unresolved.
   bool VisitUnresolvedLookupExpr(UnresolvedLookupExpr *E) {
     SourceLocation Loc = SM.getExpansionLoc(E->getBeginLoc());
-    if (!SM.isInMainFile(Loc))
+    if (Launched.count(E) || !SM.isInMainFile(Loc))
       return true;
     for (const NamedDecl *D : E->decls()) {
       const NamedDecl *U = D->getUnderlyingDecl();
@@ -143,6 +135,166 @@ public:
   }
 
 private:
+  /// The site of the launch \p CE of kernel \p K, named by \p Name (`ns::k`
+  /// of `ns::k<float>`) when written plainly: its byte ranges, and why it
+  /// cannot be rewritten when it cannot.
+  KernelCallSite launchSite(const CUDAKernelCallExpr &CE, const FunctionDecl &K,
+                            std::optional<SourceRange> Name) {
+    SourceLocation Loc = SM.getExpansionLoc(CE.getBeginLoc());
+    KernelCallSite C;
+    C.Kernel = kernelInstanceName(K);
+    C.Written = K.getNameAsString();
+    std::string Why;
+    auto Span = [&](const clang::Expr *E, const char *What) {
+      std::optional<SourceSpan> S = fileSpan(E->getSourceRange());
+      if (!S && Why.empty())
+        Why = std::string("its ") + What + " is written in a macro";
+      return S.value_or(SourceSpan());
+    };
+    C.Call = Span(&CE, "launch");
+    C.Call.Line = SM.getExpansionLineNumber(Loc);
+    if (Name) {
+      std::optional<SourceSpan> S = fileSpan(*Name);
+      if (!S && Why.empty())
+        Why = "its kernel name is written in a macro";
+      C.Callee = S.value_or(SourceSpan());
+    } else {
+      C.Callee = Span(CE.getCallee()->IgnoreParenImpCasts(), "kernel name");
+    }
+    if (const clang::CallExpr *Config = CE.getConfig())
+      for (const clang::Expr *A : Config->arguments()) {
+        if (llvm::isa<CXXDefaultArgExpr>(A))
+          break; // smem and stream when not written
+        C.Config.push_back(Span(A, "configuration"));
+      }
+    for (const clang::Expr *A : CE.arguments()) {
+      if (llvm::isa<CXXDefaultArgExpr>(A)) {
+        if (Why.empty())
+          Why = "it leaves an argument to the kernel's default";
+        break;
+      }
+      C.Args.push_back(Span(A, "argument"));
+    }
+    if (Why.empty() &&
+        !llvm::StringRef(M.Source)
+             .substr(C.Callee.Begin, C.Callee.End - C.Callee.Begin)
+             .endswith(C.Written))
+      Why = "the kernel is not named plainly";
+    if (Why.empty() && C.Config.size() < 2)
+      Why = "its launch configuration is not written out";
+    if (Why.empty() && Current &&
+        (Current->hasAttr<CUDADeviceAttr>() || isKernelDecl(*Current)))
+      Why = "it is in device code (dynamic parallelism)";
+    if (!Why.empty())
+      C.NotRewritable = "launch of kernel '" + C.Kernel +
+                        "' cannot call a generated launcher: " + Why;
+    return C;
+  }
+
+  /// A launch in a template whose kernel the template's instantiations
+  /// choose (`scale<<<g, b>>>(x, n)` with x a `T *`). Where the name is one
+  /// kernel template, or one kernel, and every instantiation launches that
+  /// template's instantiation (or that kernel), it has a site per kernel
+  /// launched: a kernel template's launch calls the template's dispatcher
+  /// (KernelTemplate). Otherwise the kernels it names are recorded as
+  /// unresolved, by VisitUnresolvedLookupExpr.
+  void leftToInstantiations(const CUDAKernelCallExpr &CE,
+                            const UnresolvedLookupExpr &ULE) {
+    if (!SM.isInMainFile(SM.getExpansionLoc(CE.getBeginLoc())) ||
+        ULE.getNumDecls() != 1)
+      return;
+    const NamedDecl *Named = (*ULE.decls_begin())->getUnderlyingDecl();
+    const auto *Template = llvm::dyn_cast<FunctionTemplateDecl>(Named);
+    const FunctionDecl *Plain = llvm::dyn_cast<FunctionDecl>(Named);
+    const FunctionDecl *Pattern =
+        Template ? Template->getTemplatedDecl() : Plain;
+    if (!Pattern || !isKernelDecl(*Pattern))
+      return;
+    // What the instantiations launch there: the template's instantiations,
+    // or the kernel itself, and nothing else.
+    std::vector<const FunctionDecl *> Kernels;
+    for (const FunctionDecl *K : Instantiated.at(CE.getBeginLoc())) {
+      const NamedDecl *Of = K;
+      if (K && Template)
+        Of = K->getPrimaryTemplate();
+      if (!Of || Of->getCanonicalDecl() != Named->getCanonicalDecl())
+        return;
+      Kernels.push_back(K);
+    }
+    // A kernel template's launch that no instantiation makes stays as
+    // written: the template is the input's kernel, never optimized in place.
+    if (Kernels.empty() && Template) {
+      Launched.insert(&ULE);
+      return;
+    }
+    if (Kernels.empty())
+      return;
+    Launched.insert(&ULE);
+    std::string Why = Template ? dispatcherProblem(*Template) : "";
+    std::optional<SourceSpan> Args;
+    if (ULE.hasExplicitTemplateArgs()) {
+      Args = fileSpan(SourceRange(ULE.getLAngleLoc(), ULE.getRAngleLoc()));
+      if (!Args && Why.empty())
+        Why = "its template arguments are written in a macro";
+    }
+    for (const FunctionDecl *K : Kernels) {
+      KernelCallSite C = launchSite(
+          CE, *K,
+          SourceRange(ULE.getBeginLoc(), ULE.getNameInfo().getEndLoc()));
+      if (Template) {
+        C.Template = Template->getNameAsString();
+        C.TemplateArgs = Args;
+      } else {
+        C.PrototypeBegin = prototypeBegin(*K);
+      }
+      if (C.NotRewritable.empty() && !Why.empty())
+        C.NotRewritable = "launch of kernel '" + C.Kernel +
+                          "' cannot call a generated launcher: " + Why;
+      M.CallSites.push_back(std::move(C));
+    }
+  }
+
+  /// Why kernel template \p T can have no dispatcher, or "" when it can,
+  /// which is then among M.KernelTemplates: its template parameters and
+  /// parameters named and written in the main file, no pack, no default
+  /// argument, and no other kernel template of its name dispatched.
+  std::string dispatcherProblem(const FunctionTemplateDecl &T) {
+    std::string Name = T.getNameAsString();
+    auto [It, New] = DispatchedTemplates.try_emplace(Name, &T);
+    if (It->second->getCanonicalDecl() != T.getCanonicalDecl())
+      return "two kernel templates are named '" + Name + "'";
+    if (!New)
+      return M.findTemplate(Name) ? "" : DispatchProblems[Name];
+    auto Fail = [&](std::string Why) {
+      DispatchProblems[Name] = Why;
+      return Why;
+    };
+    KernelTemplate KT;
+    KT.Name = Name;
+    const TemplateParameterList *TPL = T.getTemplateParameters();
+    std::optional<SourceSpan> Header = fileSpan(TPL->getSourceRange());
+    if (!Header)
+      return Fail("the kernel template's parameters are not written plainly "
+                  "in this file");
+    KT.Header = M.text(*Header);
+    for (const NamedDecl *P : *TPL) {
+      if (P->isParameterPack() || P->getName().empty())
+        return Fail("the kernel template has a parameter pack or an unnamed "
+                    "template parameter");
+      KT.Arguments.push_back(P->getNameAsString());
+    }
+    for (const ParmVarDecl *P : T.getTemplatedDecl()->parameters()) {
+      std::optional<SourceSpan> S = fileSpan(P->getSourceRange());
+      if (!S || P->getName().empty() || P->hasDefaultArg())
+        return Fail("the kernel's parameter '" + P->getNameAsString() +
+                    "' is unnamed, has a default or is written in a macro");
+      KT.Params.push_back(M.text(*S));
+      KT.ParamNames.push_back(P->getNameAsString());
+    }
+    M.KernelTemplates.push_back(std::move(KT));
+    return "";
+  }
+
   void unresolved(const FunctionDecl &K, SourceLocation Loc) {
     if (!isKernelDecl(K))
       return;
@@ -161,6 +313,12 @@ private:
   Module &M;
   const FunctionDecl *Current = nullptr;
   std::set<const DeclRefExpr *> Callees;
+  /// Names of kernels that leftToInstantiations recorded, or left as
+  /// written.
+  std::set<const UnresolvedLookupExpr *> Launched;
+  std::map<std::string, const FunctionTemplateDecl *> DispatchedTemplates;
+  std::map<std::string, std::string> DispatchProblems;
+  InstantiatedLaunches Instantiated;
 
   std::optional<SourceSpan> fileSpan(SourceRange R) const {
     CharSourceRange C = Lexer::makeFileCharRange(

@@ -5,6 +5,12 @@
 // (cudaFuncSetAttribute(k, ...), a function pointer), so the emitter can
 // rewrite launches into launcher calls, and knows when it cannot.
 //
+// A launch in a template that leaves its kernel to the template's
+// instantiations (`scale<<<g, b>>>(x, n)` with x a `T *`) is read through
+// them: it has a site per kernel they launch there, and for a kernel
+// template the template's parameters as written (M.KernelTemplates), from
+// which CodeGen writes the dispatcher such a launch calls (TemplateLaunch.h).
+//
 //===----------------------------------------------------------------------===//
 #ifndef GPUMERGE_FRONTEND_CALLSITES_H
 #define GPUMERGE_FRONTEND_CALLSITES_H
@@ -16,7 +22,8 @@
 namespace gpumerge {
 
 /// Appends the kernel launches and other kernel uses of the main file to
-/// M.CallSites, in source order.
+/// M.CallSites, in source order, and the kernel templates whose launches
+/// call a dispatcher to M.KernelTemplates.
 void collectKernelCallSites(clang::ASTContext &Ctx, Module &M);
 
 } // namespace gpumerge

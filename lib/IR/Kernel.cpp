@@ -177,6 +177,13 @@ const PhasedKernel *Module::findPhased(const std::string &Name) const {
   return nullptr;
 }
 
+const KernelTemplate *Module::findTemplate(const std::string &Name) const {
+  for (const KernelTemplate &T : KernelTemplates)
+    if (T.Name == Name)
+      return &T;
+  return nullptr;
+}
+
 Function *Module::find(const std::string &Name) const {
   for (const auto &F : Functions)
     if (F->Name == Name)

@@ -166,6 +166,30 @@ struct KernelCallSite {
   /// kernel named without <<<>>>...); empty when it can. Recorded so the
   /// emitter never leaves such a launch on a kernel whose launch changed.
   std::string NotRewritable;
+  /// A launch in a function template that leaves the instantiation of a
+  /// kernel template to its own (`scale<<<g, b>>>(x, n)` with x a `T *`):
+  /// the kernel template's name, a KernelTemplate of the module. The launch
+  /// calls the template's dispatcher, and there is one call site per
+  /// instantiation that the function template's instantiations launch.
+  std::string Template;
+  /// `<T, 4>` of `scale<T, 4><<<...>>>`, when the launch writes template
+  /// arguments (Template's launches only).
+  std::optional<SourceSpan> TemplateArgs;
+};
+
+/// A kernel template that function templates launch leaving the
+/// instantiation to theirs (KernelCallSite::Template). Its dispatcher,
+/// gpumerge_launch_NAME, is a function template with the kernel template's
+/// parameters: it deduces the instantiation as the launch did and runs it
+/// through its launcher where gpumerge optimized it (TemplateLaunch.h).
+struct KernelTemplate {
+  std::string Name;   ///< `scale`
+  std::string Header; ///< `template <typename T, int B = 4>`, as written
+  /// Its template parameters' names, in order (`T`, `B`).
+  std::vector<std::string> Arguments;
+  /// The kernel's parameters, as written (`const T *__restrict__ a`), and
+  /// their names.
+  std::vector<std::string> Params, ParamNames;
 };
 
 /// A kernel of the input split at its global barriers into phase kernels
@@ -208,6 +232,8 @@ struct Module {
   std::vector<ConstantDefinition> ConstantDefinitions;
   /// Launches and other uses of the kernels in host code, in source order.
   std::vector<KernelCallSite> CallSites;
+  /// The kernel templates that CallSites leave to function templates.
+  std::vector<KernelTemplate> KernelTemplates;
   /// Kernels split at their global barriers, in source order.
   std::vector<PhasedKernel> Phased;
   /// What the frontend noticed and went on with (host code that does not
@@ -234,6 +260,7 @@ struct Module {
   bool mentions(const std::string &Name) const;
   Function *find(const std::string &Name) const;
   const PhasedKernel *findPhased(const std::string &Name) const;
+  const KernelTemplate *findTemplate(const std::string &Name) const;
 };
 
 } // namespace gpumerge

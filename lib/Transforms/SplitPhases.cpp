@@ -266,6 +266,10 @@ void splitGlobalBarriers(Module &M) {
         S.Why = "a launch at line " + std::to_string(C.Call.Line) +
                 " cannot be rewritten into the launcher of the phases (" +
                 C.NotRewritable + ")";
+      else if (!C.Template.empty())
+        S.Why = "the launch at line " + std::to_string(C.Call.Line) +
+                " leaves the kernel template's instantiation to a function "
+                "template";
       else if (C.Call.Begin < F.Span.Begin && !C.PrototypeBegin)
         S.Why = "the launch at line " + std::to_string(C.Call.Line) +
                 " precedes the kernel's definition and its prototype is not "

@@ -38,7 +38,7 @@ template <typename T> __global__ void scal(T *x, T alpha, int n) {
 } // namespace blas
 
 // Launched only from a host template, where the launch is resolved per
-// instantiation: gpumerge cannot rewrite it and keeps it as written.
+// instantiation: it calls a dispatcher that launches the instantiation.
 template <typename T>
 __global__ void scaleInto(const T *x, T *y, T v, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;

@@ -1,0 +1,93 @@
+//===- launch-recorder.cpp - What a CUDA program launches, without a GPU --===//
+//
+// Preloaded into a CUDA program linked with the shared runtime (nvcc
+// -cudart shared), it stands in for the entry points that `k<<<grid, block,
+// smem, stream>>>(args)` calls (CUDA 12.8 and later) and prints each launch
+// instead of running it:
+//
+//   launch axpy_float(float const*, float*, float, int) grid 1,1,1 block
+//   256,1,1 smem 0
+//
+// so a test sees which kernel each launch of gpumerge's host code runs, and
+// with which grid, on a machine without a GPU or a driver. The program must
+// not touch memory through the runtime (no cudaMalloc): its arrays are
+// addresses only.
+//
+//===----------------------------------------------------------------------===//
+#include <cuda_runtime_api.h>
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <string>
+
+namespace {
+thread_local dim3 Grid, Block;
+thread_local size_t Smem;
+thread_local void *Stream;
+
+/// The name of the function at \p Offset in the executable. nvcc gives the
+/// host side of kernels local symbols, which dladdr does not see: they are
+/// read from nm's listing of the executable.
+std::string nameAt(unsigned long Offset) {
+  static std::map<unsigned long, std::string> Names;
+  if (Names.empty()) {
+    std::string Nm = "nm -C /proc/" + std::to_string(getpid()) + "/exe";
+    if (FILE *P = popen(Nm.c_str(), "r")) {
+      char Line[4096];
+      while (std::fgets(Line, sizeof Line, P)) {
+        char *End = nullptr;
+        unsigned long Address = std::strtoul(Line, &End, 16);
+        std::string Rest = End; // " t name\n"
+        if (Rest.size() < 4 || Rest[0] != ' ' || Rest[2] != ' ')
+          continue;
+        Rest = Rest.substr(3);
+        if (Rest.back() == '\n')
+          Rest.pop_back();
+        Names[Address] = Rest;
+      }
+      pclose(P);
+    }
+  }
+  auto It = Names.find(Offset);
+  return It == Names.end() ? "?" : It->second;
+}
+} // namespace
+
+extern "C" unsigned __cudaPushCallConfiguration(dim3 G, dim3 B, size_t S,
+                                                struct CUstream_st *St) {
+  Grid = G;
+  Block = B;
+  Smem = S;
+  Stream = St;
+  return 0;
+}
+
+extern "C" cudaError_t __cudaPopCallConfiguration(dim3 *G, dim3 *B, size_t *S,
+                                                  void *St) {
+  *G = Grid;
+  *B = Block;
+  *S = Smem;
+  *static_cast<void **>(St) = Stream;
+  return cudaSuccess;
+}
+
+/// The kernel's handle is its host function's address.
+extern "C" cudaError_t __cudaGetKernel(cudaKernel_t *K, const void *Fun) {
+  *K = (cudaKernel_t)Fun;
+  return cudaSuccess;
+}
+
+extern "C" cudaError_t __cudaLaunchKernel(cudaKernel_t K, dim3 G, dim3 B,
+                                          void **, size_t S, cudaStream_t) {
+  Dl_info Info;
+  std::string Name = "?";
+  if (dladdr((void *)K, &Info))
+    Name = nameAt((unsigned long)K - (unsigned long)Info.dli_fbase);
+  std::printf("launch %s grid %u,%u,%u block %u,%u,%u smem %zu\n", Name.c_str(),
+              G.x, G.y, G.z, B.x, B.y, B.z, S);
+  return cudaSuccess;
+}
