@@ -1112,6 +1112,28 @@ private:
            " assumed (no guard bounds the thread position; --grid sets it)";
   }
 
+  /// A verify run's launches (VerifyResult::Launches): per launch of an
+  /// input kernel, its naive global and local sizes and what ran instead.
+  static llvm::json::Array
+  launchesJson(const std::vector<VerifyResult::LaunchRecord> &Launches) {
+    auto Sizes = [](const std::array<std::size_t, 3> &S) {
+      return llvm::json::Array{S[0], S[1], S[2]};
+    };
+    llvm::json::Array Out;
+    for (const VerifyResult::LaunchRecord &L : Launches) {
+      llvm::json::Array Ran;
+      for (const VerifyResult::RanKernel &K : L.Ran)
+        Ran.push_back(llvm::json::Object{{"kernel", K.Kernel},
+                                         {"global", Sizes(K.Global)},
+                                         {"local", Sizes(K.Local)}});
+      Out.push_back(llvm::json::Object{{"naive", L.Naive},
+                                       {"global", Sizes(L.NaiveGlobal)},
+                                       {"local", Sizes(L.NaiveLocal)},
+                                       {"ran", std::move(Ran)}});
+    }
+    return Out;
+  }
+
   /// The verify fields of a variant's report, and the text lines.
   void reportVerify(llvm::json::Object &O, const std::string &Name,
                     MemoryVariant Variant,
@@ -1166,6 +1188,8 @@ private:
         Run["reassociated_terms"] = VR->ReassociatedTerms;
       if (!VR->FailedPrecondition.empty())
         Run["fallback_because"] = VR->FailedPrecondition;
+      if (!VR->Launches.empty())
+        Run["launches"] = launchesJson(VR->Launches);
       Runs.push_back(std::move(Run));
       if (!Opts.JsonReport) {
         std::string Where = memoryVariantName(Variant);

@@ -1693,17 +1693,25 @@ verifyOn(const Module &M, const std::vector<const Function *> &DomainFrom,
     if (St.Emitted->Plan) {
       const LaunchPlan &P = *St.Emitted->Plan;
       AnyPlan = true;
+      // The launchers take the domain from the kernel's own guard: a later
+      // phase of a split kernel may guard fewer threads than the first.
+      std::array<std::int64_t, 2> StageDomain = Result.Domain;
+      if (!P.SameLaunch)
+        for (unsigned D = 0; D < P.Dims; ++D)
+          if (P.Extent[D])
+            if (auto V = evaluateInteger(*P.Extent[D], Result.Sizes))
+              StageDomain[P.naiveDim(D)] = *V;
       std::string Failed;
-      bool Applies = planApplies(P, Result.Domain, Result.Sizes, Failed);
+      bool Applies = planApplies(P, StageDomain, Result.Sizes, Failed);
       // The launchers also check that the naive launch covered the domain
       // (which a grid-stride loop covers with any).
       for (unsigned Dim = 0; Applies && !Strides && Dim < Dims; ++Dim)
-        if (Guarded[Dim] && LaunchThreads[Dim] < Result.Domain[Dim]) {
+        if (Guarded[Dim] && LaunchThreads[Dim] < StageDomain[Dim]) {
           Applies = false;
           Failed = llvm::formatv("the launch ({0} threads in {1}) does not "
                                  "cover the guard's domain ({2})",
                                  LaunchThreads[Dim], Dim == 0 ? "X" : "Y",
-                                 Result.Domain[Dim]);
+                                 StageDomain[Dim]);
         }
       // The optimized kernel's sums in another order: a wider tolerance.
       if (Applies && P.ReassociatedTerms)
@@ -1722,7 +1730,7 @@ verifyOn(const Module &M, const std::vector<const Function *> &DomainFrom,
         LaunchShape S;
         S.Block = P.Block;
         S.Coverage = P.Coverage;
-        std::array<std::int64_t, 2> Domain = Result.Domain;
+        std::array<std::int64_t, 2> Domain = StageDomain;
         if (P.Interchanged)
           std::swap(Domain[0], Domain[1]);
         if (P.hasEdges()) {
@@ -1731,7 +1739,7 @@ verifyOn(const Module &M, const std::vector<const Function *> &DomainFrom,
             Domain[D] = Domain[D] / P.tile(D) * P.tile(D);
           LaunchShape EdgeShape;
           EdgeShape.Block = edgeBlock(P.Dims);
-          for (const EdgeRange &R : edgeRanges(P, Result.Domain)) {
+          for (const EdgeRange &R : edgeRanges(P, StageDomain)) {
             Launch::Edge E;
             std::array<std::int64_t, 2> Size;
             for (unsigned D = 0; D < 2; ++D)
@@ -1772,6 +1780,15 @@ verifyOn(const Module &M, const std::vector<const Function *> &DomainFrom,
   }
   if (AnyPlan)
     Result.Path = AnyFallback ? "fallback" : "optimized";
+  for (const Launch &L : Launches) {
+    VerifyResult::LaunchRecord R{
+        L.Naive, L.NaiveRange.Global, L.NaiveRange.Local, {}};
+    R.Ran.push_back(
+        {L.Candidate, L.CandidateRange.Global, L.CandidateRange.Local});
+    for (const Launch::Edge &E : L.Edges)
+      R.Ran.push_back({edgeName(L.Naive), E.Range.Global, E.Range.Local});
+    Result.Launches.push_back(std::move(R));
+  }
   // A version timed for --tune that would fall back here is no candidate at
   // these sizes: nothing to build or run.
   if (Opts.TimedRuns && AnyFallback) {
@@ -1981,8 +1998,17 @@ verifyOn(const Module &M, const std::vector<const Function *> &DomainFrom,
           VerifyResult::Status(O->getInteger("outcome").value_or(2));
       Result.MaxRelError = O->getNumber("max").value_or(0);
       Result.Detail = O->getString("detail").value_or("").str();
+      std::string Planned = Result.Path;
       Result.Path = O->getString("path").value_or("").str();
       Result.FailedPrecondition = O->getString("failed").value_or("").str();
+      // The run fell back where a texel view exceeds the device's limit:
+      // the launches that read texels ran their fallback.
+      if (Planned == "optimized" && Result.Path == "fallback")
+        for (size_t I = 0; I < Run.Launches.size(); ++I)
+          if (!Run.Launches[I].Images.empty())
+            Result.Launches[I].Ran = {{Run.Launches[I].Fallback,
+                                       Run.Launches[I].NaiveRange.Global,
+                                       Run.Launches[I].NaiveRange.Local}};
       Result.RaceCheck = O->getString("race_check").value_or("").str();
       if (const llvm::json::Array *Times = O->getArray("times"))
         for (const llvm::json::Value &T : *Times)

@@ -108,6 +108,21 @@ struct VerifyResult {
   /// The grid verify chose where no guard bounds the thread position and
   /// no --grid was given (assumedVerifyGrid).
   std::optional<std::array<std::int64_t, 2>> AssumedGrid;
+  /// The output's launches, in order, as the launchers must make them: for
+  /// each launch of an input kernel (Naive, over NaiveGlobal threads in
+  /// blocks of NaiveLocal), the kernels run in its place with theirs (the
+  /// optimized kernel and its edges, or the fallback). test/e2e runs the
+  /// launchers gpumerge writes on the naive launches and compares.
+  struct RanKernel {
+    std::string Kernel;
+    std::array<std::size_t, 3> Global, Local;
+  };
+  struct LaunchRecord {
+    std::string Naive;
+    std::array<std::size_t, 3> NaiveGlobal, NaiveLocal;
+    std::vector<RanKernel> Ran;
+  };
+  std::vector<LaunchRecord> Launches;
 };
 const char *verifyStatusName(VerifyResult::Status S);
 

@@ -23,6 +23,13 @@
    -cubin on the paper's targets, see compile_cuda); every
    emitted OpenCL header (NDRange helpers, and the texture variant's image
    helpers) compiles as C.
+3. Launchers: each h100 CUDA file whose kernels verify ran through launch
+   plans is linked into a host program that calls the launchers as verify's
+   runs launched the input's kernels (naive grid, sizes), run with the CUDA
+   runtime's launch entry points recorded (test/tools/launch-recorder.cpp,
+   no GPU needed): the launchers must launch what verify ran and checked on
+   PoCL, the same kernels (the optimized one and its edges, or the fallback)
+   with the same grids and blocks.
 
 Usage: roundtrip.py GPUMERGE KERNELS_DIR [--nvcc NVCC] [--only NAME]
                     [--targets T,T] [--no-roundtrip] [--no-texture] [-j N]
@@ -210,6 +217,7 @@ def check_optimized(gpumerge, path, target, outdir):
     if name not in GRIDS and name != "saxpy_app.cu":
         runs.append(("awkward sizes", ["--size=" + s for s in AWKWARD]))
     planned = {}   # kernel -> whether a fallback is expected
+    calls = {}     # emitted CUDA file -> [(kernel, sizes, launches)]
     awkward_optimized = set()  # kernels whose awkward-size run was optimized
     paths = {}     # kernel -> paths its verify runs took
     skipped = set()
@@ -243,6 +251,13 @@ def check_optimized(gpumerge, path, target, outdir):
                                        f"({r['path']} path, {r.get('sizes')})")
                     if v.get("verify") == "skipped":
                         skipped.add(kn)
+                    if ext == ".cu" and target == "h100":
+                        out = os.path.join(d, f"{stem}.{v.get('memory')}{ext}")
+                        for r in v.get("verify_runs", []):
+                            if r.get("launches") and r.get("verify") == "ok":
+                                calls.setdefault(out, []).append(
+                                    (k["name"], r.get("sizes", {}),
+                                     r["launches"]))
                     launch = v.get("launch", {})
                     if v.get("status") == "optimized" and "fallback" in launch:
                         # (The grid is no condition: past whole tiles the
@@ -268,7 +283,7 @@ def check_optimized(gpumerge, path, target, outdir):
                             awkward_optimized.add(kn)
             for out in outs:
                 if out.endswith(".cu") and os.path.exists(out):
-                    cuda.append((out, name, target))
+                    cuda.append((out, name, target, calls.get(out, [])))
                 h = os.path.splitext(out)[0] + ".h"
                 if out.endswith(".cl") and os.path.exists(h):
                     headers.append((h, name, target))
@@ -303,6 +318,114 @@ def compile_cuda(nvcc, out, target):
     c = [nvcc, "-arch=sm_90", nvcc_mode(target), "-o", os.devnull, out]
     p = run(c)
     return p.returncode == 0, p.stderr.strip().splitlines()[:3]
+
+
+RECORDER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                        "tools", "launch-recorder.cpp")
+
+
+def launcher_params(text, kernel):
+    """The parameters of gpumerge_launch_KERNEL in the emitted file after
+    the launch configuration, as (is_pointer, name); None when the file has
+    no such launcher."""
+    m = re.search(r"static void gpumerge_launch_" + re.escape(kernel) +
+                  r"\(dim3 \w+, dim3 \w+,\s+size_t \w+,\s+cudaStream_t \w+"
+                  r"((?:,[^)]*)?)\)\s*\{", text)
+    if not m:
+        return None
+    params = []
+    for p in [p.strip() for p in m.group(1).split(",") if p.strip()]:
+        name = re.findall(r"[A-Za-z_]\w*", p)[-1]
+        params.append(("*" in p or "[" in p, name))
+    return params
+
+
+def launch_driver(out, calls):
+    """A host program that calls the launchers of \\p out as verify's runs
+    launched the input's kernels: the naive grid and block, the sizes, and
+    arrays at distinct 4 GiB-aligned addresses (the launchers read only
+    their addresses). Returns (source, the launches each call must make)."""
+    text = open(out).read()
+    lines = [f'#include "{out}"', "#include <cstdio>",
+             "// An array's address, as whatever pointer the launcher takes.",
+             "struct Address {",
+             "  unsigned long long Value;",
+             "  template <typename T> operator T *() const { return (T *)Value; }",
+             "};", "int main() {"]
+    expected = []
+    for kernel, sizes, launches in calls:
+        params = launcher_params(text, kernel)
+        if params is None:
+            continue
+        naive = launches[0]
+        local = [max(1, x) for x in naive["local"]]
+        grid = [max(1, g // b) for g, b in zip(naive["global"], local)]
+        args = []
+        for i, (pointer, name) in enumerate(params):
+            args.append(f"Address{{{(i + 1) << 32:#x}ULL}}" if pointer
+                        else str(sizes.get(name, 1)))
+        label = f"{kernel} at {','.join(f'{k}={v}' for k, v in sorted(sizes.items()))}"
+        lines.append(f'  printf("call {label}\\n");')
+        lines.append(f"  gpumerge_launch_{kernel}(dim3({grid[0]}, {grid[1]}, {grid[2]}), "
+                     f"dim3({local[0]}, {local[1]}, {local[2]}), 0, 0"
+                     + "".join(", " + a for a in args) + ");")
+        ran = []
+        for l in launches:
+            for r in l["ran"]:
+                b = [max(1, x) for x in r["local"]]
+                ran.append((r["kernel"],
+                            tuple(max(1, g // x) for g, x in zip(r["global"], b)),
+                            tuple(b)))
+        expected.append((label, ran))
+    lines += ["  return 0;", "}"]
+    return "\n".join(lines) + "\n", expected
+
+
+def recorded_launches(stdout):
+    """The recorder's lines, by call: [(label, [(kernel, grid, block)])]."""
+    calls = []
+    for line in stdout.splitlines():
+        if line.startswith("call "):
+            calls.append((line[5:], []))
+            continue
+        m = re.match(r"launch (?:void )?([\w:]+)(?:<[^(]*)?\(.*\) grid (\d+),(\d+),(\d+) "
+                     r"block (\d+),(\d+),(\d+) smem", line)
+        if m and calls:
+            g = tuple(int(x) for x in m.group(2, 3, 4))
+            b = tuple(int(x) for x in m.group(5, 6, 7))
+            calls[-1][1].append((m.group(1), g, b))
+    return calls
+
+
+def check_launches(nvcc, out, calls, recorder, include):
+    """The CUDA launchers of \\p out run on verify's naive launches (with
+    the runtime's launch entry points recorded, test/tools) make the
+    launches verify made on OpenCL: the same kernels, grids and blocks, the
+    fallback where verify's ran. Without calls, out compiles (nvcc -c)."""
+    # A whole program (saxpy_app.cu) has a main of its own.
+    if not calls or re.search(r"\bmain\s*\(", open(out).read()):
+        return compile_cuda(nvcc, out, "h100")
+    source, expected = launch_driver(out, calls)
+    if not expected:
+        return compile_cuda(nvcc, out, "h100")
+    driver = os.path.splitext(out)[0] + ".launches.cu"
+    exe = os.path.splitext(out)[0] + ".launches"
+    with open(driver, "w") as f:
+        f.write(source)
+    p = run([nvcc, "-arch=sm_90", "-cudart", "shared", "-I", include, "-o",
+             exe, driver])
+    if p.returncode != 0:
+        return False, p.stderr.strip().splitlines()[:3]
+    p = run([exe], env=dict(os.environ, LD_PRELOAD=recorder))
+    got = recorded_launches(p.stdout)
+    why = []
+    if p.returncode != 0:
+        why.append(f"the launch driver exited {p.returncode}")
+    for i, (label, want) in enumerate(expected):
+        have = got[i][1] if i < len(got) else []
+        if have != want:
+            why.append(f"{label}: launched {have}, verify ran {want}")
+    return not why, why[:4]
 
 
 def compile_header(cc, h):
@@ -357,15 +480,30 @@ def main():
             # Emitted files compile: each distinct CUDA file once (the
             # sizes rarely change the code), all headers.
             builds, seen = [], set()
+            recorder = os.path.join(outdir, "liblaunch-recorder.so")
+            if a.nvcc:
+                p = run([a.nvcc, "-shared", "-cudart", "none", "-Xcompiler",
+                         "-fPIC", "-o", recorder, RECORDER])
+                if p.returncode != 0:
+                    show([(False, "launch recorder: nvcc",
+                           p.stderr.strip().splitlines()[:3])])
             for fut in opt:
                 results, cuda, headers = fut.result()
                 show(results)
-                for out, name, target in cuda if a.nvcc else []:
+                for out, name, target, calls in cuda if a.nvcc else []:
                     digest = hashlib.sha256(open(out, "rb").read()).hexdigest()
+                    digest += json.dumps(calls, sort_keys=True)
                     if digest in seen:
                         continue
                     seen.add(digest)
                     label = os.path.relpath(out, os.path.join(outdir, "opt"))
+                    if nvcc_mode(target) == "-c" and calls:
+                        builds.append((f"{label}: nvcc sm_90, its launchers "
+                                       "launch what verify ran",
+                                       (name, target, "nvcc"),
+                                       pool.submit(check_launches, a.nvcc, out,
+                                                   calls, recorder, a.kernels)))
+                        continue
                     mode = "" if nvcc_mode(target) == "-c" else " " + nvcc_mode(target)
                     builds.append((f"{label}: nvcc{mode} sm_90", (name, target, "nvcc"),
                                    pool.submit(compile_cuda, a.nvcc, out, target)))

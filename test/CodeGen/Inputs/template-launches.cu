@@ -82,7 +82,8 @@ template <typename T> __global__ void later(const T *x, T *y, int n) {
 }
 
 int main() {
-  // Addresses only: the launches are recorded, not run (launch-recorder.cpp).
+  // Addresses only: the launches are recorded, not run
+  // (test/tools/launch-recorder.cpp).
   float *f = (float *)0x10000000;
   double *d = (double *)0x20000000;
   Pair *p = (Pair *)0x30000000;

@@ -23,6 +23,17 @@ for k in report["kernels"]:
                 assert opt[m.group(1)] >= int(m.group(2)), (pre, opt)
         tiles = [int(g.split(" / ")[1]) for g in launch["grid"]]
         block = launch["block"]
+        # The optimized run launched the kernel over the whole tiles of the
+        # domain in its blocks, then its edges.
+        ran = v["verify_runs"][-1]["launches"][0]["ran"]
+        assert ran[0]["kernel"] == k["name"], ran
+        domain = [opt["w"], opt["h"]]
+        grid = [g // b for g, b in zip(ran[0]["global"][:2], ran[0]["local"])]
+        assert grid == [n // t for n, t in zip(domain, tiles)], \
+            (ran[0], domain, tiles)
+        assert ran[0]["local"][:2] == block, (ran[0], block)
+        assert all(r["kernel"] == k["name"] + "_edge" for r in ran[1:]), ran
+        assert len(ran) == 1 + sum(n % t != 0 for n, t in zip(domain, tiles))
         names = [p["name"] for p in v["passes"]]
         assert names == ["coalesce", "block-merge", "thread-merge"], names
         tm = v["passes"][2]["parameters"]
