@@ -29,7 +29,9 @@
    runtime's launch entry points recorded (test/tools/launch-recorder.cpp,
    no GPU needed): the launchers must launch what verify ran and checked on
    PoCL, the same kernels (the optimized one and its edges, or the fallback)
-   with the same grids and blocks.
+   with the same grids and blocks. Likewise each emitted OpenCL header's
+   NDRange helpers, called from a C program on verify's naive launches
+   (every target), must say to enqueue what verify ran.
 
 Usage: roundtrip.py GPUMERGE KERNELS_DIR [--nvcc NVCC] [--only NAME]
                     [--targets T,T] [--no-roundtrip] [--no-texture] [-j N]
@@ -251,7 +253,7 @@ def check_optimized(gpumerge, path, target, outdir):
                                        f"({r['path']} path, {r.get('sizes')})")
                     if v.get("verify") == "skipped":
                         skipped.add(kn)
-                    if ext == ".cu" and target == "h100":
+                    if (ext == ".cu" and target == "h100") or ext == ".cl":
                         out = os.path.join(d, f"{stem}.{v.get('memory')}{ext}")
                         for r in v.get("verify_runs", []):
                             if r.get("launches") and r.get("verify") == "ok":
@@ -286,7 +288,7 @@ def check_optimized(gpumerge, path, target, outdir):
                     cuda.append((out, name, target, calls.get(out, [])))
                 h = os.path.splitext(out)[0] + ".h"
                 if out.endswith(".cl") and os.path.exists(h):
-                    headers.append((h, name, target))
+                    headers.append((h, name, target, calls.get(out, [])))
         results.append((ok, label, why))
     for kn, want_fallback in sorted(planned.items()):
         if kn in skipped:
@@ -428,6 +430,103 @@ def check_launches(nvcc, out, calls, recorder, include):
     return not why, why[:4]
 
 
+def ndrange_driver(h, calls):
+    """A C program that calls the NDRange helpers of header \\p h as
+    verify's runs launched the input's kernels, printing what each says to
+    enqueue. Returns (source, the lines each call must print)."""
+    text = open(h).read()
+    lines = [f'#include "{h}"', "#include <stdio.h>", "int main(void) {"]
+    expected = []
+    for kernel, sizes, launches in calls:
+        for stage in launches:
+            k = stage["naive"]
+            m = re.search(r"static inline int gpumerge_" + re.escape(k) +
+                          r"_ndrange\(const size_t naive_global\[(\d)\],"
+                          r"((?:[^)](?!size_t global))*),\s+size_t global\[\d\],"
+                          r"\s+size_t local\[\d\](, gpumerge_edges \*edges)?\)", text)
+            if not m:
+                continue
+            n = int(m.group(1))
+            args, buffers = [], 0
+            for p in [p.strip() for p in m.group(2).split(",") if p.strip()]:
+                name = re.findall(r"[A-Za-z_]\w*", p)[-1]
+                if p.startswith("uintptr_t"):
+                    buffers += 1
+                    args.append(f"(uintptr_t){buffers} << 40")
+                else:
+                    args.append(str(sizes.get(name, 1)))
+            edges = bool(m.group(3))
+            label = f"{k} at {','.join(f'{a}={b}' for a, b in sorted(sizes.items()))}"
+            naive = ", ".join(str(x) for x in stage["global"][:n])
+            lines.append("  {")
+            lines.append(f"    const size_t naive[{n}] = {{{naive}}};")
+            lines.append(f"    size_t global[{n}], local[{n}];")
+            if edges:
+                lines.append("    gpumerge_edges e;")
+            call = (f"gpumerge_{k}_ndrange(naive" + "".join(", " + a for a in args)
+                    + ", global, local" + (", &e" if edges else "") + ")")
+            zu = ",".join(["%zu"] * n)
+            lines.append(f'    printf("call {label}\\n");')
+            lines.append(f"    if ({call}) {{")
+            lines.append(f'      printf("run global {zu} local {zu}\\n", '
+                         + ", ".join(f"global[{i}]" for i in range(n)) + ", "
+                         + ", ".join(f"local[{i}]" for i in range(n)) + ");")
+            if edges:
+                lines.append("      for (int i = 0; i < e.count; ++i)")
+                lines.append(f'        printf("edge global {zu} local {zu}\\n", '
+                             + ", ".join(f"e.global[i][{i}]" for i in range(n)) + ", "
+                             + ", ".join(f"e.local[{i}]" for i in range(n)) + ");")
+            lines.append("    } else {")
+            lines.append('      printf("fallback\\n");')
+            lines.append("    }")
+            lines.append("  }")
+            want = [f"call {label}"]
+            ran = stage["ran"]
+
+            def fmt(r):
+                # (Verify's local size is 0 in a dimension it leaves out.)
+                return ("global " + ",".join(str(x) for x in r["global"][:n])
+                        + " local " + ",".join(str(max(1, x))
+                                               for x in r["local"][:n]))
+            if ran[0]["kernel"] != k:
+                want.append("fallback")
+            else:
+                want.append("run " + fmt(ran[0]))
+                want += ["edge " + fmt(r) for r in ran[1:]]
+            expected.append((label, want))
+    lines += ["  return 0;", "}"]
+    return "\n".join(lines) + "\n", expected
+
+
+def check_ndrange(cc, h, calls):
+    """The NDRange helpers of header \\p h, called as verify's runs launched
+    the input's kernels, say to enqueue what verify ran on PoCL: the
+    optimized kernel with the same global and local sizes and the same edge
+    ranges, or the fallback where verify's ran. Without calls, h compiles."""
+    if not calls:
+        return compile_header(cc, h)
+    source, expected = ndrange_driver(h, calls)
+    if not expected:
+        return compile_header(cc, h)
+    driver = os.path.splitext(h)[0] + ".ndrange.c"
+    exe = os.path.splitext(h)[0] + ".ndrange"
+    with open(driver, "w") as f:
+        f.write(source)
+    p = run([cc, "-std=c99", "-Wall", "-Werror", "-o", exe, driver])
+    if p.returncode != 0:
+        return False, p.stderr.strip().splitlines()[:3]
+    p = run([exe])
+    got = p.stdout.splitlines()
+    want = [line for _, lines in expected for line in lines]
+    if p.returncode != 0 or got != want:
+        bad = next((i for i, (a, b) in enumerate(zip(got, want)) if a != b),
+                   min(len(got), len(want)))
+        return False, [f"exit {p.returncode}",
+                       f"helpers said: {got[max(0, bad - 1):bad + 2]}",
+                       f"verify ran:   {want[max(0, bad - 1):bad + 2]}"]
+    return True, []
+
+
 def compile_header(cc, h):
     # The header is meant for C host code: compile a file that includes it.
     c = [cc, "-std=c99", "-Wall", "-Werror", "-fsyntax-only", "-x", "c",
@@ -507,10 +606,12 @@ def main():
                     mode = "" if nvcc_mode(target) == "-c" else " " + nvcc_mode(target)
                     builds.append((f"{label}: nvcc{mode} sm_90", (name, target, "nvcc"),
                                    pool.submit(compile_cuda, a.nvcc, out, target)))
-                for h, name, target in headers if cc else []:
+                for h, name, target, calls in headers if cc else []:
                     label = os.path.relpath(h, os.path.join(outdir, "opt"))
-                    builds.append((f"{label}: cc (NDRange header)", None,
-                                   pool.submit(compile_header, cc, h)))
+                    what = ("its helpers say to enqueue what verify ran"
+                            if calls else "compiles")
+                    builds.append((f"{label}: cc (NDRange header), {what}",
+                                   None, pool.submit(check_ndrange, cc, h, calls)))
             for label, key, fut in builds:
                 ok, why = fut.result()
                 show(expect([(ok, label, why)], key))
