@@ -106,14 +106,9 @@ public:
     SourceLocation Loc = SM.getExpansionLoc(E->getBeginLoc());
     if (!SM.isInMainFile(Loc))
       return true;
-    KernelCallSite C;
-    C.Kernel = kernelInstanceName(*K);
-    C.Call.Begin = C.Call.End = SM.getFileOffset(Loc);
-    C.Call.Line = SM.getExpansionLineNumber(Loc);
-    C.NotRewritable = "kernel '" + C.Kernel +
-                      "' is used other than by a <<<>>> launch, which would "
-                      "see a kernel with a different launch";
-    M.CallSites.push_back(std::move(C));
+    notRewritable(*K, Loc,
+                  "is used other than by a <<<>>> launch, which would see a "
+                  "kernel with a different launch");
     return true;
   }
 
@@ -296,15 +291,20 @@ private:
   }
 
   void unresolved(const FunctionDecl &K, SourceLocation Loc) {
-    if (!isKernelDecl(K))
-      return;
+    if (isKernelDecl(K))
+      notRewritable(K, Loc,
+                    "is named where a template leaves the call unresolved");
+  }
+
+  /// Records that kernel \p K, named at \p Loc, is used there in a way no
+  /// launcher can stand for: "kernel 'K' " followed by \p Why.
+  void notRewritable(const FunctionDecl &K, SourceLocation Loc,
+                     llvm::StringRef Why) {
     KernelCallSite C;
     C.Kernel = kernelInstanceName(K);
     C.Call.Begin = C.Call.End = SM.getFileOffset(Loc);
     C.Call.Line = SM.getExpansionLineNumber(Loc);
-    C.NotRewritable = "kernel '" + C.Kernel +
-                      "' is named where a template leaves the call "
-                      "unresolved";
+    C.NotRewritable = "kernel '" + C.Kernel + "' " + Why.str();
     M.CallSites.push_back(std::move(C));
   }
 
