@@ -264,9 +264,16 @@ private:
       DispatchProblems[Name] = Why;
       return Why;
     };
+    // The definition's names: a declaration may name the parameters
+    // otherwise, or not at all.
+    const FunctionTemplateDecl *Def = &T;
+    for (const RedeclarableTemplateDecl *R : T.redecls())
+      if (const auto *F = llvm::dyn_cast<FunctionTemplateDecl>(R);
+          F && F->getTemplatedDecl()->doesThisDeclarationHaveABody())
+        Def = F;
     KernelTemplate KT;
     KT.Name = Name;
-    const TemplateParameterList *TPL = T.getTemplateParameters();
+    const TemplateParameterList *TPL = Def->getTemplateParameters();
     std::optional<SourceSpan> Header = fileSpan(TPL->getSourceRange());
     if (!Header)
       return Fail("the kernel template's parameters are not written plainly "
@@ -278,11 +285,18 @@ private:
                     "template parameter");
       KT.Arguments.push_back(P->getNameAsString());
     }
-    for (const ParmVarDecl *P : T.getTemplatedDecl()->parameters()) {
+    for (const ParmVarDecl *P : Def->getTemplatedDecl()->parameters()) {
+      std::string Param = P->getNameAsString();
+      if (Param.empty())
+        return Fail("the kernel template's definition leaves a parameter "
+                    "unnamed");
+      if (P->hasDefaultArg())
+        return Fail("the kernel's parameter '" + Param +
+                    "' has a default argument");
       std::optional<SourceSpan> S = fileSpan(P->getSourceRange());
-      if (!S || P->getName().empty() || P->hasDefaultArg())
-        return Fail("the kernel's parameter '" + P->getNameAsString() +
-                    "' is unnamed, has a default or is written in a macro");
+      if (!S)
+        return Fail("the kernel's parameter '" + Param +
+                    "' is written in a macro");
       KT.Params.push_back(M.text(*S));
       KT.ParamNames.push_back(P->getNameAsString());
     }

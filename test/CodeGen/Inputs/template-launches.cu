@@ -12,6 +12,10 @@ __global__ void axpy(const T *x, T *y, T alpha, int n) {
     y[i] = alpha * x[i] + y[i];
 }
 
+// Declared again after its definition, its parameters unnamed: the
+// dispatcher takes the definition's names.
+template <typename U> __global__ void axpy(const U *, U *, U, int);
+
 // c = a * b with rows of a padded by PAD elements.
 template <typename T, int PAD>
 __global__ void mm(const T *a, const T *b, T *c, int w, int h, int k) {
