@@ -9,9 +9,16 @@
 //   256,1,1 smem 0
 //
 // so a test sees which kernel each launch of gpumerge's host code runs, and
-// with which grid, on a machine without a GPU or a driver. The program must
-// not touch memory through the runtime (no cudaMalloc): its arrays are
-// addresses only.
+// with which grid, on a machine without a GPU or a driver. It stands in for
+// what the launchers of the texture-object form call too, as a device with
+// textures of up to 2^27 texels aligned to 512 bytes would answer, and
+// prints the texture objects made and destroyed:
+//
+//   texture 1 over 0x100000000, 16000 bytes, 32-bit channels 1,0,0,0
+//   destroy texture 1
+//
+// The program must not touch memory through the runtime (no cudaMalloc):
+// its arrays are addresses only.
 //
 //===----------------------------------------------------------------------===//
 #include <cuda_runtime_api.h>
@@ -91,3 +98,46 @@ extern "C" cudaError_t __cudaLaunchKernel(cudaKernel_t K, dim3 G, dim3 B,
               G.x, G.y, G.z, B.x, B.y, B.z, S);
   return cudaSuccess;
 }
+
+extern "C" cudaError_t cudaGetDevice(int *Device) {
+  *Device = 0;
+  return cudaSuccess;
+}
+
+extern "C" cudaError_t cudaDeviceGetAttribute(int *Value,
+                                              cudaDeviceAttr Attribute, int) {
+  *Value = Attribute == cudaDevAttrMaxTexture1DLinearWidth ? 1 << 27
+           : Attribute == cudaDevAttrTextureAlignment      ? 512
+                                                           : 0;
+  return cudaSuccess;
+}
+
+extern "C" cudaChannelFormatDesc
+cudaCreateChannelDesc(int X, int Y, int Z, int W, cudaChannelFormatKind F) {
+  return {X, Y, Z, W, F};
+}
+
+extern "C" cudaError_t cudaCreateTextureObject(cudaTextureObject_t *Texture,
+                                               const cudaResourceDesc *Resource,
+                                               const cudaTextureDesc *,
+                                               const cudaResourceViewDesc *) {
+  static cudaTextureObject_t Made = 0;
+  *Texture = ++Made;
+  const cudaChannelFormatDesc &C = Resource->res.linear.desc;
+  std::printf("texture %llu over %p, %zu bytes, 32-bit channels %d,%d,%d,%d\n",
+              (unsigned long long)*Texture, Resource->res.linear.devPtr,
+              Resource->res.linear.sizeInBytes, C.x / 32, C.y / 32, C.z / 32,
+              C.w / 32);
+  return cudaSuccess;
+}
+
+extern "C" cudaError_t cudaDestroyTextureObject(cudaTextureObject_t Texture) {
+  std::printf("destroy texture %llu\n", (unsigned long long)Texture);
+  return cudaSuccess;
+}
+
+extern "C" cudaError_t cudaStreamSynchronize(cudaStream_t) {
+  return cudaSuccess;
+}
+
+extern "C" cudaError_t cudaGetLastError() { return cudaSuccess; }
