@@ -2,11 +2,10 @@
 //
 // Preloaded into a CUDA program linked with the shared runtime (nvcc
 // -cudart shared), it stands in for the entry points that `k<<<grid, block,
-// smem, stream>>>(args)` calls (CUDA 12.8 and later) and prints each launch
-// instead of running it:
+// smem, stream>>>(args)` calls as CUDA 13's nvcc writes it (older toolkits
+// may call others) and prints each launch instead of running it:
 //
-//   launch axpy_float(float const*, float*, float, int) grid 1,1,1 block
-//   256,1,1 smem 0
+//   launch mv(float const*, ...) grid 5,1,1 block 256,1,1 smem 0
 //
 // so a test sees which kernel each launch of gpumerge's host code runs, and
 // with which grid, on a machine without a GPU or a driver. It stands in for
