@@ -218,13 +218,11 @@ private:
     }
     // A kernel template's launch that no instantiation makes stays as
     // written: the template is the input's kernel, never optimized in place.
-    if (Kernels.empty() && Template) {
-      Launched.insert(&ULE);
-      return;
-    }
-    if (Kernels.empty())
+    if (Kernels.empty() && !Template)
       return;
     Launched.insert(&ULE);
+    if (Kernels.empty())
+      return;
     std::string Why = Template ? dispatcherProblem(*Template) : "";
     std::optional<SourceSpan> Args;
     if (ULE.hasExplicitTemplateArgs()) {
@@ -255,15 +253,13 @@ private:
   /// argument, and no other kernel template of its name dispatched.
   std::string dispatcherProblem(const FunctionTemplateDecl &T) {
     std::string Name = T.getNameAsString();
-    auto [It, New] = DispatchedTemplates.try_emplace(Name, &T);
-    if (It->second->getCanonicalDecl() != T.getCanonicalDecl())
+    auto [It, New] =
+        DispatchedTemplates.try_emplace(Name, DispatchedTemplate{&T, ""});
+    if (It->second.Decl->getCanonicalDecl() != T.getCanonicalDecl())
       return "two kernel templates are named '" + Name + "'";
     if (!New)
-      return M.findTemplate(Name) ? "" : DispatchProblems[Name];
-    auto Fail = [&](std::string Why) {
-      DispatchProblems[Name] = Why;
-      return Why;
-    };
+      return It->second.Problem;
+    auto Fail = [&](std::string Why) { return It->second.Problem = Why; };
     // The definition's names: a declaration may name the parameters
     // otherwise, or not at all.
     const FunctionTemplateDecl *Def = &T;
@@ -330,8 +326,13 @@ private:
   /// Names of kernels that leftToInstantiations recorded, or left as
   /// written.
   std::set<const UnresolvedLookupExpr *> Launched;
-  std::map<std::string, const FunctionTemplateDecl *> DispatchedTemplates;
-  std::map<std::string, std::string> DispatchProblems;
+  /// Kernel templates by name, with why each has no dispatcher ("" where
+  /// it has one, among M.KernelTemplates).
+  struct DispatchedTemplate {
+    const FunctionTemplateDecl *Decl;
+    std::string Problem;
+  };
+  std::map<std::string, DispatchedTemplate> DispatchedTemplates;
   InstantiatedLaunches Instantiated;
 
   std::optional<SourceSpan> fileSpan(SourceRange R) const {

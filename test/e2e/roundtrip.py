@@ -326,6 +326,16 @@ RECORDER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
                         "tools", "launch-recorder.cpp")
 
 
+def param_name(param):
+    """The name a parameter declaration declares (its last identifier)."""
+    return re.findall(r"[A-Za-z_]\w*", param)[-1]
+
+
+def call_label(kernel, sizes):
+    """How a driver names its call of \\p kernel at \\p sizes."""
+    return f"{kernel} at {','.join(f'{k}={v}' for k, v in sorted(sizes.items()))}"
+
+
 def launcher_params(text, kernel):
     """The parameters of gpumerge_launch_KERNEL in the emitted file after
     the launch configuration, as (is_pointer, name); None when the file has
@@ -337,8 +347,7 @@ def launcher_params(text, kernel):
         return None
     params = []
     for p in [p.strip() for p in m.group(1).split(",") if p.strip()]:
-        name = re.findall(r"[A-Za-z_]\w*", p)[-1]
-        params.append(("*" in p or "[" in p, name))
+        params.append(("*" in p or "[" in p, param_name(p)))
     return params
 
 
@@ -366,7 +375,7 @@ def launch_driver(out, calls):
         for i, (pointer, name) in enumerate(params):
             args.append(f"Address{{{(i + 1) << 32:#x}ULL}}" if pointer
                         else str(sizes.get(name, 1)))
-        label = f"{kernel} at {','.join(f'{k}={v}' for k, v in sorted(sizes.items()))}"
+        label = call_label(kernel, sizes)
         lines.append(f'  printf("call {label}\\n");')
         lines.append(f"  gpumerge_launch_{kernel}(dim3({grid[0]}, {grid[1]}, {grid[2]}), "
                      f"dim3({local[0]}, {local[1]}, {local[2]}), 0, 0"
@@ -449,14 +458,13 @@ def ndrange_driver(h, calls):
             n = int(m.group(1))
             args, buffers = [], 0
             for p in [p.strip() for p in m.group(2).split(",") if p.strip()]:
-                name = re.findall(r"[A-Za-z_]\w*", p)[-1]
                 if p.startswith("uintptr_t"):
                     buffers += 1
                     args.append(f"(uintptr_t){buffers} << 40")
                 else:
-                    args.append(str(sizes.get(name, 1)))
+                    args.append(str(sizes.get(param_name(p), 1)))
             edges = bool(m.group(3))
-            label = f"{k} at {','.join(f'{a}={b}' for a, b in sorted(sizes.items()))}"
+            label = call_label(k, sizes)
             naive = ", ".join(str(x) for x in stage["global"][:n])
             lines.append("  {")
             lines.append(f"    const size_t naive[{n}] = {{{naive}}};")
