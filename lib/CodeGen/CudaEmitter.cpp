@@ -23,6 +23,15 @@ protected:
       return 16;
     }
   }
+  /// As the input wrote it: `(size_t)blockIdx.x * blockDim.x + threadIdx.x`,
+  /// a product in 64 bits.
+  void printWidePosition(const BuiltinRef &R, int Parent) override {
+    char L = "xyz"[builtinDimension(R.Which)];
+    bool Paren = Parent > 12;
+    OS << (Paren ? "(" : "") << "(" << typeName(R.getType()) << ")blockIdx."
+       << L << " * blockDim." << L << " + threadIdx." << L
+       << (Paren ? ")" : "");
+  }
   void printBuiltin(Builtin B) override {
     char L = "xyz"[builtinDimension(B)];
     const char *D = builtinDimension(B) == 0 ? "x" : "y";

@@ -30,6 +30,13 @@ public:
   using Printer::Printer;
 
 protected:
+  /// get_global_id is a size_t already: only a signed position converts.
+  void printWidePosition(const BuiltinRef &R, int Parent) override {
+    if (R.getType().Scalar == ScalarKind::ULong)
+      printBuiltin(R.Which);
+    else
+      Printer::printWidePosition(R, Parent);
+  }
   void printBuiltin(Builtin B) override {
     unsigned D = builtinDimension(B);
     switch (B) {

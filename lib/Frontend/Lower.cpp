@@ -44,30 +44,67 @@ std::optional<Builtin> dialectBuiltin(llvm::StringRef Name) {
 /// thread positions as single nodes. A constant in place of bdimx
 /// (`blockIdx.x * 256 + threadIdx.x`, a #define'd block size) folds too, and
 /// goes to \p Fixed: the block size the launcher must then check; a second,
-/// different constant sets \p Conflict.
+/// different constant sets \p Conflict. Conversions of the parts to an
+/// integer of 32 bits or more are seen through; where one is to 64 bits
+/// (`(size_t)blockIdx.x * blockDim.x + threadIdx.x`, computed so for grids
+/// past 2^32 threads), the position keeps that type (isWidePosition).
 ExprPtr foldThreadPosition(Expr &E, std::array<std::int64_t, 2> &Fixed,
                            bool &Conflict) {
   auto *Add = llvm::dyn_cast<BinaryExpr>(&E);
   if (!Add || Add->Op != BinaryOp::Add)
     return nullptr;
-  auto IsBuiltin = [](const Expr *X, Builtin B) {
-    auto *R = llvm::dyn_cast<BuiltinRef>(X);
+  // The type of the sum in C: unsigned int, unless a factor of the product
+  // is converted to 64 bits (unsigned where any such conversion is). Only
+  // there: `(size_t)(bid * bdim)` and `bid * bdim + (size_t)tid` wrap the
+  // product at 2^32, and stay as written.
+  std::optional<Type> Wide;
+  auto Through = [&](const Expr *X, bool Factor = false) {
+    while (const auto *C = llvm::dyn_cast<CastExpr>(X)) {
+      const Type &T = C->getType();
+      if (T.IsPointer || T.VectorWidth != 1)
+        return X;
+      switch (T.Scalar) {
+      case ScalarKind::Long:
+        if (!Factor)
+          return X;
+        if (!Wide)
+          Wide = T;
+        break;
+      case ScalarKind::ULong:
+        if (!Factor)
+          return X;
+        if (!Wide || Wide->Scalar != ScalarKind::ULong)
+          Wide = T;
+        break;
+      case ScalarKind::Int:
+      case ScalarKind::UInt:
+        break;
+      default:
+        return X;
+      }
+      X = C->Sub.get();
+    }
+    return X;
+  };
+  auto IsBuiltin = [&](const Expr *X, Builtin B, bool Factor = false) {
+    auto *R = llvm::dyn_cast<BuiltinRef>(Through(X, Factor));
     return R && R->Which == B;
   };
   // The block size in `bid * size`: 0 for bdim, the constant, or -1.
   auto BlockOffset = [&](const Expr *X, Builtin Bid,
                          Builtin Bdim) -> std::int64_t {
-    auto *M = llvm::dyn_cast<BinaryExpr>(X);
+    auto *M = llvm::dyn_cast<BinaryExpr>(Through(X));
     if (!M || M->Op != BinaryOp::Mul)
       return -1;
-    const Expr *Size = IsBuiltin(M->LHS.get(), Bid)   ? M->RHS.get()
-                       : IsBuiltin(M->RHS.get(), Bid) ? M->LHS.get()
-                                                      : nullptr;
+    const Expr *Size = IsBuiltin(M->LHS.get(), Bid, true)   ? M->RHS.get()
+                       : IsBuiltin(M->RHS.get(), Bid, true) ? M->LHS.get()
+                                                            : nullptr;
     if (!Size)
       return -1;
-    if (IsBuiltin(Size, Bdim))
+    if (IsBuiltin(Size, Bdim, true))
       return 0;
-    if (auto *L = llvm::dyn_cast<IntLit>(Size); L && L->Value > 0)
+    if (auto *L = llvm::dyn_cast<IntLit>(Through(Size, true));
+        L && L->Value > 0)
       return L->Value;
     return -1;
   };
@@ -80,6 +117,7 @@ ExprPtr foldThreadPosition(Expr &E, std::array<std::int64_t, 2> &Fixed,
         Dim{Builtin::Bidy, Builtin::Bdimy, Builtin::Tidy, Builtin::Idy},
         Dim{Builtin::Bidz, Builtin::Bdimz, Builtin::Tidz, Builtin::Idz}}) {
     std::int64_t Size = -1;
+    Wide.reset();
     if (IsBuiltin(Add->RHS.get(), X.Tid))
       Size = BlockOffset(Add->LHS.get(), X.Bid, X.Bdim);
     else if (IsBuiltin(Add->LHS.get(), X.Tid))
@@ -92,7 +130,8 @@ ExprPtr foldThreadPosition(Expr &E, std::array<std::int64_t, 2> &Fixed,
         Conflict |= Fixed[D] && Fixed[D] != Size;
         Fixed[D] = Size;
       }
-      auto R = builtin(X.Id);
+      auto R = std::make_unique<BuiltinRef>(
+          X.Id, Wide ? *Wide : Type::scalar(ScalarKind::Int));
       R->setLine(E.getLine());
       return R;
     }

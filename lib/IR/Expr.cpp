@@ -60,6 +60,17 @@ unsigned builtinDimension(Builtin B) {
   }
 }
 
+bool isPosition(Builtin B) {
+  return B == Builtin::Idx || B == Builtin::Idy || B == Builtin::Idz;
+}
+
+bool isWidePosition(const Expr &E) {
+  const auto *R = llvm::dyn_cast<BuiltinRef>(&E);
+  return R && isPosition(R->Which) &&
+         (R->getType().Scalar == ScalarKind::Long ||
+          R->getType().Scalar == ScalarKind::ULong);
+}
+
 const char *unaryOpSpelling(UnaryOp Op) {
   switch (Op) {
   case UnaryOp::Neg:

@@ -54,6 +54,8 @@ enum class Builtin {
 const char *builtinName(Builtin B);
 /// 0 for the X built-ins, 1 for Y, 2 for Z.
 unsigned builtinDimension(Builtin B);
+/// Is \p B a thread's position in the grid (idx, idy, idz)?
+bool isPosition(Builtin B);
 
 enum class UnaryOp { Neg, Plus, Not, BitNot };
 enum class BinaryOp {
@@ -176,18 +178,24 @@ public:
   static bool classof(const Expr *E) { return E->getKind() == Kind::VarRef; }
 };
 
+/// A built-in, typed int; a thread position the input computes in 64 bits
+/// (`(size_t)blockIdx.x * blockDim.x + threadIdx.x`) keeps that type, and
+/// prints so (see isWidePosition).
 class BuiltinRef : public Expr {
 public:
-  explicit BuiltinRef(Builtin B)
-      : Expr(Kind::BuiltinRef, Type::scalar(ScalarKind::Int)), Which(B) {}
+  explicit BuiltinRef(Builtin B, Type T = Type::scalar(ScalarKind::Int))
+      : Expr(Kind::BuiltinRef, std::move(T)), Which(B) {}
   Builtin Which;
   ExprPtr clone() const override {
-    return withCommon(std::make_unique<BuiltinRef>(Which));
+    return withCommon(std::make_unique<BuiltinRef>(Which, getType()));
   }
   static bool classof(const Expr *E) {
     return E->getKind() == Kind::BuiltinRef;
   }
 };
+
+/// Is \p E a thread position computed in 64 bits, as the input wrote it?
+bool isWidePosition(const Expr &E);
 
 class UnaryExpr : public Expr {
 public:

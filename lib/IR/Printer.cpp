@@ -352,6 +352,17 @@ std::string floatSpelling(double V, ScalarKind K) {
   return Single ? S + "f" : S;
 }
 
+void Printer::printWidePosition(const BuiltinRef &R, int Parent) {
+  Type T = R.getType();
+  T.TypedefName.clear(); // size_t, int64_t: not every language has them
+  bool Paren = Parent > 14;
+  OS << (Paren ? "(" : "") << "(" << typeName(T) << ")";
+  bool Inner = builtinPrecedence(R.Which) < 15;
+  OS << (Inner ? "(" : "");
+  printBuiltin(R.Which);
+  OS << (Inner ? ")" : "") << (Paren ? ")" : "");
+}
+
 /// Would printing \p U's operand right after its sign make `--` or `++`?
 static bool formsIncrement(const UnaryExpr &U) {
   if (U.Op != UnaryOp::Neg && U.Op != UnaryOp::Plus)
@@ -392,6 +403,10 @@ void Printer::printExpr(const Expr &E, int Parent) {
     OS << llvm::cast<VarRef>(E).Name;
     return;
   case Expr::Kind::BuiltinRef: {
+    if (isWidePosition(E)) {
+      printWidePosition(llvm::cast<BuiltinRef>(E), Parent);
+      return;
+    }
     Builtin B = llvm::cast<BuiltinRef>(E).Which;
     bool Paren = builtinPrecedence(B) < Parent;
     if (Paren)

@@ -40,6 +40,9 @@ protected:
   /// blockIdx.x * blockDim.x + threadIdx.x) so the caller can parenthesize.
   virtual int builtinPrecedence(Builtin B) const { return 16; }
   virtual void printBuiltin(Builtin B) { OS << builtinName(B); }
+  /// A position the input computes in 64 bits (isWidePosition): by default
+  /// the position converted, `(long)idx`.
+  virtual void printWidePosition(const BuiltinRef &R, int Parent);
   virtual std::string typeName(const Type &T) const;
   virtual std::string addressSpaceQualifier(AddressSpace S) const;
   virtual void printSignature(const Function &F);

@@ -7,7 +7,13 @@ static std::function<ExprPtr(Expr &)> builtinRewriter(Builtin B,
                                                       const Expr &With) {
   return [B, &With](Expr &E) -> ExprPtr {
     auto *R = llvm::dyn_cast<BuiltinRef>(&E);
-    return R && R->Which == B ? With.clone() : nullptr;
+    if (!R || R->Which != B)
+      return nullptr;
+    // A position the input computes in 64 bits stays in 64 bits: its
+    // products (`i * w` with i the position) must not wrap at 2^32.
+    if (isWidePosition(*R) && With.getType() != R->getType())
+      return std::make_unique<CastExpr>(R->getType(), With.clone());
+    return With.clone();
   };
 }
 

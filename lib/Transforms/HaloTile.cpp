@@ -296,9 +296,23 @@ ExprPtr highest(const std::vector<DomainBound> &Bounds, const Function &F) {
   return Out;
 }
 
-StmtPtr intDecl(const std::string &Name, ExprPtr Init) {
-  return std::make_unique<DeclStmt>(Name, Type::scalar(ScalarKind::Int),
+StmtPtr intDecl(const std::string &Name, ExprPtr Init,
+                Type T = Type::scalar(ScalarKind::Int)) {
+  return std::make_unique<DeclStmt>(Name, std::move(T),
                                     simplifyExpr(std::move(Init)));
+}
+
+/// Does the input index \p S's array in 64 bits (`in[y * w + x]` with y a
+/// size_t)? Then so do the tile's loads: for an array past 2^31 elements,
+/// an int row start would wrap.
+bool indexedWide(const Stencil &S) {
+  for (const auto &[Ref, _] : S.At) {
+    const Type &T = Ref->Indices[0]->getType();
+    if (!T.IsPointer &&
+        (T.Scalar == ScalarKind::Long || T.Scalar == ScalarKind::ULong))
+      return true;
+  }
+  return false;
 }
 
 llvm::Expected<std::optional<AppliedPass>>
@@ -474,19 +488,29 @@ apply(Function &F, const PassContext &Ctx, std::string &Why) {
     // The lowest and highest index the naive kernel reads: at the box's
     // first and last positions, with the first and last offsets.
     // At the last position, Last = 1: the bound minus one.
+    // In 64 bits where the input indexes so: a row (`(long long)r * w`).
+    Type IndexTy = Type::scalar(indexedWide(S) && Dims == 2 ? ScalarKind::Long
+                                                            : ScalarKind::Int);
+    auto Row = [&](ExprPtr R) -> ExprPtr {
+      R = simplifyExpr(std::move(R));
+      if (IndexTy.Scalar == ScalarKind::Long && !llvm::isa<IntLit>(*R))
+        R = std::make_unique<CastExpr>(IndexTy, std::move(R));
+      return mul(std::move(R), Stride->clone());
+    };
     auto At = [&](ExprPtr *Box, std::int64_t Last, std::int64_t Di,
                   std::int64_t Dj) -> ExprPtr {
       ExprPtr Col = offset(Box[0]->clone(), Dj - Last);
       if (Dims == 1)
         return Col;
-      return add(mul(offset(Box[1]->clone(), Di - Last), Stride->clone()),
-                 std::move(Col));
+      return add(Row(offset(Box[1]->clone(), Di - Last)), std::move(Col));
     };
     auto First = *S.Offsets.begin(), Last = *S.Offsets.rbegin();
     std::string LoName = uniqueName(Names, S.Array + "_lo");
     std::string HiName = uniqueName(Names, S.Array + "_hi");
-    Loads.push_back(intDecl(LoName, At(Lo, 0, First.first, First.second)));
-    Loads.push_back(intDecl(HiName, At(Hi, 1, Last.first, Last.second)));
+    Loads.push_back(
+        intDecl(LoName, At(Lo, 0, First.first, First.second), IndexTy));
+    Loads.push_back(
+        intDecl(HiName, At(Hi, 1, Last.first, Last.second), IndexTy));
 
     // Element (r, c) of the tile is the array at (bidy*By + r - above,
     // bidx*Bx + c - left): the block's threads walk its rows By apart and
@@ -527,7 +551,7 @@ apply(Function &F, const PassContext &Ctx, std::string &Why) {
         binary(BinaryOp::LAnd, binary(BinaryOp::GE, var(G), var(LoName)),
                binary(BinaryOp::LE, var(G), var(HiName)));
     std::vector<StmtPtr> Body;
-    Body.push_back(intDecl(G, std::move(GIndex)));
+    Body.push_back(intDecl(G, std::move(GIndex), IndexTy));
     Body.push_back(std::make_unique<IfStmt>(
         std::move(InRange),
         std::make_unique<AssignStmt>(std::move(TileRef), AssignOp::Set,
@@ -537,9 +561,9 @@ apply(Function &F, const PassContext &Ctx, std::string &Why) {
       std::vector<StmtPtr> RowBody;
       RowBody.push_back(intDecl(
           RowStart,
-          mul(offset(add(mul(builtin(Builtin::Bidy), intLit(Block[1])), var(R)),
-                     -S.Rows[0]),
-              Stride->clone())));
+          Row(offset(add(mul(builtin(Builtin::Bidy), intLit(Block[1])), var(R)),
+                     -S.Rows[0])),
+          IndexTy));
       RowBody.push_back(std::move(Loop));
       Loop = Walk(R, Builtin::Tidy, Height, Block[1], std::move(RowBody));
     }

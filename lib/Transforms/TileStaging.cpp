@@ -334,7 +334,9 @@ Generator::chooseLoop(NaiveShape &NS) {
 }
 
 /// Inlines single-assignment locals into \p E until only parameters,
-/// built-ins and loop iterators remain.
+/// built-ins and loop iterators remain. A local of 64 bits defined by a
+/// narrower expression (`size_t i = blockIdx.x * blockDim.x + threadIdx.x`)
+/// inlines converted, so that `i * w` stays a product in 64 bits.
 ExprPtr inlineLocals(ExprPtr E, const std::map<std::string, const Expr *> &Defs,
                      const Function &F, unsigned Depth = 0) {
   if (Depth > 8)
@@ -348,6 +350,12 @@ ExprPtr inlineLocals(ExprPtr E, const std::map<std::string, const Expr *> &Defs,
     if (It == Defs.end() || !It->second)
       return nullptr;
     Changed = true;
+    const Type &T = V->getType();
+    bool Wide = !T.IsPointer && T.VectorWidth == 1 &&
+                (T.Scalar == ScalarKind::Long || T.Scalar == ScalarKind::ULong);
+    const Type &D = It->second->getType();
+    if (Wide && D.Scalar != T.Scalar)
+      return std::make_unique<CastExpr>(T, It->second->clone());
     return It->second->clone();
   });
   return Changed ? inlineLocals(std::move(E), Defs, F, Depth + 1)

@@ -66,7 +66,9 @@ class Gen:
         self.lrng = random.Random("localarray-%d" % seed)
         # And of helpers taking pointers, which gpumerge inlines.
         self.prng = random.Random("ptrhelper-%d" % seed)
-        self.pos1_decl = None  # (body index, name) of pos1's declaration
+        # And of positions computed in 64 bits (size_t, long).
+        self.wrng = random.Random("wide-%d" % seed)
+        self.pos1_decl = None  # (body index, name, type) of pos1's declaration
         self.arrays1d = []  # names of the 1-D array parameters
         self.seed = seed
         r = self.rng
@@ -270,11 +272,11 @@ class Gen:
         if (g.random() >= 0.2 or len(conds) != 1 or len(conds[0]) != 2
                 or not self.pos1_decl or conds[0][0] != self.pos1_decl[1]):
             return False
-        at, i = self.pos1_decl
+        at, i, ty = self.pos1_decl
         if any(re.search(r"\b%s\b" % i, l) for l in self.body[at + 1:]):
             return False
         start = self.body.pop(at).strip()
-        start = start[len(f"int {i} = "):-1]
+        start = start[len(f"{ty} {i} = "):-1]
         if self.cuda:
             stride = g.choice(["blockDim.x * gridDim.x",
                                "gridDim.x * blockDim.x", "named"])
@@ -285,7 +287,7 @@ class Gen:
             stride = g.choice(["get_global_size(0)",
                                "get_local_size(0) * get_num_groups(0)"])
         self.feature("grid-stride")
-        self.open(f"for (int {i} = {start}; {i} < {conds[0][1]}; "
+        self.open(f"for ({ty} {i} = {start}; {i} < {conds[0][1]}; "
                   f"{i} += {stride})")
         return True
 
@@ -544,10 +546,28 @@ class Gen:
 
     # Each shape_* writes the kernel's parameters and body.
 
+    def declare_position(self, name, dim):
+        """`int name = position;`, or sometimes the position in 64 bits as
+        code for large arrays computes it: `size_t i = (size_t)blockIdx.x *
+        blockDim.x + threadIdx.x`, a long, or a 32-bit position widened.
+        Returns the type."""
+        form = self.position(dim)
+        w = self.wrng
+        if w.random() >= 0.12:
+            self.emit(f"int {name} = {form};")
+            return "int"
+        self.feature("wide-position")
+        ty = w.choice(["size_t", "long"])
+        if self.cuda and w.random() < 0.7:
+            d = "xyz"[dim]
+            form = f"({ty})blockIdx.{d} * blockDim.{d} + threadIdx.{d}"
+        self.emit(f"{ty} {name} = {form};")
+        return ty
+
     def pos1(self):
         i = self.fresh(self.rng.choice(["i", "idx0", "tid", "gid", "row"]))
-        self.pos1_decl = (len(self.body), i)
-        self.emit(f"int {i} = {self.position(0)};")
+        at = len(self.body)
+        self.pos1_decl = (at, i, self.declare_position(i, 0))
         return i
 
     def pos2(self, swap=False):
@@ -556,11 +576,11 @@ class Gen:
         y = self.fresh(r.choice(["y", "row", "gy", "i0"]))
         if swap:  # the row mapped to x (madd_rowx)
             self.feature("row-on-x")
-            self.emit(f"int {y} = {self.position(0)};")
-            self.emit(f"int {x} = {self.position(1)};")
+            self.declare_position(y, 0)
+            self.declare_position(x, 1)
         else:
-            self.emit(f"int {x} = {self.position(0)};")
-            self.emit(f"int {y} = {self.position(1)};")
+            self.declare_position(x, 0)
+            self.declare_position(y, 1)
         return x, y
 
     def counters(self, names):
