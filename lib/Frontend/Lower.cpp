@@ -4,7 +4,8 @@
 // map one to one onto KIR nodes; parentheses and implicit conversions are
 // dropped (the printer and C's rules recreate them); CUDA's threadIdx.x and
 // OpenCL's get_local_id(0) become the same built-in, and the usual ways of
-// writing the global position (bidx*bdimx+tidx in any order) fold to idx.
+// writing the global position (bidx*bdimx+tidx in any order, through locals
+// that name the built-ins, in 64 bits) fold to idx.
 // Here: the function, its types and expressions; its statements and loops
 // are LowerStmt.cpp's, the helpers lowered where called LowerInline.cpp's
 // (the class: Lowering.h).
@@ -48,8 +49,11 @@ std::optional<Builtin> dialectBuiltin(llvm::StringRef Name) {
 /// integer of 32 bits or more are seen through; where one is to 64 bits
 /// (`(size_t)blockIdx.x * blockDim.x + threadIdx.x`, computed so for grids
 /// past 2^32 threads), the position keeps that type (isWidePosition).
-ExprPtr foldThreadPosition(Expr &E, std::array<std::int64_t, 2> &Fixed,
-                           bool &Conflict) {
+/// \p Aliases: locals that only name a built-in (`int tx = threadIdx.x;`),
+/// read as that built-in converted to the local's type.
+ExprPtr foldThreadPosition(
+    Expr &E, std::array<std::int64_t, 2> &Fixed, bool &Conflict,
+    const std::map<std::string, const Expr *> *Aliases = nullptr) {
   auto *Add = llvm::dyn_cast<BinaryExpr>(&E);
   if (!Add || Add->Op != BinaryOp::Add)
     return nullptr;
@@ -59,8 +63,16 @@ ExprPtr foldThreadPosition(Expr &E, std::array<std::int64_t, 2> &Fixed,
   // product at 2^32, and stay as written.
   std::optional<Type> Wide;
   auto Through = [&](const Expr *X, bool Factor = false) {
-    while (const auto *C = llvm::dyn_cast<CastExpr>(X)) {
-      const Type &T = C->getType();
+    while (true) {
+      const Expr *Sub = nullptr;
+      if (const auto *C = llvm::dyn_cast<CastExpr>(X))
+        Sub = C->Sub.get();
+      else if (const auto *V = llvm::dyn_cast<VarRef>(X); V && Aliases)
+        if (auto It = Aliases->find(V->Name); It != Aliases->end())
+          Sub = It->second;
+      if (!Sub)
+        return X;
+      const Type &T = X->getType();
       if (T.IsPointer || T.VectorWidth != 1)
         return X;
       switch (T.Scalar) {
@@ -82,9 +94,8 @@ ExprPtr foldThreadPosition(Expr &E, std::array<std::int64_t, 2> &Fixed,
       default:
         return X;
       }
-      X = C->Sub.get();
+      X = Sub;
     }
-    return X;
   };
   auto IsBuiltin = [&](const Expr *X, Builtin B, bool Factor = false) {
     auto *R = llvm::dyn_cast<BuiltinRef>(Through(X, Factor));
@@ -140,6 +151,66 @@ ExprPtr foldThreadPosition(Expr &E, std::array<std::int64_t, 2> &Fixed,
   return nullptr;
 }
 
+/// Locals that only name a built-in of the block or thread, declared once
+/// and never assigned again (`int tx = threadIdx.x; int bx = blockIdx.x;`),
+/// each with the built-in: the position written with them
+/// (`bx * blockDim.x + tx`) is the thread's position all the same.
+std::map<std::string, const Expr *> builtinAliases(Stmt &Body,
+                                                   const Function &F) {
+  std::map<std::string, const Expr *> Aliases;
+  std::map<std::string, unsigned> Declared;
+  std::set<std::string> Assigned;
+  walkStmts(Body, [&](Stmt &S) {
+    if (auto *D = llvm::dyn_cast<DeclStmt>(&S)) {
+      ++Declared[D->Name];
+      const auto *B = llvm::dyn_cast_or_null<BuiltinRef>(D->Init.get());
+      const Type &T = D->Ty;
+      bool Wide = T.Scalar == ScalarKind::Long || T.Scalar == ScalarKind::ULong;
+      bool Word = T.Scalar == ScalarKind::Int || T.Scalar == ScalarKind::UInt;
+      if (B && !isPosition(B->Which) && !T.IsPointer && T.VectorWidth == 1 &&
+          D->Extents.empty() && (Wide || Word))
+        Aliases[D->Name] = B;
+    } else if (auto *A = llvm::dyn_cast<AssignStmt>(&S)) {
+      if (auto *V = llvm::dyn_cast<VarRef>(A->LHS.get()))
+        Assigned.insert(V->Name);
+    } else if (auto *L = llvm::dyn_cast<ForStmt>(&S)) {
+      Assigned.insert(L->Iter);
+    }
+  });
+  for (auto It = Aliases.begin(); It != Aliases.end();)
+    if (Declared[It->first] != 1 || Assigned.count(It->first) ||
+        F.findParam(It->first))
+      It = Aliases.erase(It);
+    else
+      ++It;
+  return Aliases;
+}
+
+/// Folds the positions written with \p Aliases, then drops the aliases
+/// nothing reads any more: a kernel whose locals only spelled its position
+/// reads no built-in but the position, as one written without them does.
+void foldThroughAliases(Stmt &Body, const Function &F,
+                        std::array<std::int64_t, 2> &Fixed, bool &Conflict) {
+  std::map<std::string, const Expr *> Aliases = builtinAliases(Body, F);
+  if (Aliases.empty())
+    return;
+  rewriteExprs(Body, [&](Expr &X) {
+    return foldThreadPosition(X, Fixed, Conflict, &Aliases);
+  });
+  std::set<std::string> Read;
+  walkExprs(Body, [&](const Expr &X) {
+    if (const auto *V = llvm::dyn_cast<VarRef>(&X))
+      Read.insert(V->Name);
+  });
+  walkStmts(Body, [&](Stmt &S) {
+    if (auto *B = llvm::dyn_cast<BlockStmt>(&S))
+      llvm::erase_if(B->Body, [&](const StmtPtr &St) {
+        const auto *D = llvm::dyn_cast<DeclStmt>(St.get());
+        return D && Aliases.count(D->Name) && !Read.count(D->Name);
+      });
+  });
+}
+
 } // namespace
 
 std::variant<std::unique_ptr<Function>, LoweringFailure>
@@ -164,6 +235,7 @@ Lowering::run(const FunctionDecl &FD) {
   Changed = assignedIn(*FD.getBody());
   namesOf(FD, DeclaredNames, TakenNames);
   StmtPtr Body = lowerStmt(FD.getBody());
+  foldThroughAliases(*Body, *F, FixedBlock, FixedBlockConflict);
   // Threads of one layer of a 3-D grid: idz only (see Builtin::Idz).
   walkExprs(*Body, [&](const Expr &E) {
     const auto *B = llvm::dyn_cast<BuiltinRef>(&E);

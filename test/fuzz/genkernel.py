@@ -68,6 +68,8 @@ class Gen:
         self.prng = random.Random("ptrhelper-%d" % seed)
         # And of positions computed in 64 bits (size_t, long).
         self.wrng = random.Random("wide-%d" % seed)
+        # And of positions spelled with locals naming the built-ins.
+        self.arng = random.Random("alias-%d" % seed)
         self.pos1_decl = None  # (body index, name, type) of pos1's declaration
         self.arrays1d = []  # names of the 1-D array parameters
         self.seed = seed
@@ -552,6 +554,22 @@ class Gen:
         blockDim.x + threadIdx.x`, a long, or a 32-bit position widened.
         Returns the type."""
         form = self.position(dim)
+        a = self.arng
+        if a.random() < 0.1:
+            # `int tx = threadIdx.x; int bx = blockIdx.x;` (the CUDA samples)
+            self.feature("position-aliases")
+            d = "xyz"[dim]
+            t = self.fresh(a.choice(["tx", "tid", "lid", "t"]) + "xyz"[dim])
+            b = self.fresh(a.choice(["bx", "bid", "grp", "b"]) + "xyz"[dim])
+            ty = a.choice(["int", "const int", "unsigned", "const unsigned"])
+            if self.cuda:
+                self.emit(f"{ty} {t} = threadIdx.{d};")
+                self.emit(f"{ty} {b} = blockIdx.{d};")
+                form = f"{b} * blockDim.{d} + {t}"
+            else:
+                self.emit(f"{ty} {t} = get_local_id({dim});")
+                self.emit(f"{ty} {b} = get_group_id({dim});")
+                form = f"{b} * get_local_size({dim}) + {t}"
         w = self.wrng
         if w.random() >= 0.12:
             self.emit(f"int {name} = {form};")
@@ -566,8 +584,8 @@ class Gen:
 
     def pos1(self):
         i = self.fresh(self.rng.choice(["i", "idx0", "tid", "gid", "row"]))
-        at = len(self.body)
-        self.pos1_decl = (at, i, self.declare_position(i, 0))
+        ty = self.declare_position(i, 0)
+        self.pos1_decl = (len(self.body) - 1, i, ty)
         return i
 
     def pos2(self, swap=False):

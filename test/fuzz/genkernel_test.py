@@ -23,7 +23,8 @@ WANTED = (
        "two-per-thread", "compound-store", "array-2d", "lower-bound",
        "constant-table", "layers", "unroll-pragma", "vector:float2",
        "vector:float3", "vector:float4", "grid-stride", "file-constant", "local-array", "local-array-init",
-       "pointer-helper", "wide-position"]
+       "pointer-helper", "wide-position",
+       "position-aliases"]
     + [f"passthrough:{p}" for p in ["while", "do", "switch", "break",
                                      "continue", "modassign", "ptrarith"]])
 
