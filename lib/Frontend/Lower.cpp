@@ -233,6 +233,11 @@ Lowering::run(const FunctionDecl &FD) {
     F->Params.push_back(std::move(KP));
   }
   Changed = assignedIn(*FD.getBody());
+  TopLevel.clear();
+  if (const auto *C = llvm::dyn_cast<CompoundStmt>(FD.getBody()))
+    for (const clang::Stmt *S : C->body())
+      TopLevel.insert(
+          llvm::isa<clang::Expr>(S) ? strip(llvm::cast<clang::Expr>(S)) : S);
   namesOf(FD, DeclaredNames, TakenNames);
   StmtPtr Body = lowerStmt(FD.getBody());
   foldThroughAliases(*Body, *F, FixedBlock, FixedBlockConflict);
@@ -1214,6 +1219,46 @@ bool Lowering::lowerPointerAlias(const Decl *D) {
   }
   Aliases[V] = {Base, std::move(Offset)};
   return true;
+}
+
+StmtPtr Lowering::lowerPointerMove(const VarDecl &P, const clang::Expr &E,
+                                   SourceLocation Loc) {
+  std::string Name = "pointer '" + P.getNameAsString() + "'";
+  if (!llvm::isa<ParmVarDecl>(P) || !pointsToElements(P) ||
+      PointsAtVariable.count(&P) || !Inlined.empty())
+    return failStmt(Name + " assigned (of pointers, gpumerge follows a "
+                           "kernel's array parameter moved by `p += k`)",
+                    Loc);
+  // Moved once, before what follows it: not under a condition or in a loop.
+  if (!TopLevel.count(&E) || !LoopKinds.empty())
+    return failStmt(Name + " moved inside a block (gpumerge follows a move "
+                           "at the top of the kernel's body)",
+                    Loc);
+  const clang::Expr *By = nullptr;
+  bool Back = false;
+  if (const auto *B = llvm::dyn_cast<clang::BinaryOperator>(&E)) {
+    if (B->getOpcode() != BO_AddAssign && B->getOpcode() != BO_SubAssign)
+      return failStmt(Name + " assigned (of pointers, gpumerge follows a "
+                             "kernel's array parameter moved by `p += k`)",
+                      Loc);
+    By = B->getRHS();
+    Back = B->getOpcode() == BO_SubAssign;
+  } else {
+    Back = llvm::cast<clang::UnaryOperator>(E).isDecrementOp();
+  }
+  ExprPtr More;
+  if (By) {
+    if (std::string Why = unstableOffset(*By); !Why.empty())
+      return failStmt(Name + " moved by " + Why, Loc);
+    More = widenedOffset(sumOffsets({{By, Back}}));
+  } else {
+    More = intLit(Back ? -1 : 1);
+  }
+  Alias &A = Aliases[&P];
+  A.Base = &P;
+  A.Offset =
+      A.Offset ? add(std::move(A.Offset), std::move(More)) : std::move(More);
+  return nullptr; // nothing: the reads after it carry the offset
 }
 
 std::string Lowering::unstableOffset(const clang::Expr &E) {

@@ -221,6 +221,20 @@ StmtPtr Lowering::lowerExprStmt(const clang::Expr *E) {
                 "assert", std::move(Args), Type::scalar(ScalarKind::Void))),
         Loc);
   }
+  // A pointer assigned: a pointer parameter moved, or refused.
+  auto AssignedPointer = [&](const clang::Expr *Target) -> const VarDecl * {
+    const auto *R = llvm::dyn_cast<DeclRefExpr>(strip(Target));
+    const auto *V = R ? llvm::dyn_cast<VarDecl>(R->getDecl()) : nullptr;
+    return V && V->getType()->isPointerType() ? V : nullptr;
+  };
+  if (const auto *B = llvm::dyn_cast<clang::BinaryOperator>(E);
+      B && B->isAssignmentOp())
+    if (const VarDecl *P = AssignedPointer(B->getLHS()))
+      return lowerPointerMove(*P, *E, Loc);
+  if (const auto *U = llvm::dyn_cast<clang::UnaryOperator>(E);
+      U && U->isIncrementDecrementOp())
+    if (const VarDecl *P = AssignedPointer(U->getSubExpr()))
+      return lowerPointerMove(*P, *E, Loc);
   if (const auto *B = llvm::dyn_cast<clang::BinaryOperator>(E)) {
     if (B->isAssignmentOp()) {
       auto Op = assignOp(B->getOpcode());

@@ -248,6 +248,19 @@ private:
   /// pointer, or a local pointer refused as one (with the reason).
   bool lowerPointerAlias(const Decl *D);
 
+  /// `p += k;` (or `p -= k`, `p++`) moving array parameter \p P, as
+  /// PyTorch-style kernels move their pointers to the thread's row: at the
+  /// top of the kernel's body, outside loops, by an offset that does not
+  /// change. What follows reads p[j] as the parameter's element k + j (an
+  /// alias of the parameter onto itself, lowerPointerAlias's reading);
+  /// nothing is emitted for the move. Any other assignment to a pointer is
+  /// refused: the analyses would read p[0] as one element for every thread.
+  StmtPtr lowerPointerMove(const VarDecl &P, const clang::Expr &E,
+                           SourceLocation Loc);
+  /// The statements directly in the kernel's body (expressions stripped):
+  /// where a pointer parameter may move.
+  std::set<const clang::Stmt *> TopLevel;
+
   /// Why offset \p E may change between a pointer's declaration and its
   /// uses ("'k', which changes"); empty when it cannot.
   std::string unstableOffset(const clang::Expr &E);
