@@ -233,11 +233,19 @@ Lowering::run(const FunctionDecl &FD) {
     F->Params.push_back(std::move(KP));
   }
   Changed = assignedIn(*FD.getBody());
-  TopLevel.clear();
-  if (const auto *C = llvm::dyn_cast<CompoundStmt>(FD.getBody()))
-    for (const clang::Stmt *S : C->body())
-      TopLevel.insert(
-          llvm::isa<clang::Expr>(S) ? strip(llvm::cast<clang::Expr>(S)) : S);
+  KernelBody = FD.getBody();
+  BlockOf.clear();
+  std::function<void(const clang::Stmt *)> Blocks = [&](const clang::Stmt *S) {
+    if (!S)
+      return;
+    if (const auto *C = llvm::dyn_cast<CompoundStmt>(S))
+      for (const clang::Stmt *X : C->body())
+        BlockOf[llvm::isa<clang::Expr>(X) ? strip(llvm::cast<clang::Expr>(X))
+                                          : X] = C;
+    for (const clang::Stmt *X : S->children())
+      Blocks(X);
+  };
+  Blocks(KernelBody);
   namesOf(FD, DeclaredNames, TakenNames);
   StmtPtr Body = lowerStmt(FD.getBody());
   foldThroughAliases(*Body, *F, FixedBlock, FixedBlockConflict);
@@ -1229,11 +1237,30 @@ StmtPtr Lowering::lowerPointerMove(const VarDecl &P, const clang::Expr &E,
     return failStmt(Name + " assigned (of pointers, gpumerge follows a "
                            "kernel's array parameter moved by `p += k`)",
                     Loc);
-  // Moved once, before what follows it: not under a condition or in a loop.
-  if (!TopLevel.count(&E) || !LoopKinds.empty())
-    return failStmt(Name + " moved inside a block (gpumerge follows a move "
-                           "at the top of the kernel's body)",
+  // Moved once, before what follows it: not in a loop, and in a block that
+  // runs or not as a whole, read from after the move and not after it.
+  auto Block = BlockOf.find(&E);
+  if (Block == BlockOf.end() || !LoopKinds.empty())
+    return failStmt(Name + " moved in a loop or within another statement "
+                           "(gpumerge follows `p += k;` outside loops)",
                     Loc);
+  if (Block->second != KernelBody) {
+    SourceLocation End = SM.getExpansionLoc(Block->second->getEndLoc());
+    bool ReadAfter = false;
+    std::function<void(const clang::Stmt *)> Find = [&](const clang::Stmt *S) {
+      if (!S || ReadAfter)
+        return;
+      if (const auto *R = llvm::dyn_cast<DeclRefExpr>(S))
+        ReadAfter = R->getDecl() == &P &&
+                    SM.isBeforeInTranslationUnit(
+                        End, SM.getExpansionLoc(R->getBeginLoc()));
+      for (const clang::Stmt *X : S->children())
+        Find(X);
+    };
+    Find(KernelBody);
+    if (ReadAfter)
+      return failStmt(Name + " moved inside a block and used after it", Loc);
+  }
   const clang::Expr *By = nullptr;
   bool Back = false;
   if (const auto *B = llvm::dyn_cast<clang::BinaryOperator>(&E)) {

@@ -249,17 +249,20 @@ private:
   bool lowerPointerAlias(const Decl *D);
 
   /// `p += k;` (or `p -= k`, `p++`) moving array parameter \p P, as
-  /// PyTorch-style kernels move their pointers to the thread's row: at the
-  /// top of the kernel's body, outside loops, by an offset that does not
-  /// change. What follows reads p[j] as the parameter's element k + j (an
-  /// alias of the parameter onto itself, lowerPointerAlias's reading);
-  /// nothing is emitted for the move. Any other assignment to a pointer is
-  /// refused: the analyses would read p[0] as one element for every thread.
+  /// PyTorch-style kernels move their pointers to the thread's row: a
+  /// statement of its own in a block of the kernel (its body, or a guard's
+  /// block that nothing after reads p from), outside loops, by an offset
+  /// that does not change. What follows reads p[j] as the parameter's
+  /// element k + j (an alias of the parameter onto itself,
+  /// lowerPointerAlias's reading); nothing is emitted for the move. Any
+  /// other assignment to a pointer is refused: the analyses would read
+  /// p[0] as one element for every thread.
   StmtPtr lowerPointerMove(const VarDecl &P, const clang::Expr &E,
                            SourceLocation Loc);
-  /// The statements directly in the kernel's body (expressions stripped):
-  /// where a pointer parameter may move.
-  std::set<const clang::Stmt *> TopLevel;
+  /// The statements of the kernel's blocks (expressions stripped), each
+  /// with its block: where a pointer parameter may move.
+  std::map<const clang::Stmt *, const clang::Stmt *> BlockOf;
+  const clang::Stmt *KernelBody = nullptr;
 
   /// Why offset \p E may change between a pointer's declaration and its
   /// uses ("'k', which changes"); empty when it cannot.

@@ -36,13 +36,24 @@ __global__ void before(const float *a, float *b, int n) {
     b[i] = a[1] - first;
 }
 
-// Moves gpumerge does not follow: the kernel is written as it is.
+// Moved in the guard's block, read only there.
 __global__ void guarded(const float *a, float *b, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) {
     b += i;
     b[0] = a[i];
   }
+}
+
+// Moves gpumerge does not follow: the kernel is written as it is.
+__global__ void after(const float *a, float *b, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    b += i;
+    b[0] = a[i];
+  }
+  if (i == 0)
+    b[n] = 0.0f;
 }
 
 __global__ void stepped(const float *a, float *b, int n, int m) {
