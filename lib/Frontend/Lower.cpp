@@ -73,25 +73,15 @@ ExprPtr foldThreadPosition(
       if (!Sub)
         return X;
       const Type &T = X->getType();
-      if (T.IsPointer || T.VectorWidth != 1)
-        return X;
-      switch (T.Scalar) {
-      case ScalarKind::Long:
+      if (T.is64BitInteger()) {
         if (!Factor)
           return X;
-        if (!Wide)
+        if (!Wide || (T.Scalar == ScalarKind::ULong &&
+                      Wide->Scalar != ScalarKind::ULong))
           Wide = T;
-        break;
-      case ScalarKind::ULong:
-        if (!Factor)
-          return X;
-        if (!Wide || Wide->Scalar != ScalarKind::ULong)
-          Wide = T;
-        break;
-      case ScalarKind::Int:
-      case ScalarKind::UInt:
-        break;
-      default:
+      } else if (T.IsPointer || T.VectorWidth != 1 ||
+                 (T.Scalar != ScalarKind::Int &&
+                  T.Scalar != ScalarKind::UInt)) {
         return X;
       }
       X = Sub;
@@ -165,10 +155,10 @@ std::map<std::string, const Expr *> builtinAliases(Stmt &Body,
       ++Declared[D->Name];
       const auto *B = llvm::dyn_cast_or_null<BuiltinRef>(D->Init.get());
       const Type &T = D->Ty;
-      bool Wide = T.Scalar == ScalarKind::Long || T.Scalar == ScalarKind::ULong;
-      bool Word = T.Scalar == ScalarKind::Int || T.Scalar == ScalarKind::UInt;
-      if (B && !isPosition(B->Which) && !T.IsPointer && T.VectorWidth == 1 &&
-          D->Extents.empty() && (Wide || Word))
+      bool Word = !T.IsPointer && T.VectorWidth == 1 &&
+                  (T.Scalar == ScalarKind::Int || T.Scalar == ScalarKind::UInt);
+      if (B && !isPosition(B->Which) && D->Extents.empty() &&
+          (Word || T.is64BitInteger()))
         Aliases[D->Name] = B;
     } else if (auto *A = llvm::dyn_cast<AssignStmt>(&S)) {
       if (auto *V = llvm::dyn_cast<VarRef>(A->LHS.get()))
@@ -1168,9 +1158,7 @@ std::vector<ExprPtr> Lowering::aliasIndex(const Alias &A, ExprPtr Index) {
 }
 
 ExprPtr Lowering::widenedOffset(ExprPtr More) {
-  bool Wide = More->getType().Scalar == ScalarKind::Long ||
-              More->getType().Scalar == ScalarKind::ULong;
-  if (!Wide && !llvm::isa<IntLit>(*More))
+  if (!More->getType().is64BitInteger() && !llvm::isa<IntLit>(*More))
     More = std::make_unique<gpumerge::CastExpr>(Type::scalar(ScalarKind::Long),
                                                 std::move(More));
   return More;
@@ -1232,11 +1220,14 @@ bool Lowering::lowerPointerAlias(const Decl *D) {
 StmtPtr Lowering::lowerPointerMove(const VarDecl &P, const clang::Expr &E,
                                    SourceLocation Loc) {
   std::string Name = "pointer '" + P.getNameAsString() + "'";
-  if (!llvm::isa<ParmVarDecl>(P) || !pointsToElements(P) ||
-      PointsAtVariable.count(&P) || !Inlined.empty())
+  auto Assigned = [&] {
     return failStmt(Name + " assigned (of pointers, gpumerge follows a "
                            "kernel's array parameter moved by `p += k`)",
                     Loc);
+  };
+  if (!llvm::isa<ParmVarDecl>(P) || !pointsToElements(P) ||
+      PointsAtVariable.count(&P) || !Inlined.empty())
+    return Assigned();
   // Moved once, before what follows it: not in a loop, and in a block that
   // runs or not as a whole, read from after the move and not after it.
   auto Block = BlockOf.find(&E);
@@ -1265,9 +1256,7 @@ StmtPtr Lowering::lowerPointerMove(const VarDecl &P, const clang::Expr &E,
   bool Back = false;
   if (const auto *B = llvm::dyn_cast<clang::BinaryOperator>(&E)) {
     if (B->getOpcode() != BO_AddAssign && B->getOpcode() != BO_SubAssign)
-      return failStmt(Name + " assigned (of pointers, gpumerge follows a "
-                             "kernel's array parameter moved by `p += k`)",
-                      Loc);
+      return Assigned();
     By = B->getRHS();
     Back = B->getOpcode() == BO_SubAssign;
   } else {

@@ -66,9 +66,7 @@ bool isPosition(Builtin B) {
 
 bool isWidePosition(const Expr &E) {
   const auto *R = llvm::dyn_cast<BuiltinRef>(&E);
-  return R && isPosition(R->Which) &&
-         (R->getType().Scalar == ScalarKind::Long ||
-          R->getType().Scalar == ScalarKind::ULong);
+  return R && isPosition(R->Which) && R->getType().is64BitInteger();
 }
 
 const char *unaryOpSpelling(UnaryOp Op) {

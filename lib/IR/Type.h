@@ -90,6 +90,11 @@ struct Type {
     return Scalar == ScalarKind::Float || Scalar == ScalarKind::Double;
   }
   bool isInteger() const { return !isFloating() && Scalar != ScalarKind::Void; }
+  /// A scalar long, unsigned long, size_t: arithmetic in 64 bits.
+  bool is64BitInteger() const {
+    return !IsPointer && VectorWidth == 1 &&
+           (Scalar == ScalarKind::Long || Scalar == ScalarKind::ULong);
+  }
   /// Lanes one element occupies in memory: OpenCL's 3-vectors take four,
   /// CUDA's (Packed) three.
   unsigned lanes() const {

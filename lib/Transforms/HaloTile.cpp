@@ -306,13 +306,9 @@ StmtPtr intDecl(const std::string &Name, ExprPtr Init,
 /// size_t)? Then so do the tile's loads: for an array past 2^31 elements,
 /// an int row start would wrap.
 bool indexedWide(const Stencil &S) {
-  for (const auto &[Ref, _] : S.At) {
-    const Type &T = Ref->Indices[0]->getType();
-    if (!T.IsPointer &&
-        (T.Scalar == ScalarKind::Long || T.Scalar == ScalarKind::ULong))
-      return true;
-  }
-  return false;
+  return llvm::any_of(S.At, [](const auto &At) {
+    return At.first->Indices[0]->getType().is64BitInteger();
+  });
 }
 
 llvm::Expected<std::optional<AppliedPass>>
@@ -489,11 +485,11 @@ apply(Function &F, const PassContext &Ctx, std::string &Why) {
     // first and last positions, with the first and last offsets.
     // At the last position, Last = 1: the bound minus one.
     // In 64 bits where the input indexes so: a row (`(long long)r * w`).
-    Type IndexTy = Type::scalar(indexedWide(S) && Dims == 2 ? ScalarKind::Long
-                                                            : ScalarKind::Int);
+    bool Wide = Dims == 2 && indexedWide(S);
+    Type IndexTy = Type::scalar(Wide ? ScalarKind::Long : ScalarKind::Int);
     auto Row = [&](ExprPtr R) -> ExprPtr {
       R = simplifyExpr(std::move(R));
-      if (IndexTy.Scalar == ScalarKind::Long && !llvm::isa<IntLit>(*R))
+      if (Wide && !llvm::isa<IntLit>(*R))
         R = std::make_unique<CastExpr>(IndexTy, std::move(R));
       return mul(std::move(R), Stride->clone());
     };

@@ -351,10 +351,7 @@ ExprPtr inlineLocals(ExprPtr E, const std::map<std::string, const Expr *> &Defs,
       return nullptr;
     Changed = true;
     const Type &T = V->getType();
-    bool Wide = !T.IsPointer && T.VectorWidth == 1 &&
-                (T.Scalar == ScalarKind::Long || T.Scalar == ScalarKind::ULong);
-    const Type &D = It->second->getType();
-    if (Wide && D.Scalar != T.Scalar)
+    if (T.is64BitInteger() && It->second->getType().Scalar != T.Scalar)
       return std::make_unique<CastExpr>(T, It->second->clone());
     return It->second->clone();
   });
