@@ -319,6 +319,17 @@ static std::string headerDeclaration(const FunctionDecl &K,
   return "";
 }
 
+/// "a::b::" for a function declared in namespace b within a: what names it
+/// from file scope. Anonymous and inline namespaces need no qualifier.
+static std::string namespaceQualifier(const FunctionDecl &FD) {
+  std::string Qualifier;
+  for (const DeclContext *C = FD.getDeclContext(); C; C = C->getParent())
+    if (const auto *N = dyn_cast<NamespaceDecl>(C))
+      if (!N->isAnonymousNamespace() && !N->isInline())
+        Qualifier = N->getName().str() + "::" + Qualifier;
+  return Qualifier;
+}
+
 llvm::Expected<std::unique_ptr<Module>>
 parseSource(const std::string &Source, const std::string &FileName,
             const FrontendOptions &Opts) {
@@ -637,6 +648,7 @@ parseSource(const std::string &Source, const std::string &FileName,
     auto F = std::move(std::get<std::unique_ptr<Function>>(Lowered));
     F->Name = Name;
     F->TemplateCall = TemplateCall;
+    F->Scope = namespaceQualifier(*FD);
     F->Span = Span;
     if (TemplateCall.empty())
       F->NameSpan = nameSpanOf(*FD, SM);

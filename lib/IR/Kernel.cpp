@@ -132,6 +132,7 @@ Function::withBody(std::unique_ptr<BlockStmt> NewBody) const {
   F->OutputHints = OutputHints;
   F->PaperDialect = PaperDialect;
   F->TemplateCall = TemplateCall;
+  F->Scope = Scope;
   F->FixedBlock = FixedBlock;
   F->GridStrideLine = GridStrideLine;
   F->PhaseOf = PhaseOf;

@@ -63,6 +63,11 @@ struct Function {
   /// (`scale<float>`; Name is then `scale_float`). Its fallback is the
   /// template, which the output keeps as written; empty for other kernels.
   std::string TemplateCall;
+  /// The named namespaces the input declares the function in, as a
+  /// qualifier (`blas::`; empty at file scope or in an anonymous one): the
+  /// output keeps the function there, and a program looks it up by the name
+  /// so qualified (NVRTC's name expressions).
+  std::string Scope;
   /// Threads per block that the input's thread positions assume, per
   /// dimension: `blockIdx.x * 256 + threadIdx.x` reads as idx only where
   /// blockDim.x is 256, which the launcher then checks. 0: none assumed.

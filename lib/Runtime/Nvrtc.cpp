@@ -127,6 +127,11 @@ std::string stubHeader(llvm::StringRef Name) {
   return Text;
 }
 
+/// What NVRTC says of a `register` local, and the option that removes it.
+const char RegisterRefused[] =
+    "use of the \"register\" storage class specifier is not allowed";
+const char DefineRegisterAway[] = "-Dregister=";
+
 /// The header NVRTC's log says it could not open, or "".
 std::string missingHeader(llvm::StringRef Log) {
   static const char Marker[] = "cannot open source file \"";
@@ -251,13 +256,13 @@ Nvrtc::compile(const std::string &Source, const std::string &Name, int Major,
   if (std::string Include = cudaIncludeDir(); !Include.empty())
     All.push_back("-I" + Include);
   All.insert(All.end(), Options.begin(), Options.end());
-  std::vector<const char *> Argv;
-  for (const std::string &O : All)
-    Argv.push_back(O.c_str());
 
   std::vector<std::string> StubTexts;
   // Each round may find one more host header missing; a file includes few.
   for (unsigned Round = 0; Round < 32; ++Round) {
+    std::vector<const char *> Argv;
+    for (const std::string &O : All)
+      Argv.push_back(O.c_str());
     std::vector<const char *> Headers, Names;
     for (size_t I = 0; I < Out.StubbedHeaders.size(); ++I) {
       Headers.push_back(StubTexts[I].c_str());
@@ -322,6 +327,14 @@ Nvrtc::compile(const std::string &Source, const std::string &Name, int Major,
          llvm::StringRef(Missing).startswith("sys/"))) {
       Out.StubbedHeaders.push_back(Missing);
       StubTexts.push_back(stubHeader(Missing));
+      continue;
+    }
+    // nvcc takes `register` (GNU C++), which C++17 removed and NVRTC
+    // refuses: it means nothing, so it is defined away.
+    if (R == NVRTC_ERROR_COMPILATION &&
+        Out.Log.find(RegisterRefused) != std::string::npos &&
+        !llvm::is_contained(All, DefineRegisterAway)) {
+      All.push_back(DefineRegisterAway);
       continue;
     }
     std::string Options;

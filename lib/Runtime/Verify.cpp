@@ -1325,7 +1325,7 @@ void executeOnDevice(const DeviceRun &Run, VerifyResult Result,
         for (std::int64_t B : Edge.Bounds)
           EdgeArgs.push_back(KernelArg::i32(std::int32_t(B)));
         EdgeArgs.insert(EdgeArgs.end(), Own, Plain.end());
-        if (auto E = Go(edgeName(L.Naive), EdgeArgs, Edge.Range))
+        if (auto E = Go(Named(edgeName(L.Naive)), EdgeArgs, Edge.Range))
           return E;
       }
     }
@@ -1813,27 +1813,31 @@ verifyOn(const Module &M, const std::vector<const Function *> &DomainFrom,
     Run.Reference = std::move(Programs->Reference);
     Run.Candidate = std::move(Programs->Candidate);
     Result.Reference = Programs->ReferenceNote;
-    // The kernels each program launches, by the names written there: an
-    // instantiation of a template by its template's (axpy<float>), which
-    // stays the launcher's fallback; the edges and the fallback where a
-    // plan has them (a texture too large falls back on the device).
+    // The kernels each program launches, by the names NVRTC finds them by:
+    // as written, an instantiation of a template by its template's
+    // (axpy<float>), which stays the launcher's fallback, qualified with the
+    // namespaces the input declares them in (blas::axpy<float>), where the
+    // output keeps them too; the edges and the fallback where a plan has
+    // them (a texture too large falls back on the device).
     for (const VerifyStage &St : Stages) {
-      const Function &F = *St.Naive;
-      std::string Written = F.TemplateCall.empty() ? F.Name : F.TemplateCall;
-      Run.ReferenceNames[F.Name] = Written;
+      std::string Written = cudaKernelName(*St.Naive);
+      Run.ReferenceNames[St.Naive->Name] = Written;
       Run.ReferenceKernels.push_back(Written);
     }
     for (Launch &L : Launches) {
       const VerifyStage &St = Stages[size_t(&L - Launches.data())];
-      if (!St.Emitted->Plan && L.Candidate == St.Naive->Name)
-        Run.CandidateNames[L.Candidate] = Run.ReferenceNames[L.Candidate];
-      Run.CandidateKernels.push_back(Run.CandidateNames.count(L.Candidate)
-                                         ? Run.CandidateNames[L.Candidate]
-                                         : L.Candidate);
+      auto Launched = [&](const std::string &Name) {
+        std::string Found = !St.Emitted->Plan && Name == St.Naive->Name
+                                ? Run.ReferenceNames[Name]
+                                : cudaKernelName(*St.Naive, Name);
+        Run.CandidateNames[Name] = Found;
+        Run.CandidateKernels.push_back(std::move(Found));
+      };
+      Launched(L.Candidate);
       if (St.Emitted->Plan && L.Candidate != L.Fallback)
-        Run.CandidateKernels.push_back(L.Fallback);
+        Launched(L.Fallback);
       if (!L.Edges.empty())
-        Run.CandidateKernels.push_back(edgeName(L.Naive));
+        Launched(edgeName(L.Naive));
     }
   } else {
     // The input as written, unless it is CUDA or had kernels split at

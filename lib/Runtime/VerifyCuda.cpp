@@ -45,4 +45,10 @@ cudaVerifyPrograms(const Module &M,
   return P;
 }
 
+std::string cudaKernelName(const Function &Naive, llvm::StringRef Kernel) {
+  if (Kernel.empty())
+    Kernel = Naive.TemplateCall.empty() ? Naive.Name : Naive.TemplateCall;
+  return Naive.Scope + Kernel.str();
+}
+
 } // namespace gpumerge

@@ -35,6 +35,13 @@ cudaVerifyPrograms(const Module &M,
                    const std::map<std::string, const Function *> &Replacements,
                    const std::vector<std::string> &ParseArgs);
 
+/// The name NVRTC finds \p Kernel of those programs by, where \p Naive is
+/// the input's kernel it stands for (itself, its fallback or edge kernel):
+/// qualified with the namespaces the input declares \p Naive in
+/// (`blas::scal<float>`). \p Kernel defaults to \p Naive's name as written,
+/// its template's for an instantiation (`scal<float>`).
+std::string cudaKernelName(const Function &Naive, llvm::StringRef Kernel = "");
+
 } // namespace gpumerge
 
 #endif

@@ -284,6 +284,65 @@ TEST(VerifyCuda, InputAndOutputBuildWithNvrtc) {
   }
 }
 
+// Kernels in namespaces are found by their qualified names (the output
+// keeps them there), and `register` locals, which nvcc takes and NVRTC
+// refuses in C++17, are defined away: both were skipped on an H100.
+TEST(VerifyCuda, NamespacedKernelsAndRegisterLocalsBuildWithNvrtc) {
+  auto M = parseText(R"(
+namespace blas {
+template <typename T> __global__ void scal(T *x, T alpha, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    x[i] *= alpha;
+}
+namespace {
+__global__ void rowsum(float *out, const float *a, int n) {
+  register int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    register float s = 0.0f;
+    for (int j = 0; j < n; j++)
+      s += a[i * n + j];
+    out[i] = s;
+  }
+}
+} // namespace
+} // namespace blas
+void run(float *x, float *out, int n) {
+  blas::scal<float><<<(n + 255) / 256, 256>>>(x, 2.0f, n);
+  blas::rowsum<<<(n + 255) / 256, 256>>>(out, x, n);
+}
+)");
+  ASSERT_TRUE(M);
+  std::vector<std::string> Written;
+  for (const Function *F : M->kernels())
+    Written.push_back(cudaKernelName(*F));
+  EXPECT_EQ(Written,
+            (std::vector<std::string>{"blas::scal<float>", "blas::rowsum"}));
+  MachineDescription MD = shippedTarget("h100");
+  std::vector<std::unique_ptr<Function>> Optimized;
+  std::map<std::string, const Function *> Replacements;
+  std::vector<std::string> Launched;
+  for (const Function *F : M->kernels()) {
+    Optimized.push_back(optimize(*F, MemoryVariant::Global, MD));
+    const Function &O = *Optimized.back();
+    Replacements[F->Name] = &O;
+    if (!O.Plan || O.Plan->SameLaunch)
+      continue;
+    Launched.push_back(cudaKernelName(*F, O.Name));
+    Launched.push_back(cudaKernelName(*F, fallbackCall(*F)));
+  }
+  ASSERT_FALSE(Launched.empty()) << "nothing optimized: the test tests nothing";
+  auto P = cudaVerifyPrograms(*M, Replacements, {});
+  ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
+  auto R = nvrtc().compile(P->Reference, "x.cu", 9, 0, {}, Written);
+  ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
+  EXPECT_EQ(R->LoweredNames.size(), Written.size());
+  auto C = nvrtc().compile(P->Candidate, "x.cu", 9, 0, {}, Launched);
+  ASSERT_TRUE(bool(C)) << llvm::toString(C.takeError()) << "\n" << P->Candidate;
+  EXPECT_EQ(C->LoweredNames.size(), Launched.size())
+      << llvm::join(Launched, ", ");
+}
+
 TEST(VerifyCuda, OpenCLInputIsRefused) {
   auto M = parseKernelFile("mm.cl");
   ASSERT_TRUE(M);
