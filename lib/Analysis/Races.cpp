@@ -204,12 +204,15 @@ std::string findWriteRace(const Function &F, const SizeBindings &Sizes,
   if (X <= 0 || Y <= 0 || X * 2 * Y > (std::int64_t(1) << 23))
     return "";
   std::set<const Expr *> Conditional = conditionalAccesses(F);
-  for (const Access &A : collectAccesses(F)) {
+  std::vector<std::pair<const Access *, LinearIndex>> Writes;
+  std::vector<Access> All = collectAccesses(F);
+  for (const Access &A : All) {
     if (!A.IsWrite || Conditional.count(A.Ref))
       continue;
     auto W = linearIndex(F, A, Sizes);
     if (!W || W->Trips <= 0)
       continue;
+    Writes.push_back({&A, *W});
     // Two threads (x, y) and (x + dx, y + dy) write one element when
     // a·dx + b·dy + s·dk = 0 for some |dk| < Trips. By symmetry dx >= 0,
     // and dy > 0 when dx = 0.
@@ -227,6 +230,42 @@ std::string findWriteRace(const Function &F, const SizeBindings &Sizes,
             .str();
       }
   }
+  // Two writes of one array that step alike with the positions, in no loop
+  // (a row's components, `out[3 * i]` and `out[3 * i + stride]`): thread p's
+  // first and thread p + d's second write one element where
+  // a·dx + b·dy = C1 - C2, d not 0 (one thread writing it twice does so in
+  // its program's order).
+  std::array<std::int64_t, 2> Lo = lowestPositions(F, Sizes);
+  const std::int64_t RunX = X - Lo[0], RunY = Y - Lo[1];
+  for (const auto &[A1, W1] : Writes)
+    for (const auto &[A2, W2] : Writes) {
+      if (A1 == A2 || A1->Array != A2->Array || W1.S != 0 || W2.S != 0 ||
+          W1.A != W2.A || W1.B != W2.B)
+        continue;
+      // The dy that solves it for each dx, where one does.
+      const std::int64_t Gap = W1.C - W2.C;
+      for (std::int64_t Dx = 1 - RunX; Dx < RunX; ++Dx) {
+        std::int64_t Rest = Gap - W1.A * Dx, Dy;
+        if (W1.B != 0) {
+          if (Rest % W1.B != 0)
+            continue;
+          Dy = Rest / W1.B;
+        } else {
+          if (Rest != 0)
+            continue;
+          Dy = Dx == 0 ? 1 : 0; // any dy: the rows' threads alike
+        }
+        if (Dy <= -RunY || Dy >= RunY || (Dx == 0 && Dy == 0))
+          continue;
+        std::int64_t Px = Lo[0] + std::max<std::int64_t>(-Dx, 0),
+                     Py = Lo[1] + std::max<std::int64_t>(-Dy, 0);
+        return llvm::formatv("'{0}' (lines {1} and {2}): threads ({3}, {4}) "
+                             "and ({5}, {6}) write the same element",
+                             A1->Array, A1->Line, A2->Line, Px, Py, Px + Dx,
+                             Py + Dy)
+            .str();
+      }
+    }
   return "";
 }
 

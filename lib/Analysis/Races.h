@@ -27,7 +27,10 @@ namespace gpumerge {
 
 /// A description of a write of \p F that two threads of the domain
 /// \p Domain make to one element at \p Sizes ("'c' (line 7): threads (0, 1)
-/// and (53, 0) write element 53"), or empty when none is found.
+/// and (53, 0) write the same element"), or of two writes of one array that
+/// reach one element from two threads (`out[3 * i]` and `out[3 * i + s]`:
+/// "'out' (lines 9 and 10): threads (15, 0) and (0, 0) write the same
+/// element"); empty when none is found.
 std::string findWriteRace(const Function &F, const SizeBindings &Sizes,
                           const std::array<std::int64_t, 2> &Domain);
 

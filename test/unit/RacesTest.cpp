@@ -58,6 +58,36 @@ __global__ void fill(float *c, int n, int k, int h) {
   EXPECT_NE(findWriteRace(F, {{"n", 8}, {"k", 9}, {"h", 9}}, {9, 1}), "");
 }
 
+TEST(Races, TwoWritesOfARowCollideAcrossThreads) {
+  // HeCBench's cross: thread i writes out[3i], out[3i + s] and out[3i + 2s];
+  // with s = 45, threads 8 and 23 both write element 69 (the texture
+  // variant's result differed there from the input's on an H100). Its
+  // grid-stride loop is checked in this form (GridStride.h).
+  auto M = parseText(R"(
+__global__ void cross(int n, float *out, const float *a, int s) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    float *row = out + 3 * i;
+    row[0] = a[i];
+    row[s] = 2 * a[i];
+    row[2 * s] = 3 * a[i];
+  }
+}
+)");
+  ASSERT_TRUE(M);
+  const Function &F = *M->kernels()[0];
+  std::string R = findWriteRace(F, {{"n", 67}, {"s", 45}}, {67, 1});
+  EXPECT_NE(R.find("'out'"), std::string::npos) << R;
+  EXPECT_NE(R.find("write the same element"), std::string::npos) << R;
+  // s = 46: 3·dx = 46·dk has no solution with |dk| <= 2 and dx != 0.
+  EXPECT_EQ(findWriteRace(F, {{"n", 67}, {"s", 46}}, {67, 1}), "");
+  // s = 1: each thread its own three elements.
+  EXPECT_EQ(findWriteRace(F, {{"n", 67}, {"s", 1}}, {67, 1}), "");
+  // Fewer threads than the gap needs: s = 45 with n = 15 (dx = 15 is out).
+  EXPECT_EQ(findWriteRace(F, {{"n", 15}, {"s", 45}}, {15, 1}), "");
+  EXPECT_NE(findWriteRace(F, {{"n", 16}, {"s", 45}}, {16, 1}), "");
+}
+
 TEST(Races, ConditionalWritesAreNotClaimed) {
   // Only thread 0 writes: the check cannot see it and claims nothing.
   auto M = parseText(R"(
