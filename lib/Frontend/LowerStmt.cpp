@@ -70,6 +70,9 @@ StmtPtr Lowering::lowerVarDecl(const Decl *D, std::vector<StmtPtr> &Stores) {
       if (T.Space == AddressSpace::Shared || Extents.size() != 1 ||
           T.VectorWidth != 1)
         return failStmt("initialized local array", V->getBeginLoc());
+      // The list becomes stores after the declaration: a const array
+      // (a table of coefficients) is declared without const to take them.
+      T.IsConst = false;
       Stores = arrayInitStores(*V, T, Extents[0]);
     } else {
       Init = lowerExpr(V->getInit());

@@ -16,3 +16,16 @@ __global__ void counts(const char *snp, float *out, int rows, int cols) {
     out[tid] = cases[0] * 1.0f + cases[1] * 2.0f + cases[2] * 3.0f + acc[0] - acc[3];
   }
 }
+
+// A const table of coefficients, as HeCBench's goulash writes one: its
+// declaration loses const where the list becomes stores (a const array
+// cannot be assigned).
+__global__ void poly(const double *x, double *y, long n) {
+  long i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const double coef[5] = {1.5, -0.25, 0.125, 2.0e-3, -1.0e-4};
+  double s = 0;
+  for (int j = 4; j >= 0; j--)
+    s = coef[j] + x[i] * s;
+  y[i] = s;
+}
