@@ -76,14 +76,19 @@ std::string stubHeader(llvm::StringRef Name) {
   std::string Text = "// gpumerge: host header <" + Name.str() +
                      "> stubbed for NVRTC (device code only)\n"
                      "#pragma once\n";
-  if (Name == "stdint.h" || Name == "cstdint" || Name == "inttypes.h" ||
-      Name == "cinttypes")
-    Text += "typedef signed char int8_t;\ntypedef short int16_t;\n"
-            "typedef int int32_t;\ntypedef long long int64_t;\n"
-            "typedef unsigned char uint8_t;\ntypedef unsigned short "
-            "uint16_t;\ntypedef unsigned int uint32_t;\ntypedef unsigned "
-            "long long uint64_t;\ntypedef long long intptr_t;\n"
-            "typedef unsigned long long uintptr_t;\n";
+  // <stdint.h>'s types in every stub: glibc's and libstdc++'s headers
+  // bring them along (code that includes <cstdlib> or <chrono> alone uses
+  // uint64_t), and a typedef may be repeated. <stdlib.h> brings
+  // <sys/types.h>'s uint and its kin too.
+  Text += "typedef signed char int8_t;\ntypedef short int16_t;\n"
+          "typedef int int32_t;\ntypedef long long int64_t;\n"
+          "typedef unsigned char uint8_t;\ntypedef unsigned short "
+          "uint16_t;\ntypedef unsigned int uint32_t;\ntypedef unsigned "
+          "long long uint64_t;\ntypedef long long intptr_t;\n"
+          "typedef unsigned long long uintptr_t;\n";
+  if (Name == "stdlib.h" || Name == "cstdlib" || Name == "sys/types.h")
+    Text += "typedef unsigned int uint;\ntypedef unsigned short ushort;\n"
+            "typedef unsigned long ulong;\n";
   if (Name == "limits.h" || Name == "climits")
     Text += "#define CHAR_BIT 8\n#define SCHAR_MIN (-128)\n"
             "#define SCHAR_MAX 127\n#define UCHAR_MAX 255\n"
@@ -116,7 +121,11 @@ std::string stubHeader(llvm::StringRef Name) {
             "#define M_2_PI 0.63661977236758134308\n"
             "#define M_2_SQRTPI 1.12837916709551257390\n"
             "#define M_SQRT2 1.41421356237309504880\n"
-            "#define M_SQRT1_2 0.70710678118654752440\n";
+            "#define M_SQRT1_2 0.70710678118654752440\n"
+            "#define INFINITY __int_as_float(0x7f800000)\n"
+            "#define NAN __int_as_float(0x7fffffff)\n"
+            "#define HUGE_VALF __int_as_float(0x7f800000)\n"
+            "#define HUGE_VAL __longlong_as_double(0x7ff0000000000000LL)\n";
   if (Name == "assert.h" || Name == "cassert")
     Text += "#ifndef assert\n" // NVRTC 13 defines it
             "extern \"C\" __device__ void __assertfail(const char *, const "
