@@ -13,7 +13,7 @@ public:
   explicit Verifier(const Function &F) : F(F) {}
 
   llvm::Error run() {
-    Scopes.emplace_back();
+    pushScope();
     for (const Param &P : F.Params)
       declare(P.Name, P.Ty.IsPointer ? P.Ty.InnerExtents.size() + 1 : 0);
     for (const Param &P : F.ConstantArrays)
@@ -43,6 +43,32 @@ private:
     }
   }
   void declare(const std::string &N, unsigned Dims) { Scopes.back()[N] = Dims; }
+  void pushScope() {
+    Scopes.emplace_back();
+    ConstLocals.emplace_back();
+  }
+  void popScope() {
+    Scopes.pop_back();
+    ConstLocals.pop_back();
+  }
+  /// Per scope, the const locals declared there.
+  std::vector<std::set<std::string>> ConstLocals;
+  /// Is \p N, as the innermost declaration of it in scope, const?
+  bool isConst(const std::string &N) const {
+    for (size_t I = Scopes.size(); I-- > 0;)
+      if (Scopes[I].count(N))
+        return ConstLocals[I].count(N) > 0;
+    return false;
+  }
+  /// The local a store to \p LHS writes (`v`, `t[2]`), or null.
+  static const std::string *storedLocal(const Expr &LHS) {
+    if (const auto *V = llvm::dyn_cast<VarRef>(&LHS))
+      return &V->Name;
+    if (const auto *A = llvm::dyn_cast<ArrayRef>(&LHS);
+        A && A->Space == AddressSpace::Private)
+      return &A->Array;
+    return nullptr;
+  }
   const unsigned *lookup(const std::string &N) const {
     for (auto It = Scopes.rbegin(); It != Scopes.rend(); ++It) {
       auto F = It->find(N);
@@ -79,15 +105,21 @@ private:
     unsigned Line = S.getLine();
     switch (S.getKind()) {
     case Stmt::Kind::Block:
-      Scopes.emplace_back();
+      pushScope();
       S.forEachStmt([&](StmtPtr &C) { check(C, Line); });
-      Scopes.pop_back();
+      popScope();
       return;
     case Stmt::Kind::Decl: {
       auto &D = llvm::cast<DeclStmt>(S);
       if (D.Init)
         checkExpr(*D.Init, Line);
       declare(D.Name, D.Extents.size());
+      // A const local (not a pointer to const) takes no stores: one would
+      // print as code no compiler takes.
+      if (D.Ty.IsConst && !D.Ty.IsPointer && D.Ty.Space != AddressSpace::Shared)
+        ConstLocals.back().insert(D.Name);
+      else
+        ConstLocals.back().erase(D.Name);
       return;
     }
     case Stmt::Kind::Assign: {
@@ -100,6 +132,8 @@ private:
         fail("assignment to something not assignable", Line);
       checkExpr(*A.LHS, Line);
       checkExpr(*A.RHS, Line);
+      if (const std::string *N = storedLocal(*A.LHS); N && isConst(*N))
+        fail("assignment to const local '" + *N + "'", Line);
       return;
     }
     case Stmt::Kind::If: {
@@ -124,7 +158,7 @@ private:
                  "constant step",
              Line);
       checkExpr(*L.Init, Line);
-      Scopes.emplace_back();
+      pushScope();
       if (L.DeclaresIter)
         declare(L.Iter, 0);
       else if (!lookup(L.Iter))
@@ -135,7 +169,7 @@ private:
       ++Loops;
       check(L.Body, Line);
       --Loops;
-      Scopes.pop_back();
+      popScope();
       return;
     }
     case Stmt::Kind::Jump:
@@ -162,9 +196,9 @@ private:
     checkStmt(*S);
   }
   void scoped(StmtPtr &S, unsigned ParentLine) {
-    Scopes.emplace_back();
+    pushScope();
     check(S, ParentLine);
-    Scopes.pop_back();
+    popScope();
   }
 };
 
