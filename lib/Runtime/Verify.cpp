@@ -1097,6 +1097,9 @@ struct DeviceRun {
   DeviceKind Device = DeviceKind::OpenCL;
   unsigned DeviceIndex = 0;
   std::string Reference, Candidate, BuildOptions, DebugFail;
+  /// Reference is gpumerge's printing of the input (a CUDA input's OpenCL
+  /// translation, split kernels' phases), not the input as written.
+  bool ReferencePrinted = false;
   /// The kernels each program launches (CUDA resolves their names).
   std::vector<std::string> ReferenceKernels, CandidateKernels;
   unsigned TimedRuns = 0;
@@ -1182,8 +1185,11 @@ void executeOnDevice(const DeviceRun &Run, VerifyResult Result,
     Send("input-build-failed\n");
     return Fail(llvm::createStringError(
         llvm::inconvertibleErrorCode(),
-        llvm::formatv("the input kernel does not build as {0}: {1}", As,
-                      llvm::toString(RefProgram.takeError()))
+        llvm::formatv(Run.ReferencePrinted
+                          ? "the input kernel, printed as {0} by gpumerge, "
+                            "does not build (a gpumerge limit or bug): {1}"
+                          : "the input kernel does not build as {0}: {1}",
+                      As, llvm::toString(RefProgram.takeError()))
             .str()));
   }
 
@@ -1811,6 +1817,7 @@ verifyOn(const Module &M, const std::vector<const Function *> &DomainFrom,
     if (!Programs)
       return Programs.takeError();
     Run.Reference = std::move(Programs->Reference);
+    Run.ReferencePrinted = !M.Phased.empty();
     Run.Candidate = std::move(Programs->Candidate);
     Result.Reference = Programs->ReferenceNote;
     // The kernels each program launches, by the names NVRTC finds them by:
@@ -1849,6 +1856,7 @@ verifyOn(const Module &M, const std::vector<const Function *> &DomainFrom,
             ? "the OpenCL input with its split kernels' phases printed from KIR"
             : "the CUDA input translated to OpenCL by gpumerge";
     Run.Reference = AsWritten ? M.Source : emitModule(M, Language::OpenCL).Text;
+    Run.ReferencePrinted = !AsWritten;
     if (!Opts.ReferenceSource.empty()) {
       // The reference runs kernel by kernel: a kernel split at its global
       // barriers has no counterpart there to run phase by phase.
@@ -1859,6 +1867,7 @@ verifyOn(const Module &M, const std::vector<const Function *> &DomainFrom,
       }
       Result.Reference = Opts.ReferenceName + " (--reference)";
       Run.Reference = Opts.ReferenceSource;
+      Run.ReferencePrinted = false;
     }
     Run.Candidate = emitModule(M, Language::OpenCL, Replacements).Text;
     std::string Checking = Run.Candidate;
