@@ -237,10 +237,13 @@ std::string findWriteRace(const Function &F, const SizeBindings &Sizes,
   // its program's order).
   std::array<std::int64_t, 2> Lo = lowestPositions(F, Sizes);
   const std::int64_t RunX = X - Lo[0], RunY = Y - Lo[1];
-  for (const auto &[A1, W1] : Writes)
-    for (const auto &[A2, W2] : Writes) {
-      if (A1 == A2 || A1->Array != A2->Array || W1.S != 0 || W2.S != 0 ||
-          W1.A != W2.A || W1.B != W2.B)
+  // Each pair once: (d, C2 - C1) solves it where (-d, C1 - C2) does.
+  for (size_t I = 0; I < Writes.size(); ++I)
+    for (size_t J = I + 1; J < Writes.size(); ++J) {
+      const auto &[A1, W1] = Writes[I];
+      const auto &[A2, W2] = Writes[J];
+      if (A1->Array != A2->Array || W1.S != 0 || W2.S != 0 || W1.A != W2.A ||
+          W1.B != W2.B)
         continue;
       // The dy that solves it for each dx, where one does.
       const std::int64_t Gap = W1.C - W2.C;

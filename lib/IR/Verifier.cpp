@@ -3,8 +3,6 @@
 
 #include "llvm/Support/FormatVariadic.h"
 
-#include <set>
-
 namespace gpumerge {
 namespace {
 
@@ -13,7 +11,7 @@ public:
   explicit Verifier(const Function &F) : F(F) {}
 
   llvm::Error run() {
-    pushScope();
+    Scopes.emplace_back();
     for (const Param &P : F.Params)
       declare(P.Name, P.Ty.IsPointer ? P.Ty.InnerExtents.size() + 1 : 0);
     for (const Param &P : F.ConstantArrays)
@@ -30,8 +28,14 @@ public:
 
 private:
   const Function &F;
-  /// name → number of dimensions (0 for scalars).
-  std::vector<std::map<std::string, unsigned>> Scopes;
+  struct Local {
+    unsigned Dims = 0; ///< 0 for scalars
+    /// A const local (not a pointer to const): it takes no stores, which
+    /// would print as code no compiler takes.
+    bool Const = false;
+  };
+  /// Per scope, the names declared there.
+  std::vector<std::map<std::string, Local>> Scopes;
   unsigned Loops = 0; ///< loops around the statement checked
   std::string Problem;
   unsigned ProblemLine = 0;
@@ -42,23 +46,8 @@ private:
       ProblemLine = Line;
     }
   }
-  void declare(const std::string &N, unsigned Dims) { Scopes.back()[N] = Dims; }
-  void pushScope() {
-    Scopes.emplace_back();
-    ConstLocals.emplace_back();
-  }
-  void popScope() {
-    Scopes.pop_back();
-    ConstLocals.pop_back();
-  }
-  /// Per scope, the const locals declared there.
-  std::vector<std::set<std::string>> ConstLocals;
-  /// Is \p N, as the innermost declaration of it in scope, const?
-  bool isConst(const std::string &N) const {
-    for (size_t I = Scopes.size(); I-- > 0;)
-      if (Scopes[I].count(N))
-        return ConstLocals[I].count(N) > 0;
-    return false;
+  void declare(const std::string &N, unsigned Dims, bool Const = false) {
+    Scopes.back()[N] = {Dims, Const};
   }
   /// The local a store to \p LHS writes (`v`, `t[2]`), or null.
   static const std::string *storedLocal(const Expr &LHS) {
@@ -69,7 +58,7 @@ private:
       return &A->Array;
     return nullptr;
   }
-  const unsigned *lookup(const std::string &N) const {
+  const Local *lookup(const std::string &N) const {
     for (auto It = Scopes.rbegin(); It != Scopes.rend(); ++It) {
       auto F = It->find(N);
       if (F != It->end())
@@ -84,17 +73,17 @@ private:
         if (!lookup(V->Name))
           fail("use of undeclared '" + V->Name + "'", Line);
       } else if (const auto *A = llvm::dyn_cast<ArrayRef>(&X)) {
-        const unsigned *Dims = lookup(A->Array);
+        const Local *Found = lookup(A->Array);
         // A file-scope constant array with an initializer is declared
         // outside every function.
-        if (!Dims && A->Space == AddressSpace::Constant)
+        if (!Found && A->Space == AddressSpace::Constant)
           return;
-        if (!Dims)
+        if (!Found)
           fail("access to undeclared array '" + A->Array + "'", Line);
-        else if (*Dims != A->Indices.size())
+        else if (Found->Dims != A->Indices.size())
           fail(llvm::formatv("array '{0}' has {1} dimension(s), indexed with "
                              "{2}",
-                             A->Array, *Dims, A->Indices.size())
+                             A->Array, Found->Dims, A->Indices.size())
                    .str(),
                Line);
       }
@@ -105,21 +94,17 @@ private:
     unsigned Line = S.getLine();
     switch (S.getKind()) {
     case Stmt::Kind::Block:
-      pushScope();
+      Scopes.emplace_back();
       S.forEachStmt([&](StmtPtr &C) { check(C, Line); });
-      popScope();
+      Scopes.pop_back();
       return;
     case Stmt::Kind::Decl: {
       auto &D = llvm::cast<DeclStmt>(S);
       if (D.Init)
         checkExpr(*D.Init, Line);
-      declare(D.Name, D.Extents.size());
-      // A const local (not a pointer to const) takes no stores: one would
-      // print as code no compiler takes.
-      if (D.Ty.IsConst && !D.Ty.IsPointer && D.Ty.Space != AddressSpace::Shared)
-        ConstLocals.back().insert(D.Name);
-      else
-        ConstLocals.back().erase(D.Name);
+      declare(D.Name, D.Extents.size(),
+              D.Ty.IsConst && !D.Ty.IsPointer &&
+                  D.Ty.Space != AddressSpace::Shared);
       return;
     }
     case Stmt::Kind::Assign: {
@@ -132,8 +117,11 @@ private:
         fail("assignment to something not assignable", Line);
       checkExpr(*A.LHS, Line);
       checkExpr(*A.RHS, Line);
-      if (const std::string *N = storedLocal(*A.LHS); N && isConst(*N))
-        fail("assignment to const local '" + *N + "'", Line);
+      if (const std::string *N = storedLocal(*A.LHS)) {
+        const Local *Found = lookup(*N);
+        if (Found && Found->Const)
+          fail("assignment to const local '" + *N + "'", Line);
+      }
       return;
     }
     case Stmt::Kind::If: {
@@ -158,7 +146,7 @@ private:
                  "constant step",
              Line);
       checkExpr(*L.Init, Line);
-      pushScope();
+      Scopes.emplace_back();
       if (L.DeclaresIter)
         declare(L.Iter, 0);
       else if (!lookup(L.Iter))
@@ -169,7 +157,7 @@ private:
       ++Loops;
       check(L.Body, Line);
       --Loops;
-      popScope();
+      Scopes.pop_back();
       return;
     }
     case Stmt::Kind::Jump:
@@ -196,9 +184,9 @@ private:
     checkStmt(*S);
   }
   void scoped(StmtPtr &S, unsigned ParentLine) {
-    pushScope();
+    Scopes.emplace_back();
     check(S, ParentLine);
-    popScope();
+    Scopes.pop_back();
   }
 };
 

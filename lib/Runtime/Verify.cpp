@@ -1833,10 +1833,10 @@ verifyOn(const Module &M, const std::vector<const Function *> &DomainFrom,
     }
     for (Launch &L : Launches) {
       const VerifyStage &St = Stages[size_t(&L - Launches.data())];
+      // Unplanned, the input's kernel runs by its name as written.
       auto Launched = [&](const std::string &Name) {
-        std::string Found = !St.Emitted->Plan && Name == St.Naive->Name
-                                ? Run.ReferenceNames[Name]
-                                : cudaKernelName(*St.Naive, Name);
+        std::string Found = cudaKernelName(
+            *St.Naive, !St.Emitted->Plan && Name == St.Naive->Name ? "" : Name);
         Run.CandidateNames[Name] = Found;
         Run.CandidateKernels.push_back(std::move(Found));
       };
