@@ -43,8 +43,15 @@ check(opt["spill_bytes"] == 0, "global mm: no spills")
 check(c["ops"].get("LDS.128", 0) > 0 and c["ops"].get("LDS.32", 0) == 0,
       "global mm: shared reads %s, not all 128-bit" %
       {k: v for k, v in c["ops"].items() if k.startswith("LDS")})
-check(opt["bounds"]["issue"] >= 0.85,
-      "global mm: issue bound %s below 85%%" % opt["bounds"]["issue"])
+# The issue bound counts the tile step whole, its copies into shared memory
+# with the FMAs: copies rolled with a division of their counter each put it
+# at 67% (ncu on an H100: 68% of issue slots busy); counted and unrolled
+# (AsyncPrefetch.cpp), at 85%.
+check(opt["bounds"]["issue"] >= 0.8,
+      "global mm: issue bound %s below 80%%" % opt["bounds"]["issue"])
+check(c["ops"].get("LDGSTS.32", 0) >= 16,
+      "global mm: the tile step's cp.async copies counted, got %s" %
+      {k: v for k, v in c["ops"].items() if k.startswith("LDGSTS")})
 # Staged tiles cut the global bytes per output step below the naive 8.
 check(opt["global_bytes"] < 1, "global mm: < 1 global byte per step")
 # Every lane reading its own words: 128 B/clock against 128 FFMA lanes.
