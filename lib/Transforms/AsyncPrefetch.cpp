@@ -227,7 +227,10 @@ StmtPtr countedCopyLoop(const CoopLoad &C, const std::string &M,
 
 class DoubleBuffer {
 public:
-  explicit DoubleBuffer(Function &G) : G(G), Taken(declaredNames(G)) {}
+  /// \p Count: copy loops of whole steps counted and unrolled
+  /// (countedCopyLoop); otherwise every copy loop rolled.
+  DoubleBuffer(Function &G, bool Count)
+      : G(G), Count(Count), Taken(declaredNames(G)) {}
 
   /// Rewrites G's staged loop to two buffers; false with \p Why where it
   /// has no loop of the shape or one this cannot rewrite.
@@ -299,10 +302,14 @@ public:
     // tile's in the loop into the other buffer, all asynchronous.
     auto Next = add(var(Tile.Iter, Tile.IterType), intLit(Tile.Step));
     std::string Trip = uniqueName(Taken, "m", "_");
+    CopyLoops = unsigned(S->Loads.size());
     auto Loads = [&](const Expr &TilePos, const Expr &Buffer) {
       auto Then = std::make_unique<BlockStmt>();
+      Counted = 0; // of this batch (each batch copies the same loops)
       for (const CoopLoad &C : S->Loads) {
-        StmtPtr L = countedCopyLoop(C, Trip, G.Plan->threads(0));
+        StmtPtr L =
+            Count ? countedCopyLoop(C, Trip, G.Plan->threads(0)) : nullptr;
+        Counted += L != nullptr;
         if (!L) {
           // Unrolled with l's divisions, each copy's two addresses would
           // stay in registers across the loop (the h100 mm: 164
@@ -357,9 +364,12 @@ public:
   std::set<std::string> Tiles;
   std::string Loop;
   double PerCopy = 0;
+  unsigned CopyLoops = 0; ///< one per tile
+  unsigned Counted = 0;   ///< of them, counted and unrolled
 
 private:
   Function &G;
+  bool Count;
   std::set<std::string> Taken;
   std::vector<DeclStmt *> Decls;
 
@@ -457,61 +467,92 @@ PassInfo asyncPrefetchPass() {
           return std::nullopt;
         }
         Shape.LoopTile /= 2;
-        auto Half = generateTiled(Origin, Shape, Ctx.Target);
-        if (!Half) {
-          Why = llvm::formatv("tiles of {0}: {1}", Shape.LoopTile,
-                              llvm::toString(Half.takeError()));
-          return std::nullopt;
-        }
-        Function &G = *Half->Kernel;
-        DoubleBuffer D(G);
-        if (!D.run(Why))
-          return std::nullopt;
-        if (G.Plan->SharedBytes > staticSharedLimit(Ctx.Target)) {
-          Why =
-              llvm::formatv("two buffers take {0} bytes of shared memory, "
-                            "more than the {1} a block may declare",
-                            G.Plan->SharedBytes, staticSharedLimit(Ctx.Target));
-          return std::nullopt;
-        }
         auto Before = launchFit(F, Ctx.Target, 0);
-        auto After = launchFit(G, Ctx.Target, 0);
-        // ptxas may spend registers on the copies' addresses that cost a
-        // block per SM: bound them to what the blocks allow (the measured
-        // form had __launch_bounds__(256, 2)), if nothing spills then.
-        if (Before && After && After->fromPtxas() &&
-            After->BlocksPerSM < Before->BlocksPerSM) {
-          G.Plan->MinBlocksPerSM = Before->BlocksPerSM;
-          After = launchFit(G, Ctx.Target, 0);
+        // The copies counted and unrolled, else (where ptxas then needs
+        // registers the blocks do not have) rolled.
+        struct Attempt {
+          std::unique_ptr<Function> Kernel;
+          std::unique_ptr<DoubleBuffer> Buffers;
+          std::string Fits;
+        };
+        auto Try = [&](bool Count) -> std::optional<Attempt> {
+          auto Half = generateTiled(Origin, Shape, Ctx.Target);
+          if (!Half) {
+            Why = llvm::formatv("tiles of {0}: {1}", Shape.LoopTile,
+                                llvm::toString(Half.takeError()));
+            return std::nullopt;
+          }
+          Attempt A{std::move(Half->Kernel), nullptr, ""};
+          Function &G = *A.Kernel;
+          A.Buffers = std::make_unique<DoubleBuffer>(G, Count);
+          if (!A.Buffers->run(Why))
+            return std::nullopt;
+          if (G.Plan->SharedBytes > staticSharedLimit(Ctx.Target)) {
+            Why = llvm::formatv("two buffers take {0} bytes of shared memory, "
+                                "more than the {1} a block may declare",
+                                G.Plan->SharedBytes,
+                                staticSharedLimit(Ctx.Target));
+            return std::nullopt;
+          }
+          auto After = launchFit(G, Ctx.Target, 0);
+          // ptxas may spend registers on the copies' addresses that cost a
+          // block per SM: bound them to what the blocks allow (the
+          // measured form had __launch_bounds__(256, 2)), if nothing
+          // spills then.
+          if (Before && After && After->fromPtxas() &&
+              After->BlocksPerSM < Before->BlocksPerSM) {
+            G.Plan->MinBlocksPerSM = Before->BlocksPerSM;
+            After = launchFit(G, Ctx.Target, 0);
+          }
+          if (!Before || !After) {
+            Why = "ptxas could not compile the kernel alone to count its "
+                  "registers";
+            return std::nullopt;
+          }
+          A.Fits = llvm::formatv(
+              "{0} registers ({1}{5}), {2} bytes of shared memory, {3} "
+              "blocks/SM; {4} before",
+              After->Registers, After->Source, G.Plan->SharedBytes,
+              After->BlocksPerSM, Before->BlocksPerSM,
+              G.Plan->MinBlocksPerSM
+                  ? llvm::formatv(", __launch_bounds__ for {0} blocks",
+                                  G.Plan->MinBlocksPerSM)
+                        .str()
+                  : std::string());
+          if (After->SpillBytes > 0 ||
+              After->BlocksPerSM < Before->BlocksPerSM) {
+            Why = "the two buffers do not fit: " + A.Fits +
+                  (After->SpillBytes
+                       ? llvm::formatv(", {0} bytes spilled", After->SpillBytes)
+                             .str()
+                       : std::string());
+            return std::nullopt;
+          }
+          if (After->fromPtxas()) {
+            G.Plan->PtxasSource = After->Source;
+            G.Plan->PtxasRegisters = After->Registers;
+            G.Plan->PtxasSpillBytes = After->SpillBytes;
+          }
+          return A;
+        };
+        std::optional<Attempt> A = Try(true);
+        std::string CountedWhy;
+        if (!A && Why.rfind("the two buffers do not fit", 0) == 0) {
+          CountedWhy = Why;
+          A = Try(false);
         }
-        if (!Before || !After) {
-          Why = "ptxas could not compile the kernel alone to count its "
-                "registers";
+        if (!A)
           return std::nullopt;
-        }
-        std::string Fits = llvm::formatv(
-            "{0} registers ({1}{5}), {2} bytes of shared memory, {3} "
-            "blocks/SM; {4} before",
-            After->Registers, After->Source, G.Plan->SharedBytes,
-            After->BlocksPerSM, Before->BlocksPerSM,
-            G.Plan->MinBlocksPerSM
-                ? llvm::formatv(", __launch_bounds__ for {0} blocks",
-                                G.Plan->MinBlocksPerSM)
+        Function &G = *A->Kernel;
+        DoubleBuffer &D = *A->Buffers;
+        std::string Copies =
+            D.Counted
+                ? llvm::formatv("{0} of {1} counted and unrolled", D.Counted,
+                                D.CopyLoops)
                       .str()
-                : std::string());
-        if (After->SpillBytes > 0 || After->BlocksPerSM < Before->BlocksPerSM) {
-          Why = "the two buffers do not fit: " + Fits +
-                (After->SpillBytes
-                     ? llvm::formatv(", {0} bytes spilled", After->SpillBytes)
-                           .str()
-                     : std::string());
-          return std::nullopt;
-        }
-        if (After->fromPtxas()) {
-          G.Plan->PtxasSource = After->Source;
-          G.Plan->PtxasRegisters = After->Registers;
-          G.Plan->PtxasSpillBytes = After->SpillBytes;
-        }
+                : "rolled" + (CountedWhy.empty()
+                                  ? std::string()
+                                  : " (counted, " + CountedWhy.substr(4) + ")");
         if (G.Plan->ShapeFixedBy.empty())
           G.Plan->ShapeFixedBy = F.Plan->ShapeFixedBy;
         std::int64_t Depth = Shape.LoopTile;
@@ -526,7 +567,8 @@ PassInfo asyncPrefetchPass() {
               llvm::formatv("{0:F1} floating-point operations per element "
                             "copied",
                             D.PerCopy)},
-             {"fits", Fits}}};
+             {"copies", Copies},
+             {"fits", A->Fits}}};
       }};
 }
 
