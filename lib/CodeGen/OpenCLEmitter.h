@@ -173,6 +173,7 @@ protected:
                            const Type &Result) const override {
     return openclSpelling(Callee, Result).TrailingArgs;
   }
+  std::string calleeScope(const std::string &) const override { return ""; }
 };
 
 } // namespace gpumerge

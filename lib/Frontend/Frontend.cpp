@@ -319,17 +319,6 @@ static std::string headerDeclaration(const FunctionDecl &K,
   return "";
 }
 
-/// "a::b::" for a function declared in namespace b within a: what names it
-/// from file scope. Anonymous and inline namespaces need no qualifier.
-static std::string namespaceQualifier(const FunctionDecl &FD) {
-  std::string Qualifier;
-  for (const DeclContext *C = FD.getDeclContext(); C; C = C->getParent())
-    if (const auto *N = dyn_cast<NamespaceDecl>(C))
-      if (!N->isAnonymousNamespace() && !N->isInline())
-        Qualifier = N->getName().str() + "::" + Qualifier;
-  return Qualifier;
-}
-
 llvm::Expected<std::unique_ptr<Module>>
 parseSource(const std::string &Source, const std::string &FileName,
             const FrontendOptions &Opts) {

@@ -296,6 +296,15 @@ void Lowering::fail(const std::string &What, SourceLocation L) {
                           " calls it)";
 }
 
+std::string namespaceQualifier(const FunctionDecl &FD) {
+  std::string Qualifier;
+  for (const DeclContext *C = FD.getDeclContext(); C; C = C->getParent())
+    if (const auto *N = dyn_cast<NamespaceDecl>(C))
+      if (!N->isAnonymousNamespace() && !N->isInline())
+        Qualifier = N->getName().str() + "::" + Qualifier;
+  return Qualifier;
+}
+
 bool Lowering::isUserCode(SourceLocation L) const {
   SourceLocation E = SM.getExpansionLoc(L);
   if (SM.isInMainFile(E))
@@ -1080,8 +1089,15 @@ ExprPtr Lowering::lowerExprImpl(const clang::Expr *E) {
                             "name a function after",
                         Loc);
     }
-    return std::make_unique<gpumerge::CallExpr>(Name, std::move(Args),
-                                                lowerType(C->getType(), Loc));
+    auto Call = std::make_unique<gpumerge::CallExpr>(
+        Name, std::move(Args), lowerType(C->getType(), Loc));
+    // A function of the user's in a namespace (`util::words(n)`, HeCBench's
+    // `dUtils::TruthWordNum`) keeps its qualifier in CUDA: without it, the
+    // merged copies' calls did not compile. A helper template's instance
+    // is gpumerge's own, at file scope.
+    if (isUserCode(Callee->getLocation()) && !Callee->isTemplateInstantiation())
+      Call->Scope = namespaceQualifier(*Callee);
+    return Call;
   }
   return failExpr(describeExpr(*E), Loc);
 }

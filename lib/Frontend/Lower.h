@@ -24,6 +24,10 @@ struct LoweringFailure {
 /// A __global__ (CUDA) or __kernel (OpenCL) function.
 bool isKernelDecl(const clang::FunctionDecl &FD);
 
+/// "a::b::" for a function declared in namespace b within a: what names it
+/// from file scope. Anonymous and inline namespaces need no qualifier.
+std::string namespaceQualifier(const clang::FunctionDecl &FD);
+
 /// Lowers \p FD. Typedefs and object-like macros the body uses are added to
 /// \p M (once each), so an emitter can write them again.
 std::variant<std::unique_ptr<Function>, LoweringFailure>

@@ -183,8 +183,9 @@ ExprPtr CallExpr::clone() const {
   std::vector<ExprPtr> A;
   for (const ExprPtr &E : Args)
     A.push_back(E->clone());
-  return withCommon(
-      std::make_unique<CallExpr>(Callee, std::move(A), getType()));
+  auto C = std::make_unique<CallExpr>(Callee, std::move(A), getType());
+  C->Scope = Scope;
+  return withCommon(std::move(C));
 }
 
 ExprPtr ArrayRef::clone() const {
@@ -265,6 +266,7 @@ bool exprEquals(const Expr &A, const Expr &B) {
     break;
   case Expr::Kind::Call:
     if (llvm::cast<CallExpr>(A).Callee != llvm::cast<CallExpr>(B).Callee ||
+        llvm::cast<CallExpr>(A).Scope != llvm::cast<CallExpr>(B).Scope ||
         llvm::cast<CallExpr>(A).Args.size() !=
             llvm::cast<CallExpr>(B).Args.size())
       return false;

@@ -257,6 +257,10 @@ public:
         Args(std::move(Args)) {}
   std::string Callee;
   std::vector<ExprPtr> Args;
+  /// "a::b::" where the callee is a function of the user's declared in
+  /// namespace b within a (`util::words(n)`): what names it from file
+  /// scope in CUDA; OpenCL, which has no namespaces, leaves it out.
+  std::string Scope;
   ExprPtr clone() const override;
   void forEachChild(const std::function<void(ExprPtr &)> &F) override {
     for (ExprPtr &A : Args)

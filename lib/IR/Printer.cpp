@@ -461,7 +461,7 @@ void Printer::printExpr(const Expr &E, int Parent) {
       printVectorLiteral(C);
       return;
     }
-    OS << calleeName(C.Callee, C.getType()) << "(";
+    OS << calleeScope(C.Scope) << calleeName(C.Callee, C.getType()) << "(";
     printArgs(C.Args);
     OS << trailingArgs(C.Callee, C.getType()) << ")";
     return;

@@ -56,6 +56,10 @@ protected:
                                  const Type &ResultType) const {
     return Callee;
   }
+  /// The namespaces naming a callee from file scope (CallExpr::Scope).
+  virtual std::string calleeScope(const std::string &Scope) const {
+    return Scope;
+  }
   /// Arguments the target language adds after a call's own (", 0.0f, 1.0f"
   /// where CUDA's __saturatef(x) becomes clamp(x, 0.0f, 1.0f)).
   virtual std::string trailingArgs(const std::string &Callee,
