@@ -71,6 +71,8 @@ protected:
       return T.TypedefName;
     if (T.VectorWidth == 1) {
       switch (T.Scalar) {
+      case ScalarKind::Char:
+        return T.SpelledSigned ? "signed char" : "char";
       case ScalarKind::UChar:
         return "unsigned char";
       case ScalarKind::UShort:

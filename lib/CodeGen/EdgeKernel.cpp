@@ -170,8 +170,8 @@ std::string emitCudaEdgeLaunches(const Function &F, const EdgeLocals &L,
     emitLine(Out, Indent, "if (" + T.When[R] + ")");
     emitLine(Out, Indent + 2,
              llvm::formatv("{0}<<<{1}, {2}, 0, {3}>>>({4}, {5});",
-                           edgeName(F.Name), Grid, Block, Stream, Args,
-                           llvm::join(T.bounds(R), ", "))
+                           launchedName(F, edgeName(F.Name)), Grid, Block,
+                           Stream, Args, llvm::join(T.bounds(R), ", "))
                  .str());
   }
   return Out;

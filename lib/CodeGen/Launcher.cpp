@@ -724,8 +724,9 @@ std::string emitCudaLauncher(const Function &F) {
   emitLine(Out, 2, "if (" + N.Ok + ")" + (Edges ? " {" : ""));
   if (P.SameLaunch) {
     emitLine(Out, 4,
-             llvm::formatv("{0}<<<{1}, {2}, {3}, {4}>>>({5});", F.Name, N.Grid,
-                           N.Block, N.Smem, N.Stream, OptArgs)
+             llvm::formatv("{0}<<<{1}, {2}, {3}, {4}>>>({5});",
+                           launchedName(F, F.Name), N.Grid, N.Block, N.Smem,
+                           N.Stream, OptArgs)
                  .str());
   } else {
     std::string Layers =
@@ -739,16 +740,18 @@ std::string emitCudaLauncher(const Function &F) {
                   .str();
     // Static shared memory only: no dynamic bytes.
     emitLine(Out, 4,
-             llvm::formatv("{0}<<<{1}, dim3({2}, {3}), 0, {4}>>>({5});", F.Name,
-                           Grid, P.threads(0), P.threads(1), N.Stream, OptArgs)
+             llvm::formatv("{0}<<<{1}, dim3({2}, {3}), 0, {4}>>>({5});",
+                           launchedName(F, F.Name), Grid, P.threads(0),
+                           P.threads(1), N.Stream, OptArgs)
                  .str());
   }
   if (Edges)
     Out += emitCudaEdgeLaunches(F, Checks.edgeLocals(), N.Stream, Args, 4);
   emitLine(Out, 2, Edges ? "} else {" : "else");
   emitLine(Out, 4,
-           llvm::formatv("{0}<<<{1}, {2}, {3}, {4}>>>({5});", fallbackCall(F),
-                         N.Grid, N.Block, N.Smem, N.Stream, Args)
+           llvm::formatv("{0}<<<{1}, {2}, {3}, {4}>>>({5});",
+                         launchedName(F, fallbackCall(F)), N.Grid, N.Block,
+                         N.Smem, N.Stream, Args)
                .str());
   if (Edges)
     emitLine(Out, 2, "}");

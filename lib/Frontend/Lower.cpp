@@ -461,6 +461,7 @@ Type Lowering::lowerScalar(QualType Q, SourceLocation Loc) {
   case BuiltinType::Char_S:
   case BuiltinType::SChar:
     T.Scalar = ScalarKind::Char;
+    T.SpelledSigned = B->getKind() == BuiltinType::SChar;
     break;
   case BuiltinType::Char_U:
   case BuiltinType::UChar:

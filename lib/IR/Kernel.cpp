@@ -21,6 +21,14 @@ std::string fallbackCall(const Function &F) {
   return F.TemplateCall.empty() ? fallbackName(F.Name) : F.TemplateCall;
 }
 
+std::string launchedName(const Function &F, const std::string &Kernel) {
+  std::string Base = Kernel.substr(0, Kernel.find('<'));
+  for (const Param &P : F.Params)
+    if (P.Name == Base)
+      return "::" + F.Scope + Kernel;
+  return Kernel;
+}
+
 const char *textureFormName(TextureForm F) {
   return F == TextureForm::Object ? "object" : "ldg";
 }

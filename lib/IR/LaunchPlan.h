@@ -174,6 +174,11 @@ std::string fallbackCall(const Function &F);
 /// The kernel that computes what the whole tiles of an optimized kernel
 /// leave of the domain: "<name>_edge".
 std::string edgeName(const std::string &Kernel);
+/// How F's CUDA launcher, whose parameters are F's, names \p Kernel in a
+/// launch: as it is, or from the global namespace (`::ns::k`) where a
+/// parameter has its name and would hide it (HeCBench's zeropoint passes
+/// its array zero_point to its kernel zero_point).
+std::string launchedName(const Function &F, const std::string &Kernel);
 
 } // namespace gpumerge
 

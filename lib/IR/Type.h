@@ -48,6 +48,11 @@ struct Type {
   /// to one does not convert to a pointer to the other (the host passes its
   /// size_t * to the launcher).
   bool SpelledLong = false;
+  /// A char the input spelled `signed char` (HeCBench's ising: `signed char
+  /// *lattice`): CUDA prints it so, since `char *` and `signed char *` do
+  /// not convert to each other (the fallback's launch of the user's kernel
+  /// passes the launcher's pointer).
+  bool SpelledSigned = false;
   /// CUDA's 3-vector (float3, int3, uchar3): three lanes with no padding, 12
   /// bytes for float3, where OpenCL's float3 takes four lanes. An OpenCL
   /// translation spells it as a struct (gpumerge_float3).
