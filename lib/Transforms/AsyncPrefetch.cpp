@@ -118,10 +118,49 @@ double arithmetic(Stmt &S) {
   return Ops;
 }
 
+/// \p E in the block's terms where it is `r * X + threadIdx.x` over a row r
+/// (threadIdx.y, or one divided or taken modulo a constant) divided by or
+/// taken modulo a multiple q * X of the block's width X: r / q, and
+/// r % q * X + threadIdx.x (threadIdx.x where q is 1), since r >= 0 and
+/// threadIdx.x < X. Null for any other \p E. How a copy loop's counter
+/// splits into a tile's row and column (`threadIdx.y / 8`), and how b's
+/// tile, stored by groups of columns, divides the column again.
+ExprPtr inBlockTerms(const BinaryExpr &E, std::int64_t X) {
+  std::function<bool(const Expr &)> IsRow = [&](const Expr &R) {
+    if (auto *T = llvm::dyn_cast<BuiltinRef>(&R))
+      return T->Which == Builtin::Tidy;
+    auto *B = llvm::dyn_cast<BinaryExpr>(&R);
+    auto *N = B ? llvm::dyn_cast<IntLit>(B->RHS.get()) : nullptr;
+    return B && (B->Op == BinaryOp::Div || B->Op == BinaryOp::Rem) && N &&
+           N->Value > 0 && IsRow(*B->LHS);
+  };
+  auto *D = llvm::dyn_cast<IntLit>(E.RHS.get());
+  auto *Sum = llvm::dyn_cast<BinaryExpr>(E.LHS.get());
+  if ((E.Op != BinaryOp::Div && E.Op != BinaryOp::Rem) || X <= 0 || !D ||
+      D->Value <= 0 || D->Value % X || !Sum || Sum->Op != BinaryOp::Add)
+    return nullptr;
+  auto *Row = llvm::dyn_cast<BinaryExpr>(Sum->LHS.get());
+  auto *Width = Row ? llvm::dyn_cast<IntLit>(Row->RHS.get()) : nullptr;
+  auto *Tx = llvm::dyn_cast<BuiltinRef>(Sum->RHS.get());
+  if (!Row || Row->Op != BinaryOp::Mul || !Width || Width->Value != X ||
+      !IsRow(*Row->LHS) || !Tx || Tx->Which != Builtin::Tidx)
+    return nullptr;
+  std::int64_t Q = D->Value / X;
+  if (E.Op == BinaryOp::Div)
+    return Q == 1 ? Row->LHS->clone()
+                  : binary(BinaryOp::Div, Row->LHS->clone(), intLit(Q));
+  if (Q == 1)
+    return builtin(Builtin::Tidx);
+  return add(
+      mul(binary(BinaryOp::Rem, Row->LHS->clone(), intLit(Q)), intLit(X)),
+      builtin(Builtin::Tidx));
+}
+
 /// \p C's loop counted by its trips, where its bound is a whole number of
 /// steps: `for (m = 0; m < N / P; m++)` unrolled, with l = t + m * P, and
 /// where P is a multiple of W, `l / W` as `t / W + m * (P / W)` and `l % W`
-/// as `t % W` (exact, since every thread's start t is in [0, P)). Rolled,
+/// as `t % W` (exact, since every thread's start t is in [0, P)), in the
+/// block's terms where they can be (inBlockTerms). Rolled,
 /// `for (l = t; l < N; l += P)` spent a third of the h100 mm's tile step on
 /// each copy's division of l and loop control (bench-static: 413 other
 /// instructions beside 1024 FFMAs, where ncu measured 68% of issue slots
@@ -134,88 +173,33 @@ StmtPtr countedCopyLoop(const CoopLoad &C, const std::string &M,
   if (C.Step <= 0 || C.Bound % C.Step)
     return nullptr;
   const ForStmt &L = *C.Loop;
-  auto Start = [&] { return L.Init->clone(); };
-  auto Trip = [&](std::int64_t Times) { return mul(var(M), intLit(Times)); };
-  // t = threadIdx.y * X + threadIdx.x in blocks X wide: t / W and t % W
-  // in the block's terms where W is a multiple of X (threadIdx.y when W is
-  // X), as a reader would write them.
-  std::int64_t X = 0;
-  if (auto *Sum = llvm::dyn_cast<BinaryExpr>(L.Init.get());
-      Sum && Sum->Op == BinaryOp::Add)
-    if (auto *Row = llvm::dyn_cast<BinaryExpr>(Sum->LHS.get());
-        Row && Row->Op == BinaryOp::Mul)
-      if (auto *Y = llvm::dyn_cast<BuiltinRef>(Row->LHS.get()))
-        if (auto *Width = llvm::dyn_cast<IntLit>(Row->RHS.get()))
-          if (auto *Tx = llvm::dyn_cast<BuiltinRef>(Sum->RHS.get());
-              Tx && Y->Which == Builtin::Tidy && Tx->Which == Builtin::Tidx &&
-              Width->Value > 0 && Width->Value == BlockX)
-            X = Width->Value;
-  auto Within = [&](BinaryOp Op, std::int64_t W) -> ExprPtr {
-    if (!X || W % X)
-      return binary(Op, Start(), intLit(W));
-    ExprPtr Rows = builtin(Builtin::Tidy);
-    if (Op == BinaryOp::Div)
-      return W == X ? std::move(Rows)
-                    : binary(BinaryOp::Div, std::move(Rows), intLit(W / X));
-    if (W != X)
-      Rows =
-          mul(binary(BinaryOp::Rem, std::move(Rows), intLit(W / X)), intLit(X));
-    return W == X ? builtin(Builtin::Tidx)
-                  : add(std::move(Rows), builtin(Builtin::Tidx));
-  };
-  // What Within made, divided again (b's tile, stored by groups of columns:
-  // (threadIdx.y % 8 * 16 + threadIdx.x) / 64): with r >= 0 and threadIdx.x
-  // < X, (r * X + threadIdx.x) / (q * X) is r / q and its % X threadIdx.x.
-  std::function<bool(const Expr &)> IsRow = [&](const Expr &E) {
-    if (auto *T = llvm::dyn_cast<BuiltinRef>(&E))
-      return T->Which == Builtin::Tidy;
-    auto *B = llvm::dyn_cast<BinaryExpr>(&E);
-    auto *N = B ? llvm::dyn_cast<IntLit>(B->RHS.get()) : nullptr;
-    return B && (B->Op == BinaryOp::Div || B->Op == BinaryOp::Rem) && N &&
-           N->Value > 0 && IsRow(*B->LHS);
-  };
-  auto ofThreadSplit = [&](BinaryExpr &B) -> ExprPtr {
-    auto *D = llvm::dyn_cast<IntLit>(B.RHS.get());
-    auto *Sum = llvm::dyn_cast<BinaryExpr>(B.LHS.get());
-    if (!X || !D || D->Value % X || !Sum || Sum->Op != BinaryOp::Add)
-      return nullptr;
-    auto *Row = llvm::dyn_cast<BinaryExpr>(Sum->LHS.get());
-    auto *Width = Row ? llvm::dyn_cast<IntLit>(Row->RHS.get()) : nullptr;
-    auto *Tx = llvm::dyn_cast<BuiltinRef>(Sum->RHS.get());
-    if (!Row || Row->Op != BinaryOp::Mul || !Width || Width->Value != X ||
-        !IsRow(*Row->LHS) || !Tx || Tx->Which != Builtin::Tidx)
-      return nullptr;
-    if (B.Op == BinaryOp::Rem)
-      return D->Value == X ? builtin(Builtin::Tidx) : nullptr;
-    if (D->Value == X)
-      return Row->LHS->clone();
-    return binary(BinaryOp::Div, Row->LHS->clone(), intLit(D->Value / X));
-  };
   StmtPtr Body = L.Body->clone();
-  std::function<void(Stmt &)> Rewrite = [&](Stmt &X) {
-    X.forEachExpr([&](ExprPtr &E) {
+  std::function<void(Stmt &)> Rewrite = [&](Stmt &S) {
+    S.forEachExpr([&](ExprPtr &E) {
       E = rewriteExpr(std::move(E), [&](Expr &Node) -> ExprPtr {
         auto *B = llvm::dyn_cast<BinaryExpr>(&Node);
-        if (!B || (B->Op != BinaryOp::Div && B->Op != BinaryOp::Rem))
+        if (!B)
           return nullptr;
+        if (ExprPtr Split = inBlockTerms(*B, BlockX))
+          return Split;
         auto *V = llvm::dyn_cast<VarRef>(B->LHS.get());
         auto *W = llvm::dyn_cast<IntLit>(B->RHS.get());
-        if (!W || W->Value <= 0)
+        if ((B->Op != BinaryOp::Div && B->Op != BinaryOp::Rem) || !V ||
+            V->Name != L.Iter || !W || W->Value <= 0 || C.Step % W->Value)
           return nullptr;
-        if (ExprPtr Split = ofThreadSplit(*B))
-          return Split;
-        if (!V || V->Name != L.Iter || C.Step % W->Value)
-          return nullptr;
-        ExprPtr Part = Within(B->Op, W->Value);
+        ExprPtr Part = binary(B->Op, L.Init->clone(), intLit(W->Value));
+        if (ExprPtr Split = inBlockTerms(llvm::cast<BinaryExpr>(*Part), BlockX))
+          Part = std::move(Split);
         if (B->Op == BinaryOp::Rem)
           return Part;
-        return add(std::move(Part), Trip(C.Step / W->Value));
+        return add(std::move(Part), mul(var(M), intLit(C.Step / W->Value)));
       });
     });
-    X.forEachStmt([&](StmtPtr &S) { Rewrite(*S); });
+    S.forEachStmt([&](StmtPtr &Child) { Rewrite(*Child); });
   };
   Rewrite(*Body);
-  substituteVar(*Body, L.Iter, *add(Start(), Trip(C.Step)));
+  substituteVar(*Body, L.Iter,
+                *add(L.Init->clone(), mul(var(M), intLit(C.Step))));
   auto Counted = std::make_unique<ForStmt>();
   Counted->Iter = M;
   Counted->Init = intLit(0);
@@ -301,22 +285,27 @@ public:
     // The loads: the first tile's before the loop into buffer 0, the next
     // tile's in the loop into the other buffer, all asynchronous.
     auto Next = add(var(Tile.Iter, Tile.IterType), intLit(Tile.Step));
+    // Each tile's copy loop as both batches of copies print it.
     std::string Trip = uniqueName(Taken, "m", "_");
-    CopyLoops = unsigned(S->Loads.size());
+    std::vector<StmtPtr> CopyLoops;
+    for (const CoopLoad &C : S->Loads) {
+      StmtPtr L =
+          Count ? countedCopyLoop(C, Trip, G.Plan->threads(0)) : nullptr;
+      Counted += L != nullptr;
+      if (!L) {
+        // Unrolled with l's divisions, each copy's two addresses would stay
+        // in registers across the loop (the h100 mm: 164 registers; 76
+        // bytes spilled under __launch_bounds__(256, 2)).
+        L = C.Loop->clone();
+        llvm::cast<ForStmt>(*L).Unroll = 1;
+      }
+      CopyLoops.push_back(std::move(L));
+    }
+    Loops = unsigned(CopyLoops.size());
     auto Loads = [&](const Expr &TilePos, const Expr &Buffer) {
       auto Then = std::make_unique<BlockStmt>();
-      Counted = 0; // of this batch (each batch copies the same loops)
-      for (const CoopLoad &C : S->Loads) {
-        StmtPtr L =
-            Count ? countedCopyLoop(C, Trip, G.Plan->threads(0)) : nullptr;
-        Counted += L != nullptr;
-        if (!L) {
-          // Unrolled with l's divisions, each copy's two addresses would
-          // stay in registers across the loop (the h100 mm: 164
-          // registers; 76 bytes spilled under __launch_bounds__(256, 2)).
-          L = C.Loop->clone();
-          llvm::cast<ForStmt>(*L).Unroll = 1;
-        }
+      for (const StmtPtr &Loop : CopyLoops) {
+        StmtPtr L = Loop->clone();
         AssignStmt &Copy = copyOf(llvm::cast<ForStmt>(*L));
         Copy.RHS = simplifyExpr(
             substituteVar(std::move(Copy.RHS), Tile.Iter, TilePos));
@@ -364,8 +353,8 @@ public:
   std::set<std::string> Tiles;
   std::string Loop;
   double PerCopy = 0;
-  unsigned CopyLoops = 0; ///< one per tile
-  unsigned Counted = 0;   ///< of them, counted and unrolled
+  unsigned Loops = 0;   ///< copy loops, one per tile
+  unsigned Counted = 0; ///< of them, counted and unrolled
 
 private:
   Function &G;
@@ -441,135 +430,145 @@ std::string unsuitable(const Function &F, const PassContext &Ctx) {
   return "";
 }
 
+/// One try at the rewrite: \p Origin generated again with \p Shape's
+/// tiles, in two buffers, the copies counted or not (\p Count, DoubleBuffer),
+/// checked against shared memory and, with ptxas, against \p Before's
+/// blocks per SM. Not Ok where it failed, with \p Why; Misfit says how it
+/// did not fit where that is why.
+struct Attempt {
+  bool Ok = false;
+  std::unique_ptr<Function> Kernel; ///< what Buffers rewrote
+  std::unique_ptr<DoubleBuffer> Buffers;
+  std::string Fits, Misfit;
+};
+Attempt doubleBuffered(const Function &Origin, const TileShape &Shape,
+                       const MachineDescription &MD,
+                       const std::optional<LaunchFit> &Before, bool Count,
+                       std::string &Why) {
+  Attempt A;
+  auto Half = generateTiled(Origin, Shape, MD);
+  if (!Half) {
+    Why = llvm::formatv("tiles of {0}: {1}", Shape.LoopTile,
+                        llvm::toString(Half.takeError()));
+    return A;
+  }
+  A.Kernel = std::move(Half->Kernel);
+  Function &G = *A.Kernel;
+  A.Buffers = std::make_unique<DoubleBuffer>(G, Count);
+  if (!A.Buffers->run(Why))
+    return A;
+  if (G.Plan->SharedBytes > staticSharedLimit(MD)) {
+    Why = llvm::formatv("two buffers take {0} bytes of shared memory, more "
+                        "than the {1} a block may declare",
+                        G.Plan->SharedBytes, staticSharedLimit(MD));
+    return A;
+  }
+  auto After = launchFit(G, MD, 0);
+  // ptxas may spend registers on the copies' addresses that cost a block
+  // per SM: bound them to what the blocks allow (the measured form had
+  // __launch_bounds__(256, 2)), if nothing spills then.
+  if (Before && After && After->fromPtxas() &&
+      After->BlocksPerSM < Before->BlocksPerSM) {
+    G.Plan->MinBlocksPerSM = Before->BlocksPerSM;
+    After = launchFit(G, MD, 0);
+  }
+  if (!Before || !After) {
+    Why = "ptxas could not compile the kernel alone to count its registers";
+    return A;
+  }
+  A.Fits = llvm::formatv(
+      "{0} registers ({1}{5}), {2} bytes of shared memory, {3} blocks/SM; "
+      "{4} before",
+      After->Registers, After->Source, G.Plan->SharedBytes, After->BlocksPerSM,
+      Before->BlocksPerSM,
+      G.Plan->MinBlocksPerSM
+          ? llvm::formatv(", __launch_bounds__ for {0} blocks",
+                          G.Plan->MinBlocksPerSM)
+                .str()
+          : std::string());
+  if (After->SpillBytes > 0 || After->BlocksPerSM < Before->BlocksPerSM) {
+    A.Misfit =
+        A.Fits +
+        (After->SpillBytes
+             ? llvm::formatv(", {0} bytes spilled", After->SpillBytes).str()
+             : std::string());
+    Why = "the two buffers do not fit: " + A.Misfit;
+    return A;
+  }
+  if (After->fromPtxas()) {
+    G.Plan->PtxasSource = After->Source;
+    G.Plan->PtxasRegisters = After->Registers;
+    G.Plan->PtxasSpillBytes = After->SpillBytes;
+  }
+  A.Ok = true;
+  return A;
+}
+
 } // namespace
 
 PassInfo asyncPrefetchPass() {
-  return {
-      "async-prefetch",
-      "copy the next shared-memory tile into a second buffer with cp.async "
-      "(sm_80 and later) while the block computes on the current one, the "
-      "tiles half as deep",
-      [](Function &F, const PassContext &Ctx,
-         std::string &Why) -> llvm::Expected<std::optional<AppliedPass>> {
-        Why = unsuitable(F, Ctx);
-        if (!Why.empty())
-          return std::nullopt;
-        // Only a kernel generateTiled made as its plan says can be made
-        // again with half the tile (not halo-tile's, say).
-        const Function &Origin = tilingOrigin(F);
-        TileShape Shape = generatedShape(*F.Plan);
-        auto Same = generateTiled(Origin, Shape, Ctx.Target);
-        if (!Same || emitFunction(*Same->Kernel, Language::Cuda) !=
-                         emitFunction(F, Language::Cuda)) {
-          if (!Same)
-            llvm::consumeError(Same.takeError());
-          Why = "the kernel is not the tiled one its plan describes";
-          return std::nullopt;
-        }
-        Shape.LoopTile /= 2;
-        auto Before = launchFit(F, Ctx.Target, 0);
-        // The copies counted and unrolled, else (where ptxas then needs
-        // registers the blocks do not have) rolled.
-        struct Attempt {
-          std::unique_ptr<Function> Kernel;
-          std::unique_ptr<DoubleBuffer> Buffers;
-          std::string Fits;
-        };
-        auto Try = [&](bool Count) -> std::optional<Attempt> {
-          auto Half = generateTiled(Origin, Shape, Ctx.Target);
-          if (!Half) {
-            Why = llvm::formatv("tiles of {0}: {1}", Shape.LoopTile,
-                                llvm::toString(Half.takeError()));
-            return std::nullopt;
-          }
-          Attempt A{std::move(Half->Kernel), nullptr, ""};
-          Function &G = *A.Kernel;
-          A.Buffers = std::make_unique<DoubleBuffer>(G, Count);
-          if (!A.Buffers->run(Why))
-            return std::nullopt;
-          if (G.Plan->SharedBytes > staticSharedLimit(Ctx.Target)) {
-            Why = llvm::formatv("two buffers take {0} bytes of shared memory, "
-                                "more than the {1} a block may declare",
-                                G.Plan->SharedBytes,
-                                staticSharedLimit(Ctx.Target));
-            return std::nullopt;
-          }
-          auto After = launchFit(G, Ctx.Target, 0);
-          // ptxas may spend registers on the copies' addresses that cost a
-          // block per SM: bound them to what the blocks allow (the
-          // measured form had __launch_bounds__(256, 2)), if nothing
-          // spills then.
-          if (Before && After && After->fromPtxas() &&
-              After->BlocksPerSM < Before->BlocksPerSM) {
-            G.Plan->MinBlocksPerSM = Before->BlocksPerSM;
-            After = launchFit(G, Ctx.Target, 0);
-          }
-          if (!Before || !After) {
-            Why = "ptxas could not compile the kernel alone to count its "
-                  "registers";
-            return std::nullopt;
-          }
-          A.Fits = llvm::formatv(
-              "{0} registers ({1}{5}), {2} bytes of shared memory, {3} "
-              "blocks/SM; {4} before",
-              After->Registers, After->Source, G.Plan->SharedBytes,
-              After->BlocksPerSM, Before->BlocksPerSM,
-              G.Plan->MinBlocksPerSM
-                  ? llvm::formatv(", __launch_bounds__ for {0} blocks",
-                                  G.Plan->MinBlocksPerSM)
-                        .str()
-                  : std::string());
-          if (After->SpillBytes > 0 ||
-              After->BlocksPerSM < Before->BlocksPerSM) {
-            Why = "the two buffers do not fit: " + A.Fits +
-                  (After->SpillBytes
-                       ? llvm::formatv(", {0} bytes spilled", After->SpillBytes)
-                             .str()
-                       : std::string());
-            return std::nullopt;
-          }
-          if (After->fromPtxas()) {
-            G.Plan->PtxasSource = After->Source;
-            G.Plan->PtxasRegisters = After->Registers;
-            G.Plan->PtxasSpillBytes = After->SpillBytes;
-          }
-          return A;
-        };
-        std::optional<Attempt> A = Try(true);
-        std::string CountedWhy;
-        if (!A && Why.rfind("the two buffers do not fit", 0) == 0) {
-          CountedWhy = Why;
-          A = Try(false);
-        }
-        if (!A)
-          return std::nullopt;
-        Function &G = *A->Kernel;
-        DoubleBuffer &D = *A->Buffers;
-        std::string Copies =
-            D.Counted
-                ? llvm::formatv("{0} of {1} counted and unrolled", D.Counted,
-                                D.CopyLoops)
-                      .str()
-                : "rolled" + (CountedWhy.empty()
-                                  ? std::string()
-                                  : " (counted, " + CountedWhy.substr(4) + ")");
-        if (G.Plan->ShapeFixedBy.empty())
-          G.Plan->ShapeFixedBy = F.Plan->ShapeFixedBy;
-        std::int64_t Depth = Shape.LoopTile;
-        F = std::move(G);
-        return AppliedPass{
-            "async-prefetch",
-            {{"loop", D.Loop},
-             {"buffers", llvm::join(D.Tiles, ", ") + ": two each"},
-             {"tile",
-              llvm::formatv("{0} iterations ({1} before)", Depth, Depth * 2)},
-             {"arithmetic",
-              llvm::formatv("{0:F1} floating-point operations per element "
-                            "copied",
-                            D.PerCopy)},
-             {"copies", Copies},
-             {"fits", A->Fits}}};
-      }};
+  return {"async-prefetch",
+          "copy the next shared-memory tile into a second buffer with cp.async "
+          "(sm_80 and later) while the block computes on the current one, the "
+          "tiles half as deep",
+          [](Function &F, const PassContext &Ctx,
+             std::string &Why) -> llvm::Expected<std::optional<AppliedPass>> {
+            Why = unsuitable(F, Ctx);
+            if (!Why.empty())
+              return std::nullopt;
+            // Only a kernel generateTiled made as its plan says can be made
+            // again with half the tile (not halo-tile's, say).
+            const Function &Origin = tilingOrigin(F);
+            TileShape Shape = generatedShape(*F.Plan);
+            auto Same = generateTiled(Origin, Shape, Ctx.Target);
+            if (!Same || emitFunction(*Same->Kernel, Language::Cuda) !=
+                             emitFunction(F, Language::Cuda)) {
+              if (!Same)
+                llvm::consumeError(Same.takeError());
+              Why = "the kernel is not the tiled one its plan describes";
+              return std::nullopt;
+            }
+            Shape.LoopTile /= 2;
+            auto Before = launchFit(F, Ctx.Target, 0);
+            // The copies counted and unrolled, else (where ptxas then needs
+            // registers the blocks do not have) rolled.
+            Attempt A =
+                doubleBuffered(Origin, Shape, Ctx.Target, Before, true, Why);
+            std::string CountedMisfit;
+            if (!A.Ok && !A.Misfit.empty() && A.Buffers->Counted) {
+              CountedMisfit = A.Misfit;
+              A = doubleBuffered(Origin, Shape, Ctx.Target, Before, false, Why);
+            }
+            if (!A.Ok)
+              return std::nullopt;
+            Function &G = *A.Kernel;
+            DoubleBuffer &D = *A.Buffers;
+            std::string Copies =
+                D.Counted
+                    ? llvm::formatv("{0} of {1} counted and unrolled",
+                                    D.Counted, D.Loops)
+                          .str()
+                    : "rolled" + (CountedMisfit.empty()
+                                      ? std::string()
+                                      : " (counted, two buffers do not fit: " +
+                                            CountedMisfit + ")");
+            if (G.Plan->ShapeFixedBy.empty())
+              G.Plan->ShapeFixedBy = F.Plan->ShapeFixedBy;
+            std::int64_t Depth = Shape.LoopTile;
+            F = std::move(G);
+            return AppliedPass{
+                "async-prefetch",
+                {{"loop", D.Loop},
+                 {"buffers", llvm::join(D.Tiles, ", ") + ": two each"},
+                 {"tile", llvm::formatv("{0} iterations ({1} before)", Depth,
+                                        Depth * 2)},
+                 {"arithmetic",
+                  llvm::formatv("{0:F1} floating-point operations per element "
+                                "copied",
+                                D.PerCopy)},
+                 {"copies", Copies},
+                 {"fits", A.Fits}}};
+          }};
 }
 
 } // namespace gpumerge
