@@ -15,6 +15,7 @@
 #include "IR/Printer.h"
 
 #include <map>
+#include <set>
 
 namespace gpumerge {
 
@@ -56,6 +57,14 @@ EmittedModule
 emitModule(const Module &M, Language L,
            const std::map<std::string, const Function *> &Replacements = {},
            const std::string &Extra = "");
+
+/// \p M translated to \p L (not its own language) with only the functions
+/// named in \p Only: the kernels one verification runs and the helpers they
+/// call (Module::callClosure). Another kernel of the file that cannot be
+/// written or built in \p L then costs that kernel alone.
+EmittedModule emitTranslatedPart(
+    const Module &M, Language L, const std::set<std::string> &Only,
+    const std::map<std::string, const Function *> &Replacements = {});
 
 } // namespace gpumerge
 

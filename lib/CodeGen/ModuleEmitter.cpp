@@ -392,7 +392,8 @@ static std::set<std::string> packedVectorTypedefs(const Module &M) {
 static EmittedModule
 emitTranslated(const Module &M, Language L,
                const std::map<std::string, const Function *> &Replacements,
-               const std::string &Extra) {
+               const std::string &Extra,
+               const std::set<std::string> *Only = nullptr) {
   EmittedModule Out;
   std::string S;
   llvm::raw_string_ostream OS(S);
@@ -462,8 +463,30 @@ emitTranslated(const Module &M, Language L,
                           M.FileName, K->Span.Line, K->Name)
                 .str());
     }
+  // Helpers called above their definition were declared there by the
+  // input's prototypes, which a translation does not keep.
+  std::set<std::string> Defined;
+  std::vector<const Function *> Prototyped;
+  for (const auto &F : M.Functions) {
+    if (Only && !Only->count(F->Name))
+      continue;
+    Defined.insert(F->Name);
+    walkExprs(*F->Body, [&](const Expr &E) {
+      const auto *C = llvm::dyn_cast<CallExpr>(&E);
+      const Function *H = C ? M.find(C->Callee) : nullptr;
+      if (H && !H->IsKernel && !Defined.count(H->Name) &&
+          !llvm::is_contained(Prototyped, H))
+        Prototyped.push_back(H);
+    });
+  }
+  if (!Prototyped.empty())
+    OS << "\n";
+  for (const Function *H : Prototyped)
+    P->printPrototype(*H);
   std::map<std::string, const Function *> Planned;
   for (const auto &F : M.Functions) {
+    if (Only && !Only->count(F->Name))
+      continue;
     bool UsesPlan;
     const Function &Fn =
         outputFunction(M, *F, L, Replacements, UsesPlan, Out.Warnings);
@@ -492,6 +515,13 @@ emitModule(const Module &M, Language L,
   if (L == M.Lang)
     return emitInPlace(M, Replacements, Extra);
   return emitTranslated(M, L, Replacements, Extra);
+}
+
+EmittedModule emitTranslatedPart(
+    const Module &M, Language L, const std::set<std::string> &Only,
+    const std::map<std::string, const Function *> &Replacements) {
+  assert(L != M.Lang && "only a translation leaves functions out");
+  return emitTranslated(M, L, Replacements, "", &Only);
 }
 
 } // namespace gpumerge

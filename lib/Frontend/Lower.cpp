@@ -22,6 +22,7 @@
 #include "clang/Lex/MacroInfo.h"
 
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/Path.h"
 
 using namespace clang;
 
@@ -312,6 +313,15 @@ bool Lowering::isUserCode(SourceLocation L) const {
   if (E.isInvalid() || SM.isInSystemHeader(E))
     return false;
   return SM.getFilename(E) != PreludePath;
+}
+
+std::string Lowering::where(SourceLocation Loc) const {
+  PresumedLoc P = SM.getPresumedLoc(SM.getExpansionLoc(Loc));
+  if (P.isInvalid())
+    return "an unknown place";
+  return (llvm::sys::path::filename(P.getFilename()) + ":" +
+          llvm::Twine(P.getLine()))
+      .str();
 }
 
 std::string Lowering::tokenText(SourceLocation Loc) const {
@@ -1060,6 +1070,17 @@ ExprPtr Lowering::lowerExprImpl(const clang::Expr *E) {
     if (Name == "__ldg" && !isUserCode(Callee->getLocation()))
       if (ExprPtr R = lowerLdg(*C, Loc))
         return R;
+    // A function of the user's that this file only declares is defined in
+    // another translation unit: it may read the thread's position, which
+    // merged threads change, and no translation can run it.
+    if (const FunctionDecl *Def = nullptr;
+        !Callee->isImplicit() && isUserCode(Callee->getLocation()) &&
+        !Callee->getBuiltinID() && !Callee->hasBody(Def))
+      return failExpr("call of '" + Name + "', declared at " +
+                          where(Callee->getLocation()) +
+                          " but not defined in what gpumerge reads (it is "
+                          "defined in another file, which it cannot see)",
+                      Loc);
     std::vector<ExprPtr> Args;
     for (const clang::Expr *A : C->arguments()) {
       if (A->getType()->isPointerType())

@@ -200,4 +200,27 @@ Function *Module::find(const std::string &Name) const {
   return nullptr;
 }
 
+std::set<std::string>
+Module::callClosure(const std::vector<const Function *> &Roots) const {
+  std::set<std::string> Names;
+  std::vector<const Function *> Work;
+  auto Reach = [&](const Function *F) {
+    if (F && Names.insert(F->Name).second)
+      Work.push_back(F);
+  };
+  for (const Function *F : Roots)
+    Reach(F);
+  while (!Work.empty()) {
+    const Function *F = Work.back();
+    Work.pop_back();
+    if (!F->Body)
+      continue;
+    walkExprs(*F->Body, [&](const Expr &E) {
+      if (const auto *C = llvm::dyn_cast<CallExpr>(&E))
+        Reach(find(C->Callee));
+    });
+  }
+  return Names;
+}
+
 } // namespace gpumerge

@@ -142,6 +142,14 @@ void Printer::printFunction(const Function &F) {
   Current = Outer;
 }
 
+void Printer::printPrototype(const Function &F) {
+  const Function *Outer = Current;
+  Current = &F;
+  printSignature(F);
+  OS << ";\n";
+  Current = Outer;
+}
+
 void Printer::printDecl(const DeclStmt &D) {
   if (D.Ty.Space == AddressSpace::Shared)
     OS << sharedQualifier();

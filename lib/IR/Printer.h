@@ -22,6 +22,8 @@ public:
   virtual ~Printer() = default;
 
   void printFunction(const Function &F);
+  /// \p F's signature alone, as a prototype (`float half(float x);`).
+  void printPrototype(const Function &F);
   void printStmt(const Stmt &S);
   void printExpr(const Expr &E, int ParentPrecedence = 0);
   /// The parameter declarations of \p F, comma-separated, as its signature

@@ -1855,7 +1855,19 @@ verifyOn(const Module &M, const std::vector<const Function *> &DomainFrom,
         : M.Lang == Language::OpenCL
             ? "the OpenCL input with its split kernels' phases printed from KIR"
             : "the CUDA input translated to OpenCL by gpumerge";
-    Run.Reference = AsWritten ? M.Source : emitModule(M, Language::OpenCL).Text;
+    // A translation holds only the kernels this run launches and the helpers
+    // they call: another kernel that OpenCL cannot build (it calls a function
+    // the input only declares) costs that kernel alone.
+    std::vector<const Function *> Roots;
+    for (const VerifyStage &St : Stages)
+      Roots.insert(Roots.end(), {St.Naive, St.Emitted});
+    std::set<std::string> Reached = M.callClosure(Roots);
+    auto Translated = [&](const std::map<std::string, const Function *> &R) {
+      return M.Lang == Language::Cuda
+                 ? emitTranslatedPart(M, Language::OpenCL, Reached, R).Text
+                 : emitModule(M, Language::OpenCL, R).Text;
+    };
+    Run.Reference = AsWritten ? M.Source : Translated({});
     Run.ReferencePrinted = !AsWritten;
     if (!Opts.ReferenceSource.empty()) {
       // The reference runs kernel by kernel: a kernel split at its global
@@ -1869,7 +1881,7 @@ verifyOn(const Module &M, const std::vector<const Function *> &DomainFrom,
       Run.Reference = Opts.ReferenceSource;
       Run.ReferencePrinted = false;
     }
-    Run.Candidate = emitModule(M, Language::OpenCL, Replacements).Text;
+    Run.Candidate = Translated(Replacements);
     std::string Checking = Run.Candidate;
     // The optimized kernels run checking their shared-memory accesses for
     // races, which PoCL's order of work-items hides (a --tune candidate on
@@ -1896,7 +1908,7 @@ verifyOn(const Module &M, const std::vector<const Function *> &DomainFrom,
     if (!Run.RaceChecked.empty())
       Run.CheckedCandidate = raceCheckHelpers() + Checking;
     for (const auto &F : M.Functions)
-      if (!F->IsKernel && readsGridPlace(*F))
+      if (!F->IsKernel && Reached.count(F->Name) && readsGridPlace(*F))
         Run.NotSampled = "'" + F->Name +
                          "' reads the grid position, which a launch of some "
                          "of the work-groups changes";
