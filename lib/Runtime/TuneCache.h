@@ -62,6 +62,9 @@ struct TuneRecord {
   double MedianMs = 0;
   int ModelRank = 0; ///< the static model's rank (1 = its choice)
   double MaxRelError = 0;
+  /// Where a measurement's wall time went (VerifyResult::PhaseSeconds);
+  /// not kept in the cache.
+  std::vector<std::pair<std::string, double>> PhaseSeconds;
 
   bool ok() const { return Status == "ok"; }
   llvm::json::Value toJson() const;

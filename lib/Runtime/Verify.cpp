@@ -1150,6 +1150,15 @@ namespace {
 
 /// What the child reports: the outcome and, for the texture variant, an
 /// image that could not be made (then the fallback ran).
+/// [["device", 0.21], ...]: VerifyResult::PhaseSeconds in order.
+static llvm::json::Array
+phasesToJson(const std::vector<std::pair<std::string, double>> &Phases) {
+  llvm::json::Array A;
+  for (const auto &[Name, Seconds] : Phases)
+    A.push_back(llvm::json::Array{Name, Seconds});
+  return A;
+}
+
 llvm::json::Value resultToJson(const VerifyResult &R) {
   // JSON has no infinity (a NaN where the other run has a number): the
   // largest double stands for it, which reads back as it.
@@ -1160,7 +1169,8 @@ llvm::json::Value resultToJson(const VerifyResult &R) {
                             {"path", R.Path},
                             {"failed", R.FailedPrecondition},
                             {"race_check", R.RaceCheck},
-                            {"times", llvm::json::Array(R.TimesMs)}};
+                            {"times", llvm::json::Array(R.TimesMs)},
+                            {"phases", phasesToJson(R.PhaseSeconds)}};
 }
 
 /// Runs \p Run on a device session; each step's end is sent to the parent
@@ -1175,9 +1185,18 @@ void executeOnDevice(const DeviceRun &Run, VerifyResult Result,
     OS << llvm::json::Value(llvm::toString(std::move(E)));
     Send("error " + OS.str() + "\n");
   };
+  // Each phase's wall time, from the end of the one before.
+  auto LapStart = std::chrono::steady_clock::now();
+  auto Lap = [&](const char *Phase) {
+    auto Now = std::chrono::steady_clock::now();
+    Result.PhaseSeconds.push_back(
+        {Phase, std::chrono::duration<double>(Now - LapStart).count()});
+    LapStart = Now;
+  };
   auto Session = openSession(Run.Device, Run.DeviceIndex);
   if (!Session)
     return Fail(Session.takeError());
+  Lap("device");
   const char *As = Run.Device == DeviceKind::Cuda ? "CUDA (NVRTC)" : "OpenCL";
   auto RefProgram = (*Session)->buildProgram(Run.Reference, Run.BuildOptions,
                                              Run.ReferenceKernels);
@@ -1192,6 +1211,7 @@ void executeOnDevice(const DeviceRun &Run, VerifyResult Result,
                       As, llvm::toString(RefProgram.takeError()))
             .str()));
   }
+  Lap("reference build");
 
   // A kernel that faults must end this process at once: the handlers that
   // the libraries installed (LLVM's crash recovery, inherited from
@@ -1366,6 +1386,7 @@ void executeOnDevice(const DeviceRun &Run, VerifyResult Result,
   auto Expected = Execute(*RefProgram, true);
   if (!Expected)
     return Fail(Expected.takeError());
+  Lap("reference run");
   Send(llvm::formatv("reference-ran {0}\n",
                      std::chrono::duration<double>(
                          std::chrono::steady_clock::now() - Started)
@@ -1419,6 +1440,7 @@ void executeOnDevice(const DeviceRun &Run, VerifyResult Result,
       return Fail(Checking.takeError());
     SampledProgram = *Checking;
   }
+  Lap("candidate build");
   if (Run.DebugFail == "crash")
     std::raise(SIGSEGV);
   while (Run.DebugFail == "hang")
@@ -1427,6 +1449,7 @@ void executeOnDevice(const DeviceRun &Run, VerifyResult Result,
   if (!Actual)
     return Fail(Actual.takeError());
   Send("candidate-ran\n");
+  Lap("candidate run");
 
   Result.Outcome = VerifyResult::Status::Ok;
   size_t BufferIndex = 0;
@@ -1503,6 +1526,7 @@ void executeOnDevice(const DeviceRun &Run, VerifyResult Result,
     Result.Detail = Result.Detail.empty() ? Race : Race + "; " + Result.Detail;
     break;
   }
+  Lap("compare");
   // --tune: the candidate as its launcher runs it, timed on the device
   // once it matched and only where the optimized path ran. The verify run
   // above was the warm-up; each timed run launches on its own results.
@@ -1514,6 +1538,7 @@ void executeOnDevice(const DeviceRun &Run, VerifyResult Result,
         return Fail(Ms.takeError());
       Result.TimesMs.push_back(*Ms);
     }
+    Lap("timed runs");
   }
   std::string Json;
   llvm::raw_string_ostream OS(Json);
@@ -1957,6 +1982,7 @@ verifyOn(const Module &M, const std::vector<const Function *> &DomainFrom,
   Run.Extents = Extents;
 
   // Same inputs for both runs: generate once, upload twice.
+  auto MakingInputs = std::chrono::steady_clock::now();
   Random R{Opts.Seed};
   unsigned FloatParam = 0;
   for (const Param &P : Run.Params) {
@@ -1980,6 +2006,8 @@ verifyOn(const Module &M, const std::vector<const Function *> &DomainFrom,
   const unsigned Timeout =
       Opts.TimeoutSeconds ? Opts.TimeoutSeconds : verifyTimeoutSeconds();
   auto Started = std::chrono::steady_clock::now();
+  const double InputSeconds =
+      std::chrono::duration<double>(Started - MakingInputs).count();
   llvm::Error Failed = runIsolated(
       [&](llvm::function_ref<void(llvm::StringRef)> Send) {
         executeOnDevice(Run, Result, Send);
@@ -2039,6 +2067,20 @@ verifyOn(const Module &M, const std::vector<const Function *> &DomainFrom,
         for (const llvm::json::Value &T : *Times)
           if (auto Ms = T.getAsNumber())
             Result.TimesMs.push_back(*Ms);
+      Result.PhaseSeconds = {{"inputs", InputSeconds}};
+      double InChild = 0;
+      if (const llvm::json::Array *Phases = O->getArray("phases"))
+        for (const llvm::json::Value &P : *Phases) {
+          const llvm::json::Array *Pair = P.getAsArray();
+          if (!Pair || Pair->size() != 2 || !(*Pair)[0].getAsString() ||
+              !(*Pair)[1].getAsNumber())
+            continue;
+          Result.PhaseSeconds.push_back(
+              {(*Pair)[0].getAsString()->str(), *(*Pair)[1].getAsNumber()});
+          InChild += *(*Pair)[1].getAsNumber();
+        }
+      Result.PhaseSeconds.push_back(
+          {"isolation", std::max(0.0, Elapsed - InChild)});
       return Result;
     }
   }

@@ -123,6 +123,13 @@ struct VerifyResult {
     std::vector<RanKernel> Ran;
   };
   std::vector<LaunchRecord> Launches;
+  /// Where the run's wall-clock time went, in order, in seconds: "inputs"
+  /// (made in this process), then the child's "device" (opening the
+  /// session), "reference build", "reference run" (uploads, launches and
+  /// reading every buffer back), "candidate build", "candidate run",
+  /// "compare", "timed runs", and "isolation" (the child process's own
+  /// start, end and messages: the wall time the others leave).
+  std::vector<std::pair<std::string, double>> PhaseSeconds;
 };
 const char *verifyStatusName(VerifyResult::Status S);
 
