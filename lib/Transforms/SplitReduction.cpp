@@ -377,6 +377,15 @@ Splitter::tripBound(const ForStmt &L,
   return Trip;
 }
 
+/// `assert(...)`: a check that reads values and writes nothing. Before the
+/// loop, every lane makes it ahead of its share, as the naive thread did
+/// ahead of the whole loop.
+bool isAssert(const Stmt &S) {
+  const auto *E = llvm::dyn_cast<ExprStmt>(&S);
+  const auto *C = E ? llvm::dyn_cast<CallExpr>(E->E.get()) : nullptr;
+  return C && C->Callee == "assert";
+}
+
 bool isZero(const Expr &E) {
   if (auto *I = llvm::dyn_cast<IntLit>(&E))
     return I->Value == 0;
@@ -421,9 +430,10 @@ bool Splitter::splitGuarded(NaiveShape &NS, Split &S, std::string &Why) const {
     auto *D = llvm::dyn_cast<DeclStmt>(&St);
     auto *A = llvm::dyn_cast<AssignStmt>(&St);
     bool Store = A && A->Op == AssignOp::Set && llvm::isa<ArrayRef>(*A->LHS);
-    if (!(D && D->Extents.empty() && !D->Ty.IsPointer) && !Store) {
+    if (!(D && D->Extents.empty() && !D->Ty.IsPointer) && !Store &&
+        !isAssert(St)) {
       Why = llvm::formatv("line {0}, before the loop, is neither a scalar "
-                          "declaration nor an element store",
+                          "declaration, an element store nor an assert",
                           St.getLine());
       return false;
     }
@@ -500,7 +510,8 @@ bool Splitter::splitGuarded(NaiveShape &NS, Split &S, std::string &Why) const {
   };
   walkExprs(L, Note); // header and body
   for (StmtPtr &St : S.Before)
-    if (auto *D = llvm::dyn_cast<DeclStmt>(St.get()); D && !Sums.count(D->Name))
+    if (auto *D = llvm::dyn_cast<DeclStmt>(St.get());
+        (D && !Sums.count(D->Name)) || isAssert(*St))
       walkExprs(*St, Note);
   if (ReadsStored) {
     Why = "the loop, or a declaration it needs, reads an array stored before "
@@ -863,7 +874,7 @@ std::optional<AppliedPass> Splitter::run(std::unique_ptr<Function> &Out,
   std::vector<StmtPtr> Share;
   for (StmtPtr &St : S.Before)
     if (auto *Dcl = llvm::dyn_cast<DeclStmt>(St.get());
-        Dcl && !SumNames.count(Dcl->Name))
+        (Dcl && !SumNames.count(Dcl->Name)) || isAssert(*St))
       Share.push_back(St->clone());
   std::string LoopText = L.Iter;
   ExprPtr Stride = L.StepExpr ? L.StepExpr->clone() : intLit(L.Step);
@@ -906,6 +917,8 @@ std::optional<AppliedPass> Splitter::run(std::unique_ptr<Function> &Out,
   // sums set to their initial values plus the total, and what follows.
   std::vector<StmtPtr> Rest;
   for (StmtPtr &St : S.Before) {
+    if (isAssert(*St))
+      continue; // made by every lane, lane 0 among them
     auto *Dcl = llvm::dyn_cast<DeclStmt>(St.get());
     if (!Dcl || !SumNames.count(Dcl->Name)) {
       Rest.push_back(std::move(St));
