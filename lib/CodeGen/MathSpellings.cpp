@@ -27,10 +27,17 @@ const Pair Intrinsics[] = {
 
 Spelling openclSpelling(const std::string &Callee, const Type &Result) {
   // CUDA's float-suffixed math (sqrtf) is overloaded sqrt in OpenCL C.
+  // (Every such function that OpenCL C 1.2 has; langevin's coshf and
+  // sinhf were missing, and its translation did not build.)
   static const char *Suffixed[] = {
-      "sqrtf",  "rsqrtf", "expf",  "logf",  "fabsf",  "sinf",  "cosf",
-      "tanf",   "floorf", "ceilf", "tanhf", "exp2f",  "log2f", "roundf",
-      "truncf", "powf",   "fminf", "fmaxf", "atan2f", "fmodf", "log10f"};
+      "sqrtf",   "rsqrtf",    "expf",   "logf",   "fabsf",      "sinf",
+      "cosf",    "tanf",      "floorf", "ceilf",  "tanhf",      "exp2f",
+      "log2f",   "roundf",    "truncf", "powf",   "fminf",      "fmaxf",
+      "atan2f",  "fmodf",     "log10f", "acosf",  "asinf",      "atanf",
+      "acoshf",  "asinhf",    "atanhf", "coshf",  "sinhf",      "cbrtf",
+      "erff",    "erfcf",     "expm1f", "log1pf", "hypotf",     "lgammaf",
+      "tgammaf", "copysignf", "fdimf",  "rintf",  "exp10f",     "logbf",
+      "ilogbf",  "ldexpf",    "cospif", "sinpif", "nextafterf", "remainderf"};
   for (const char *S : Suffixed)
     if (Callee == S)
       return {Callee.substr(0, Callee.size() - 1), ""};

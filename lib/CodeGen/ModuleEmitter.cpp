@@ -473,10 +473,13 @@ emitTranslated(const Module &M, Language L,
     Defined.insert(F->Name);
     walkExprs(*F->Body, [&](const Expr &E) {
       const auto *C = llvm::dyn_cast<CallExpr>(&E);
-      const Function *H = C ? M.find(C->Callee) : nullptr;
-      if (H && !H->IsKernel && !Defined.count(H->Name) &&
-          !llvm::is_contained(Prototyped, H))
-        Prototyped.push_back(H);
+      if (!C || Defined.count(C->Callee))
+        return;
+      for (const auto &H : M.Functions) // each overload
+        if (H->Name == C->Callee && !H->IsKernel &&
+            (!Only || Only->count(H->Name)) &&
+            !llvm::is_contained(Prototyped, H.get()))
+          Prototyped.push_back(H.get());
     });
   }
   if (!Prototyped.empty())

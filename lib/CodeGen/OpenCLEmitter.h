@@ -152,6 +152,8 @@ protected:
   void printSignature(const Function &F) override {
     if (F.IsKernel)
       OS << "__kernel ";
+    if (F.Overloaded)
+      OS << "__attribute__((overloadable)) ";
     OS << typeName(F.ReturnType) << " " << F.Name << "(";
     for (size_t I = 0; I < F.Params.size(); ++I) {
       if (I)

@@ -681,6 +681,11 @@ parseSource(const std::string &Source, const std::string &FileName,
     }
   }
   markPositionHelpers(*M);
+  std::map<std::string, unsigned> HelpersNamed;
+  for (const auto &F : M->Functions)
+    HelpersNamed[F->Name] += !F->IsKernel;
+  for (const auto &F : M->Functions)
+    F->Overloaded = !F->IsKernel && HelpersNamed[F->Name] > 1;
   // Hints apply to the next kernel only: drop the ones of earlier kernels.
   std::vector<unsigned> Starts;
   for (const auto &F : M->Functions)

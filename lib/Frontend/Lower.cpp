@@ -437,23 +437,33 @@ StmtPtr Lowering::lowerComponentStore(const clang::Expr *LHS, AssignOp Op,
 Type Lowering::lowerScalar(QualType Q, SourceLocation Loc) {
   Type T;
   std::string TypedefName;
+  // A typedef of the user's is written again in a translation only where
+  // its type lowers: `typedef struct {...} Float3` printed as `typedef
+  // Float3 Float3;`, and a program of another kernel did not build.
+  const TypedefNameDecl *Named = nullptr;
   if (const auto *TT = Q->getAs<TypedefType>()) {
     const TypedefNameDecl *TD = TT->getDecl();
     if (isUserCode(TD->getLocation())) {
-      noteTypedef(TD);
+      Named = TD;
       TypedefName = TD->getNameAsString();
     }
   }
+  auto Keep = [&] {
+    if (Named)
+      noteTypedef(Named);
+  };
   QualType C = Q.getCanonicalType();
   if (const auto *V = C->getAs<clang::VectorType>()) {
     T = lowerScalar(V->getElementType(), Loc);
     T.VectorWidth = V->getNumElements();
     T.TypedefName = TypedefName;
+    Keep();
     return T;
   }
   if (const RecordDecl *RD = cudaVectorRecord(C)) {
     T = cudaVectorType(*RD, Q, Loc);
     T.TypedefName = TypedefName;
+    Keep();
     return T;
   }
   const auto *B = C->getAs<BuiltinType>();
@@ -507,8 +517,10 @@ Type Lowering::lowerScalar(QualType Q, SourceLocation Loc) {
     break;
   default:
     fail("type '" + Q.getAsString() + "'", Loc);
+    return T;
   }
   T.TypedefName = TypedefName;
+  Keep();
   return T;
 }
 

@@ -145,6 +145,7 @@ Function::withBody(std::unique_ptr<BlockStmt> NewBody) const {
   F->GridStrideLine = GridStrideLine;
   F->PhaseOf = PhaseOf;
   F->PhaseIndex = PhaseIndex;
+  F->Overloaded = Overloaded;
   return F;
 }
 

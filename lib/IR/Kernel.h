@@ -92,6 +92,10 @@ struct Function {
   /// its values change under any pass that changes the launch, so only the
   /// passes that keep it run. Empty when there is none.
   std::string PositionHelper;
+  /// Another helper of the module has this name (C++ overloads: `float
+  /// EXP(float)` beside `double EXP(double)`, vmc's): an OpenCL translation
+  /// declares each __attribute__((overloadable)), as OpenCL C needs.
+  bool Overloaded = false;
   /// Set by the passes that change how the kernel is launched (block shape,
   /// merges, tiling); absent for a kernel launched like the naive one.
   std::optional<LaunchPlan> Plan;

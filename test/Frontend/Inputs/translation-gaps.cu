@@ -1,0 +1,42 @@
+// What the OpenCL translation of a CUDA file missed (HeCBench's cfd,
+// langevin and vmc): each kernel here built in CUDA, and verify skipped it
+// because its translation did not build on PoCL.
+
+// A typedef of an anonymous struct, which no kernel gpumerge lowers can use.
+typedef struct {
+  float x, y, z;
+} Float3;
+
+__device__ float norm2(const Float3 v) { return v.x * v.x + v.y * v.y; }
+
+__global__ void lengths(const Float3 *v, float *n, int count) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < count)
+    n[i] = norm2(v[i]);
+}
+
+__global__ void fill(float *d, float val, int count) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < count)
+    d[i] = val;
+}
+
+// CUDA's float hyperbolic functions: OpenCL's overloaded cosh and sinh.
+__global__ void langevin(const float *x, float *y, int count) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < count)
+    y[i] = coshf(x[i]) / sinhf(x[i] + 2.0f) + cbrtf(x[i]) + erff(x[i]);
+}
+
+// C++ overloads of one helper.
+__device__ __forceinline__ float EXP(float x) { return expf(x); }
+__device__ __forceinline__ double EXP(double x) { return exp(x); }
+
+__global__ void decay(const float *x, const double *u, float *y, double *v,
+                      int count) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < count) {
+    y[i] = EXP(-x[i]);
+    v[i] = EXP(-u[i]);
+  }
+}
