@@ -1579,6 +1579,36 @@ static std::unique_ptr<Function> withWeakerWaits(const Function &F) {
   return Out;
 }
 
+/// The function a kernel of \p Stages calls (or a helper they reach) that
+/// the OpenCL compiler's \p Log calls undeclared (`__vmaxs4`, a CUDA
+/// intrinsic with no OpenCL spelling), or "".
+static std::string untranslatedCall(const Module &M,
+                                    const std::vector<VerifyStage> &Stages,
+                                    llvm::StringRef Log) {
+  std::vector<const Function *> Roots;
+  for (const VerifyStage &St : Stages)
+    Roots.push_back(St.Naive);
+  std::set<std::string> Called;
+  for (const std::string &Name : M.callClosure(Roots))
+    if (const Function *F = M.find(Name))
+      walkExprs(*F->Body, [&](const Expr &E) {
+        if (const auto *C = llvm::dyn_cast<CallExpr>(&E))
+          Called.insert(C->Callee);
+      });
+  for (const char *Marker :
+       {"undeclared identifier '", "implicit declaration of function '"})
+    for (size_t At = Log.find(Marker); At != llvm::StringRef::npos;
+         At = Log.find(Marker, At + 1)) {
+      llvm::StringRef Name =
+          Log.drop_front(At + std::strlen(Marker)).take_until([](char C) {
+            return C == '\'';
+          });
+      if (Called.count(Name.str()) && !M.find(Name.str()))
+        return Name.str();
+    }
+  return "";
+}
+
 /// verifyStages on the device \p Opts names; \p InputBuildFailed says
 /// whether the error returned is the input's build failing there.
 static llvm::Expected<VerifyResult>
@@ -2036,6 +2066,14 @@ verifyOn(const Module &M, const std::vector<const Function *> &DomainFrom,
           J && J->getAsString() ? J->getAsString()->str() : Line.str();
       if (!J)
         llvm::consumeError(J.takeError());
+      if (InputBuildFailed && Run.ReferencePrinted)
+        if (std::string Call = untranslatedCall(M, Stages, Message);
+            !Call.empty())
+          Message = "it calls '" + Call +
+                    "', which gpumerge cannot write in OpenCL (a gpumerge "
+                    "limit: verify runs CUDA kernels translated, on PoCL "
+                    "here; a CUDA device runs them as written): " +
+                    Message;
       return llvm::createStringError(llvm::inconvertibleErrorCode(), Message);
     } else if (Line.consume_front("result ")) {
       llvm::consumeError(std::move(Failed));
