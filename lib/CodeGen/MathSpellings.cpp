@@ -23,6 +23,20 @@ const Pair Intrinsics[] = {
     {"__umul24", "mul24"},        {"__mul24", "mul24"},
 };
 
+/// CUDA's integer intrinsics that OpenCL C has by another name, one way
+/// (OpenCL's popcount of a long is no __popc). CUDA's bit counts are int
+/// and OpenCL's unsigned: cast, so arithmetic on them stays signed
+/// (`__popc(a) - __popc(b) < 0`). Same results: clz(0) is the width in
+/// both, hadd and rhadd round as __hadd and __rhadd do.
+const Pair IntegerIntrinsics[] = {
+    {"__popc", "(int)popcount"}, {"__popcll", "(int)popcount"},
+    {"__clz", "(int)clz"},       {"__clzll", "(int)clz"},
+    {"__mulhi", "mul_hi"},       {"__umulhi", "mul_hi"},
+    {"__mul64hi", "mul_hi"},     {"__umul64hi", "mul_hi"},
+    {"__hadd", "hadd"},          {"__uhadd", "hadd"},
+    {"__rhadd", "rhadd"},        {"__urhadd", "rhadd"},
+};
+
 } // namespace
 
 Spelling openclSpelling(const std::string &Callee, const Type &Result) {
@@ -46,6 +60,9 @@ Spelling openclSpelling(const std::string &Callee, const Type &Result) {
   if (Callee == "__saturatef")
     return {"clamp", ", 0.0f, 1.0f"};
   for (const Pair &P : Intrinsics)
+    if (Callee == P.Cuda)
+      return {P.OpenCL, ""};
+  for (const Pair &P : IntegerIntrinsics)
     if (Callee == P.Cuda)
       return {P.OpenCL, ""};
   if ((Callee == "min" || Callee == "max") && Result.isFloating())

@@ -1105,7 +1105,8 @@ ExprPtr Lowering::lowerExprImpl(const clang::Expr *E) {
       // arguments of one type.
       QualType From = strip(A)->getType(), To = A->getType();
       if (To->isIntegerType() && From->isIntegerType() &&
-          Ctx.getCanonicalType(From) != Ctx.getCanonicalType(To) &&
+          Ctx.getCanonicalType(From).getUnqualifiedType() !=
+              Ctx.getCanonicalType(To).getUnqualifiedType() &&
           !llvm::isa<IntLit>(*Arg))
         Arg = std::make_unique<gpumerge::CastExpr>(
             lowerType(To, A->getBeginLoc()), std::move(Arg));

@@ -40,3 +40,13 @@ __global__ void decay(const float *x, const double *u, float *y, double *v,
     v[i] = EXP(-u[i]);
   }
 }
+
+// CUDA's integer intrinsics that OpenCL C has by another name.
+__global__ void bits(const unsigned *a, const unsigned *b, int *c,
+                     unsigned *d, int count) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < count) {
+    c[i] = __popc(a[i]) - __popc(b[i]) + __clz(a[i] >> 3);
+    d[i] = __umulhi(a[i], b[i]) + __uhadd(a[i], b[i]) + __urhadd(a[i], 7u);
+  }
+}
