@@ -7,6 +7,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <chrono>
 #include <csignal>
 #include <map>
 #include <memory>
@@ -117,9 +118,10 @@ TuneRecord recordOf(llvm::Expected<VerifyResult> R) {
 
 std::string msText(double Ms) { return llvm::formatv("{0:f4} ms", Ms).str(); }
 
-/// "the 4 runs took 9.8 s: inputs 1.2 s, device 2.0 s, ...": the wall time
-/// of the candidates measured now, by phase (VerifyResult::PhaseSeconds),
-/// in the order the runs took them; "" where none was.
+/// "; the 4 measured runs 9.8 s: inputs 1.2 s, device 2.0 s, ...": the
+/// wall time of the candidates measured now, by phase
+/// (VerifyResult::PhaseSeconds), in the order the runs took them; "" where
+/// none was.
 template <typename EntryT>
 std::string timeSpent(const std::vector<EntryT> &Entries) {
   std::vector<std::pair<std::string, double>> Sum;
@@ -139,9 +141,8 @@ std::string timeSpent(const std::vector<EntryT> &Entries) {
   }
   if (!Runs)
     return "";
-  std::string Text =
-      llvm::formatv("the {0} measured run{1} took {2:f1} s:", Runs,
-                    Runs == 1 ? "" : "s", Total);
+  std::string Text = llvm::formatv("; the {0} measured run{1} {2:f1} s:", Runs,
+                                   Runs == 1 ? "" : "s", Total);
   for (const auto &[Name, Seconds] : Sum)
     Text += llvm::formatv(" {0} {1:f2} s,", Name, Seconds).str();
   Text.pop_back();
@@ -204,11 +205,16 @@ tuneKernel(const TuneOptions &Opts, const TuneSubject &Subject,
   std::map<size_t, llvm::json::Object> ListedOf; ///< and its report
   unsigned Cached = 0;
   std::optional<double> BestMs; // so far, for the progress lines
+  double GenerateSeconds = 0;   // the candidates' code, ptxas included
   auto Rank = [&](size_t I) {
     return int(Candidates[I].Rank ? Candidates[I].Rank : I + 1);
   };
   for (size_t I = 0; I < Candidates.size(); ++I) {
+    auto Generating = std::chrono::steady_clock::now();
     TuneTrial Trial = Generate(I);
+    GenerateSeconds += std::chrono::duration<double>(
+                           std::chrono::steady_clock::now() - Generating)
+                           .count();
     // Forced factors can give an earlier candidate's version again.
     std::string Identity = Trial.Label + '\0' + Trial.Code;
     size_t SameAs = llvm::find(Codes, Identity) - Codes.begin();
@@ -385,9 +391,13 @@ tuneKernel(const TuneOptions &Opts, const TuneSubject &Subject,
       What, Entries.size(), Subject.SpaceSize, Out.Timed, Cached,
       Device ? " (" + Device->Name + ")" : std::string());
   Out.Lines.push_back(Head);
-  if (std::string Spent = timeSpent(Entries); !Spent.empty()) {
-    Out.Lines.push_back("tune " + What + ": " + Spent);
-  }
+  if (Timing)
+    Out.Lines.push_back(llvm::formatv("tune {0}: generating the {1} "
+                                      "candidates took {2:f1} s{3}",
+                                      What, Candidates.size(), GenerateSeconds,
+                                      timeSpent(Entries))
+                            .str());
+  Out.Report["generate_s"] = GenerateSeconds;
   for (auto &[I, Line] : LineOf)
     Out.Lines.push_back(Line);
   if (Best < 0) {
