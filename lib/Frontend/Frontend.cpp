@@ -681,6 +681,7 @@ parseSource(const std::string &Source, const std::string &FileName,
     }
   }
   markPositionHelpers(*M);
+  // C++ overloads of a helper (Function::Overloaded).
   std::map<std::string, unsigned> HelpersNamed;
   for (const auto &F : M->Functions)
     HelpersNamed[F->Name] += !F->IsKernel;

@@ -1148,8 +1148,6 @@ double verifyTolerance(const Type &T, std::int64_t Terms) {
 
 namespace {
 
-/// What the child reports: the outcome and, for the texture variant, an
-/// image that could not be made (then the fallback ran).
 /// [["device", 0.21], ...]: VerifyResult::PhaseSeconds in order.
 static llvm::json::Array
 phasesToJson(const std::vector<std::pair<std::string, double>> &Phases) {
@@ -1159,6 +1157,8 @@ phasesToJson(const std::vector<std::pair<std::string, double>> &Phases) {
   return A;
 }
 
+/// What the child reports: the outcome and, for the texture variant, an
+/// image that could not be made (then the fallback ran).
 llvm::json::Value resultToJson(const VerifyResult &R) {
   // JSON has no infinity (a NaN where the other run has a number): the
   // largest double stands for it, which reads back as it.
@@ -1911,8 +1911,8 @@ verifyOn(const Module &M, const std::vector<const Function *> &DomainFrom,
             ? "the OpenCL input with its split kernels' phases printed from KIR"
             : "the CUDA input translated to OpenCL by gpumerge";
     // A translation holds only the kernels this run launches and the helpers
-    // they call: another kernel that OpenCL cannot build (it calls a function
-    // the input only declares) costs that kernel alone.
+    // they call: another kernel that OpenCL cannot build (it calls an
+    // intrinsic OpenCL lacks) costs that kernel alone.
     std::vector<const Function *> Roots;
     for (const VerifyStage &St : Stages)
       Roots.insert(Roots.end(), {St.Naive, St.Emitted});
