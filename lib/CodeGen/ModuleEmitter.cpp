@@ -463,23 +463,24 @@ emitTranslated(const Module &M, Language L,
                           M.FileName, K->Span.Line, K->Name)
                 .str());
     }
+  auto Written = [&](const Function &F) {
+    return !Only || Only->count(F.Name);
+  };
   // Helpers called above their definition were declared there by the
   // input's prototypes, which a translation does not keep.
   std::set<std::string> Defined;
   std::vector<const Function *> Prototyped;
   for (const auto &F : M.Functions) {
-    if (Only && !Only->count(F->Name))
+    if (!Written(*F))
       continue;
     Defined.insert(F->Name);
     walkExprs(*F->Body, [&](const Expr &E) {
       const auto *C = llvm::dyn_cast<CallExpr>(&E);
       if (!C || Defined.count(C->Callee))
         return;
-      for (const auto &H : M.Functions) // each overload
-        if (H->Name == C->Callee && !H->IsKernel &&
-            (!Only || Only->count(H->Name)) &&
-            !llvm::is_contained(Prototyped, H.get()))
-          Prototyped.push_back(H.get());
+      for (const Function *H : M.overloads(C->Callee))
+        if (!H->IsKernel && !llvm::is_contained(Prototyped, H))
+          Prototyped.push_back(H);
     });
   }
   if (!Prototyped.empty())
@@ -488,7 +489,7 @@ emitTranslated(const Module &M, Language L,
     P->printPrototype(*H);
   std::map<std::string, const Function *> Planned;
   for (const auto &F : M.Functions) {
-    if (Only && !Only->count(F->Name))
+    if (!Written(*F))
       continue;
     bool UsesPlan;
     const Function &Fn =

@@ -308,13 +308,9 @@ static std::string headerDeclaration(const FunctionDecl &K,
   for (const FunctionDecl *D : K.redecls()) {
     SourceLocation L = SM.getExpansionLoc(D->getLocation());
     if (L.isValid() && !SM.isInMainFile(L) && !SM.isWrittenInBuiltinFile(L) &&
-        !SM.isInSystemHeader(L)) {
-      PresumedLoc P = SM.getPresumedLoc(L);
-      if (P.isValid())
-        return (llvm::sys::path::filename(P.getFilename()) + ":" +
-                llvm::Twine(P.getLine()))
-            .str();
-    }
+        !SM.isInSystemHeader(L))
+      if (std::string At = fileAndLine(L, SM); !At.empty())
+        return At;
   }
   return "";
 }

@@ -315,10 +315,10 @@ bool Lowering::isUserCode(SourceLocation L) const {
   return SM.getFilename(E) != PreludePath;
 }
 
-std::string Lowering::where(SourceLocation Loc) const {
+std::string fileAndLine(SourceLocation Loc, const SourceManager &SM) {
   PresumedLoc P = SM.getPresumedLoc(SM.getExpansionLoc(Loc));
   if (P.isInvalid())
-    return "an unknown place";
+    return "";
   return (llvm::sys::path::filename(P.getFilename()) + ":" +
           llvm::Twine(P.getLine()))
       .str();
@@ -1089,7 +1089,7 @@ ExprPtr Lowering::lowerExprImpl(const clang::Expr *E) {
         !Callee->isImplicit() && isUserCode(Callee->getLocation()) &&
         !Callee->getBuiltinID() && !Callee->hasBody(Def))
       return failExpr("call of '" + Name + "', declared at " +
-                          where(Callee->getLocation()) +
+                          fileAndLine(Callee->getLocation(), SM) +
                           " but not defined in what gpumerge reads (it is "
                           "defined in another file, which it cannot see)",
                       Loc);

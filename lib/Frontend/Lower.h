@@ -28,6 +28,11 @@ bool isKernelDecl(const clang::FunctionDecl &FD);
 /// from file scope. Anonymous and inline namespaces need no qualifier.
 std::string namespaceQualifier(const clang::FunctionDecl &FD);
 
+/// "ext.h:2": where \p Loc is expanded, the file by its name alone; "" for
+/// an invalid location.
+std::string fileAndLine(clang::SourceLocation Loc,
+                        const clang::SourceManager &SM);
+
 /// Lowers \p FD. Typedefs and object-like macros the body uses are added to
 /// \p M (once each), so an emitter can write them again.
 std::variant<std::unique_ptr<Function>, LoweringFailure>

@@ -119,8 +119,6 @@ private:
 
   /// The source text of the token at \p Loc's spelling ("100U").
   std::string tokenText(SourceLocation Loc) const;
-  /// "file:line" of \p Loc, the file by its name alone ("ext.h:2").
-  std::string where(SourceLocation Loc) const;
 
   // --- types -------------------------------------------------------------
   void noteTypedef(const TypedefNameDecl *TD);

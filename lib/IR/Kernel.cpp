@@ -201,24 +201,33 @@ Function *Module::find(const std::string &Name) const {
   return nullptr;
 }
 
+std::vector<const Function *> Module::overloads(const std::string &Name) const {
+  std::vector<const Function *> Named;
+  for (const auto &F : Functions)
+    if (F->Name == Name)
+      Named.push_back(F.get());
+  return Named;
+}
+
 std::set<std::string>
 Module::callClosure(const std::vector<const Function *> &Roots) const {
   std::set<std::string> Names;
-  std::vector<const Function *> Work;
-  auto Reach = [&](const Function *F) {
-    if (F && Names.insert(F->Name).second)
-      Work.push_back(F);
-  };
+  std::vector<const Function *> Work(Roots.begin(), Roots.end());
   for (const Function *F : Roots)
-    Reach(F);
+    Names.insert(F->Name);
   while (!Work.empty()) {
     const Function *F = Work.back();
     Work.pop_back();
     if (!F->Body)
       continue;
     walkExprs(*F->Body, [&](const Expr &E) {
-      if (const auto *C = llvm::dyn_cast<CallExpr>(&E))
-        Reach(find(C->Callee));
+      const auto *C = llvm::dyn_cast<CallExpr>(&E);
+      if (!C || Names.count(C->Callee))
+        return;
+      std::vector<const Function *> Called = overloads(C->Callee);
+      if (!Called.empty())
+        Names.insert(C->Callee);
+      Work.insert(Work.end(), Called.begin(), Called.end());
     });
   }
   return Names;

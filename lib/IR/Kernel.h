@@ -268,8 +268,11 @@ struct Module {
   /// longer one)? For names the output would add.
   bool mentions(const std::string &Name) const;
   Function *find(const std::string &Name) const;
+  /// Every function named \p Name: one, or a helper's C++ overloads.
+  std::vector<const Function *> overloads(const std::string &Name) const;
   /// The names of \p Roots and of the functions of this module they call,
-  /// directly or through others: what a program of those kernels needs.
+  /// directly or through others (every overload of a name): what a program
+  /// of those kernels needs.
   std::set<std::string>
   callClosure(const std::vector<const Function *> &Roots) const;
   const PhasedKernel *findPhased(const std::string &Name) const;

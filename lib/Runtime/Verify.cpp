@@ -1579,18 +1579,15 @@ static std::unique_ptr<Function> withWeakerWaits(const Function &F) {
   return Out;
 }
 
-/// The function a kernel of \p Stages calls (or a helper they reach) that
-/// the OpenCL compiler's \p Log calls undeclared (`__vmaxs4`, a CUDA
-/// intrinsic with no OpenCL spelling), or "".
+/// The function that a function of \p M named in \p Reached calls and the
+/// OpenCL compiler's \p Log calls undeclared (`__vmaxs4`, a CUDA intrinsic
+/// with no OpenCL spelling), or "".
 static std::string untranslatedCall(const Module &M,
-                                    const std::vector<VerifyStage> &Stages,
+                                    const std::set<std::string> &Reached,
                                     llvm::StringRef Log) {
-  std::vector<const Function *> Roots;
-  for (const VerifyStage &St : Stages)
-    Roots.push_back(St.Naive);
   std::set<std::string> Called;
-  for (const std::string &Name : M.callClosure(Roots))
-    if (const Function *F = M.find(Name))
+  for (const std::string &Name : Reached)
+    for (const Function *F : M.overloads(Name))
       walkExprs(*F->Body, [&](const Expr &E) {
         if (const auto *C = llvm::dyn_cast<CallExpr>(&E))
           Called.insert(C->Callee);
@@ -1858,6 +1855,8 @@ verifyOn(const Module &M, const std::vector<const Function *> &DomainFrom,
   }
 
   DeviceRun Run;
+  // The functions an OpenCL run's programs hold (callClosure).
+  std::set<std::string> Reached;
   Run.Device = Opts.Device;
   Run.DeviceIndex = Opts.DeviceIndex;
   std::map<std::string, const Function *> Replacements;
@@ -1916,7 +1915,7 @@ verifyOn(const Module &M, const std::vector<const Function *> &DomainFrom,
     std::vector<const Function *> Roots;
     for (const VerifyStage &St : Stages)
       Roots.insert(Roots.end(), {St.Naive, St.Emitted});
-    std::set<std::string> Reached = M.callClosure(Roots);
+    Reached = M.callClosure(Roots);
     auto Translated = [&](const std::map<std::string, const Function *> &R) {
       return M.Lang == Language::Cuda
                  ? emitTranslatedPart(M, Language::OpenCL, Reached, R).Text
@@ -2067,7 +2066,7 @@ verifyOn(const Module &M, const std::vector<const Function *> &DomainFrom,
       if (!J)
         llvm::consumeError(J.takeError());
       if (InputBuildFailed && Run.ReferencePrinted)
-        if (std::string Call = untranslatedCall(M, Stages, Message);
+        if (std::string Call = untranslatedCall(M, Reached, Message);
             !Call.empty())
           Message = "it calls '" + Call +
                     "', which gpumerge cannot write in OpenCL (a gpumerge "
