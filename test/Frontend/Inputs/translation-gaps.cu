@@ -28,9 +28,11 @@ __global__ void langevin(const float *x, float *y, int count) {
     y[i] = coshf(x[i]) / sinhf(x[i] + 2.0f) + cbrtf(x[i]) + erff(x[i]);
 }
 
-// C++ overloads of one helper.
+// C++ overloads of one helper; only the second calls another helper, which
+// verify's program of decay must hold too.
+__device__ double halved(double x) { return 0.5 * x; }
 __device__ __forceinline__ float EXP(float x) { return expf(x); }
-__device__ __forceinline__ double EXP(double x) { return exp(x); }
+__device__ __forceinline__ double EXP(double x) { return exp(halved(x)); }
 
 __global__ void decay(const float *x, const double *u, float *y, double *v,
                       int count) {
