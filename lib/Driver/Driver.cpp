@@ -926,12 +926,18 @@ private:
     auto Generate = [&](size_t J) {
       return Pre[Order[J]] ? *Pre[Order[J]] : GenerateAll(Order[J]);
     };
-    auto Measure = [&](size_t J) {
+    auto Measure = [&](llvm::ArrayRef<size_t> Js, MeasuredFn Done) {
       VerifyOptions VO = verifyOptions();
       VO.TimedRuns = TO.Runs;
-      const VariantResult &C = Made(Order[J]);
-      return verifyStages(*M, domainKernels(Naive),
-                          {{&startOf(Naive), C.Kernel.get(), C.Shape}}, VO);
+      std::vector<std::vector<VerifyStage>> Stages;
+      for (size_t J : Js) {
+        const VariantResult &C = Made(Order[J]);
+        Stages.push_back({{&startOf(Naive), C.Kernel.get(), C.Shape}});
+      }
+      verifyCandidates(*M, domainKernels(Naive), Stages, VO,
+                       [&](size_t K, llvm::Expected<VerifyResult> R) {
+                         Done(Js[K], std::move(R));
+                       });
     };
     TuneSubject Subject;
     Subject.Kernel = Naive.Name;

@@ -151,12 +151,11 @@ std::string timeSpent(const std::vector<EntryT> &Entries) {
 
 } // namespace
 
-TuneOutcome
-tuneKernel(const TuneOptions &Opts, const TuneSubject &Subject,
-           const std::vector<TuneCandidate> &Candidates,
-           llvm::function_ref<TuneTrial(size_t)> Generate,
-           llvm::function_ref<llvm::Expected<VerifyResult>(size_t)> Measure,
-           llvm::raw_ostream &Progress, bool ShowProgress) {
+TuneOutcome tuneKernel(const TuneOptions &Opts, const TuneSubject &Subject,
+                       const std::vector<TuneCandidate> &Candidates,
+                       llvm::function_ref<TuneTrial(size_t)> Generate,
+                       MeasureFn Measure, llvm::raw_ostream &Progress,
+                       bool ShowProgress) {
   TuneOutcome Out;
   const bool Timing = Opts.Measure;
   TuneState &State = stateFor(Opts.CachePath);
@@ -209,6 +208,20 @@ tuneKernel(const TuneOptions &Opts, const TuneSubject &Subject,
   auto Rank = [&](size_t I) {
     return int(Candidates[I].Rank ? Candidates[I].Rank : I + 1);
   };
+  auto ShowProgressOf = [&](const Entry &E) {
+    const TuneRecord &Last = E.Record;
+    if (Last.ok() && (!BestMs || Last.MedianMs < *BestMs))
+      BestMs = Last.MedianMs;
+    if (ShowProgress)
+      Progress << llvm::formatv(
+          "tune {0}: candidate {1} of {2}, {3}; best so far {4}\n", What,
+          E.Index + 1, Candidates.size(),
+          Last.ok() ? msText(Last.MedianMs) : Last.Status,
+          BestMs ? msText(*BestMs) : "none");
+  };
+  // The candidates the cache lacks: their entries, measured after every
+  // trial is made.
+  std::map<size_t, size_t> Pending; // candidate → its entry
   for (size_t I = 0; I < Candidates.size(); ++I) {
     auto Generating = std::chrono::steady_clock::now();
     TuneTrial Trial = Generate(I);
@@ -256,17 +269,8 @@ tuneKernel(const TuneOptions &Opts, const TuneSubject &Subject,
         E.FromCache = true;
         ++Cached;
       } else {
-        E.Record = recordOf(Measure(I));
         E.Record.Key = Key;
-        E.Record.ModelRank = Rank(I);
-        Out.Timed += E.Record.Status != "precondition";
-        std::lock_guard<std::mutex> G(State.Lock);
-        if (auto Err = State.Cache->append(E.Record))
-          Out.Warnings.push_back("tune cache: " +
-                                 llvm::toString(std::move(Err)));
-        static unsigned Recorded = 0;
-        if (Opts.DebugKillAfter && ++Recorded == Opts.DebugKillAfter)
-          std::raise(SIGKILL);
+        Pending[I] = Entries.size();
       }
     } else {
       // A build without the device: the records of any device (and of any
@@ -278,17 +282,31 @@ tuneKernel(const TuneOptions &Opts, const TuneSubject &Subject,
       E.FromCache = true;
     }
     Entries.push_back(std::move(E));
-    if (!Timing)
-      continue;
-    const TuneRecord &Last = Entries.back().Record;
-    if (Last.ok() && (!BestMs || Last.MedianMs < *BestMs))
-      BestMs = Last.MedianMs;
-    if (ShowProgress)
-      Progress << llvm::formatv(
-          "tune {0}: candidate {1} of {2}, {3}; best so far {4}\n", What, I + 1,
-          Candidates.size(), Last.ok() ? msText(Last.MedianMs) : Last.Status,
-          BestMs ? msText(*BestMs) : "none");
+    if (Entries.back().FromCache && Timing)
+      ShowProgressOf(Entries.back());
   }
+  std::vector<size_t> ToMeasure;
+  for (const auto &[I, At] : Pending)
+    ToMeasure.push_back(I);
+  if (!ToMeasure.empty())
+    Measure(ToMeasure, [&](size_t I, llvm::Expected<VerifyResult> R) {
+      Entry &E = Entries[Pending.at(I)];
+      TuneKey Key = E.Record.Key;
+      E.Record = recordOf(std::move(R));
+      E.Record.Key = Key;
+      E.Record.ModelRank = Rank(I);
+      Out.Timed += E.Record.Status != "precondition";
+      {
+        std::lock_guard<std::mutex> G(State.Lock);
+        if (auto Err = State.Cache->append(E.Record))
+          Out.Warnings.push_back("tune cache: " +
+                                 llvm::toString(std::move(Err)));
+        static unsigned Recorded = 0;
+        if (Opts.DebugKillAfter && ++Recorded == Opts.DebugKillAfter)
+          std::raise(SIGKILL);
+      }
+      ShowProgressOf(E);
+    });
   if (!Timing) {
     // One device and one set of sizes for all candidates: the one with the
     // most candidates measured ok (ties: the first in the cache's order).

@@ -29,6 +29,7 @@
 #include "Runtime/Verify.h"
 #include "Transforms/PassRegistry.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
@@ -119,15 +120,23 @@ struct TuneOutcome {
   bool KeptMismatch = false;
 };
 
+/// Receives a measured candidate's result, by its index, as it comes.
+using MeasuredFn =
+    llvm::function_ref<void(size_t, llvm::Expected<VerifyResult>)>;
+/// Verifies and times the candidates of the indices given, in order
+/// (VerifyOptions::TimedRuns; verifyCandidates runs the input once for
+/// all), passing each result on as it comes.
+using MeasureFn = llvm::function_ref<void(llvm::ArrayRef<size_t>, MeasuredFn)>;
+
 /// Tunes \p Subject over \p Candidates: \p Generate makes candidate i's
-/// trial, \p Measure verifies and times it (VerifyOptions::TimedRuns).
-/// Progress lines go to \p Progress when \p ShowProgress (a terminal).
-TuneOutcome
-tuneKernel(const TuneOptions &Opts, const TuneSubject &Subject,
-           const std::vector<TuneCandidate> &Candidates,
-           llvm::function_ref<TuneTrial(size_t)> Generate,
-           llvm::function_ref<llvm::Expected<VerifyResult>(size_t)> Measure,
-           llvm::raw_ostream &Progress, bool ShowProgress);
+/// trial; every trial is made and looked up in the cache first, then
+/// \p Measure runs the ones the cache lacks, all in one call. Progress
+/// lines go to \p Progress when \p ShowProgress (a terminal).
+TuneOutcome tuneKernel(const TuneOptions &Opts, const TuneSubject &Subject,
+                       const std::vector<TuneCandidate> &Candidates,
+                       llvm::function_ref<TuneTrial(size_t)> Generate,
+                       MeasureFn Measure, llvm::raw_ostream &Progress,
+                       bool ShowProgress);
 
 } // namespace gpumerge
 

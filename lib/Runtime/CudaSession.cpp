@@ -11,6 +11,7 @@
 #include "Runtime/CudaApi.h"
 #include "Runtime/Isolate.h"
 #include "Runtime/Nvrtc.h"
+#include "Runtime/NvrtcAhead.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/Twine.h"
@@ -220,13 +221,15 @@ struct CudaSession::Impl {
     bool IsTexture = false;
   };
   std::vector<Object> Objects;
+  /// The compiles expectBuilds began.
+  std::unique_ptr<NvrtcAhead> Ahead;
 
   ~Impl() {
     if (!Api || !Context)
       return;
     Api->CtxSynchronize();
     for (Object &O : Objects) {
-      if (O.IsTexture)
+      if (O.IsTexture && O.Texture)
         Api->TexObjectDestroy(O.Texture);
       else if (O.Base)
         Api->MemFree(O.Base);
@@ -375,9 +378,14 @@ CudaSession::buildProgram(const std::string &Source, const std::string &Options,
   auto Compiler = Nvrtc::get();
   if (!Compiler)
     return Compiler.takeError();
-  auto Out =
-      Compiler->compile(Source, "gpumerge.cu", P->Info.Major, P->Info.Minor,
-                        splitBuildOptions(Options), Kernels);
+  NvrtcRequest Request{Source, splitBuildOptions(Options), Kernels};
+  std::optional<llvm::Expected<NvrtcOutput>> Ahead;
+  if (P->Ahead)
+    Ahead = P->Ahead->take(Request);
+  llvm::Expected<NvrtcOutput> Out =
+      Ahead ? std::move(*Ahead)
+            : Compiler->compile(Source, "gpumerge.cu", P->Info.Major,
+                                P->Info.Minor, Request.Options, Kernels);
   if (!Out)
     return Out.takeError();
   Impl::Program Prog;
@@ -391,6 +399,19 @@ CudaSession::buildProgram(const std::string &Source, const std::string &Options,
                    Out->IsPtx ? "PTX " + Out->Arch : "CUBIN " + Out->Arch);
   P->Programs.push_back(std::move(Prog));
   return unsigned(P->Programs.size() - 1);
+}
+
+void CudaSession::expectBuilds(const std::vector<BuildRequest> &Builds) {
+  auto Compiler = Nvrtc::get();
+  if (!Compiler) { // buildProgram says why
+    llvm::consumeError(Compiler.takeError());
+    return;
+  }
+  if (!P->Ahead)
+    P->Ahead = std::make_unique<NvrtcAhead>(
+        *Compiler, P->Info.Major, P->Info.Minor, NvrtcAhead::defaultWorkers());
+  for (const BuildRequest &B : Builds)
+    P->Ahead->add({B.Source, splitBuildOptions(B.Options), B.Kernels});
 }
 
 llvm::Error CudaSession::setGlobal(unsigned Program, const std::string &Name,
@@ -459,6 +480,25 @@ CudaSession::readBuffer(unsigned Buffer) {
 
 std::size_t CudaSession::maxTexelViewWidth() const {
   return std::size_t(std::max(P->MaxTex1D, 0));
+}
+
+void CudaSession::release(unsigned Object) {
+  if (Object >= P->Objects.size())
+    return;
+  Impl::Object &O = P->Objects[Object];
+  if (O.IsTexture && O.Texture)
+    P->Api->TexObjectDestroy(O.Texture);
+  else if (!O.IsTexture && O.Base)
+    P->Api->MemFree(O.Base);
+  O = Impl::Object{};
+  O.IsTexture = true; // no buffer: readBuffer and views refuse it
+}
+
+void CudaSession::releaseProgram(unsigned Program) {
+  if (Program >= P->Programs.size() || !P->Programs[Program].Module)
+    return;
+  P->Api->ModuleUnload(P->Programs[Program].Module);
+  P->Programs[Program] = Impl::Program{};
 }
 
 llvm::Expected<unsigned> CudaSession::createTexelView(unsigned Buffer,

@@ -85,6 +85,11 @@ public:
                         const std::vector<std::uint8_t> &Data) override;
   /// The device's maxTexture1DLinear, as the generated launchers read it.
   std::size_t maxTexelViewWidth() const override;
+  void release(unsigned Object) override;
+  /// Compiles \p Builds with NVRTC ahead, on NvrtcAhead::defaultWorkers()
+  /// threads.
+  void expectBuilds(const std::vector<BuildRequest> &Builds) override;
+  void releaseProgram(unsigned Program) override;
   /// The device's texture alignment in bytes (buffers are aligned to it).
   std::size_t textureAlignment() const;
 

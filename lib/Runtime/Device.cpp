@@ -49,6 +49,8 @@ double KernelTimes::median() const {
 
 DeviceSession::~DeviceSession() = default;
 
+void DeviceSession::expectBuilds(const std::vector<BuildRequest> &) {}
+
 llvm::Error DeviceSession::setGlobal(unsigned, const std::string &Name,
                                      const std::vector<std::uint8_t> &) {
   return llvm::createStringError(

@@ -81,6 +81,15 @@ public:
   virtual llvm::Expected<unsigned>
   buildProgram(const std::string &Source, const std::string &Options,
                const std::vector<std::string> &Kernels) = 0;
+  /// Programs buildProgram will be asked for soon, each by its source,
+  /// options and kernels: a session may begin building them now, in the
+  /// background (CUDA compiles them with NVRTC on other threads, which need
+  /// no GPU: NvrtcAhead.h). The default does nothing.
+  struct BuildRequest {
+    std::string Source, Options;
+    std::vector<std::string> Kernels;
+  };
+  virtual void expectBuilds(const std::vector<BuildRequest> &Builds);
   /// A buffer initialized with \p Init (its size is the buffer's).
   virtual llvm::Expected<unsigned>
   createBuffer(const std::vector<std::uint8_t> &Init) = 0;
@@ -96,6 +105,11 @@ public:
                                                    unsigned Channels) = 0;
   /// The most texels a view may have (0: no views).
   virtual std::size_t maxTexelViewWidth() const = 0;
+  /// Frees buffer or texel view \p Object, whose handle is not used again
+  /// (a run of many --tune candidates holds one candidate's at a time).
+  virtual void release(unsigned Object) = 0;
+  /// Frees program \p Program, whose handle is not used again.
+  virtual void releaseProgram(unsigned Program) = 0;
   /// Fills \p Program's module-scope array \p Name (a CUDA __constant__
   /// array, which a host fills with cudaMemcpyToSymbol) with \p Data. The
   /// default errors: OpenCL programs take such arrays as arguments.

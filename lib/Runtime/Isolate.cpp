@@ -55,7 +55,8 @@ std::mutex &streamsAndForkMutex() {
 }
 
 llvm::Error runIsolated(llvm::function_ref<void(SendFn)> Work,
-                        unsigned TimeoutSeconds, std::string &Output) {
+                        unsigned TimeoutSeconds, std::string &Output,
+                        LineFn OnLine) {
   // One child at a time (a batch verifies from several threads): the child
   // of a fork without exec runs the OpenCL loader and PoCL, which must not
   // find another child's setup half done in the memory it copied.
@@ -123,7 +124,18 @@ llvm::Error runIsolated(llvm::function_ref<void(SendFn)> Work,
       continue;
     if (N <= 0)
       break; // end of file: the child is done (or gone)
+    size_t Seen = Result.size();
     Result.append(Buffer, size_t(N));
+    if (!OnLine)
+      continue;
+    // The lines this read completed: from the end of the last whole one.
+    size_t From = Result.rfind('\n', Seen ? Seen - 1 : 0);
+    From = From == std::string::npos || !Seen ? 0 : From + 1;
+    for (size_t End = Result.find('\n', From); End != std::string::npos;
+         From = End + 1, End = Result.find('\n', From))
+      if (OnLine(llvm::StringRef(Result).slice(From, End)))
+        Deadline = std::chrono::steady_clock::now() +
+                   std::chrono::seconds(TimeoutSeconds);
   }
   ::close(Pipe[0]);
   if (TimedOut)

@@ -45,7 +45,13 @@ using SendFn = llvm::function_ref<void(llvm::StringRef)>;
 /// half written at the fork would be copied into the child.
 std::mutex &streamsAndForkMutex();
 
-/// Runs \p Work in a child process; \p Output receives everything it sent.
+/// Called with each whole line the child sends, as it comes; where it
+/// returns true, the time limit starts again from then.
+using LineFn = llvm::function_ref<bool(llvm::StringRef)>;
+
+/// Runs \p Work in a child process; \p Output receives everything it sent,
+/// and \p OnLine (where given) each line of it as it comes (a run of several
+/// --tune candidates gives each its own time limit).
 /// Errors: the child was killed by a signal ("it crashed with signal 11
 /// (Segmentation fault)"), ran longer than \p TimeoutSeconds (it is killed),
 /// exited with a failure, or the process could not be created. Calls from
@@ -53,7 +59,8 @@ std::mutex &streamsAndForkMutex();
 /// it is made while no other verify child is being set up, and at most one
 /// OpenCL runtime runs at once.
 llvm::Error runIsolated(llvm::function_ref<void(SendFn)> Work,
-                        unsigned TimeoutSeconds, std::string &Output);
+                        unsigned TimeoutSeconds, std::string &Output,
+                        LineFn OnLine = nullptr);
 
 } // namespace gpumerge
 

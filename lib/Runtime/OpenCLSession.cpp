@@ -476,6 +476,27 @@ OpenCLSession::createBuffer(const std::vector<std::uint8_t> &Init) {
   return static_cast<unsigned>(P->Buffers.size() - 1);
 }
 
+void OpenCLSession::release(unsigned Object) {
+  if (Object < P->Buffers.size() && P->Buffers[Object]) {
+    clReleaseMemObject(P->Buffers[Object]);
+    P->Buffers[Object] = nullptr;
+  }
+}
+
+void OpenCLSession::releaseProgram(unsigned Program) {
+  if (Program >= P->Programs.size() || !P->Programs[Program])
+    return;
+  for (auto It = P->Kernels.begin(); It != P->Kernels.end();)
+    if (It->first.first == Program) {
+      clReleaseKernel(It->second);
+      It = P->Kernels.erase(It);
+    } else {
+      ++It;
+    }
+  clReleaseProgram(P->Programs[Program]);
+  P->Programs[Program] = nullptr;
+}
+
 std::size_t OpenCLSession::imageMaxBufferSize() const {
   return P->ImageMaxBuffer;
 }

@@ -87,6 +87,8 @@ public:
   std::size_t maxTexelViewWidth() const override {
     return imageMaxBufferSize();
   }
+  void release(unsigned Object) override;
+  void releaseProgram(unsigned Program) override;
 
 private:
   OpenCLSession();

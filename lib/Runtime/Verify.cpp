@@ -11,9 +11,8 @@
 #include "CodeGen/RaceCheck.h"
 #include "IR/Evaluate.h"
 #include "IR/Printer.h"
-#include "Runtime/CudaSession.h"
+#include "Runtime/DeviceRun.h"
 #include "Runtime/Isolate.h"
-#include "Runtime/OpenCLSession.h"
 #include "Runtime/RaceCheckRun.h"
 #include "Runtime/VerifyCuda.h"
 
@@ -103,12 +102,6 @@ struct Random {
 template <typename T> void put(std::vector<std::uint8_t> &B, size_t I, T V) {
   std::memcpy(B.data() + I * sizeof(T), &V, sizeof(T));
 }
-template <typename T> T get(const std::vector<std::uint8_t> &B, size_t I) {
-  T V;
-  std::memcpy(&V, B.data() + I * sizeof(T), sizeof(T));
-  return V;
-}
-
 unsigned scalarBytes(ScalarKind K) { return Type::scalar(K).elementBytes(); }
 
 /// Pseudo-random contents for an array of \p Count elements of \p T:
@@ -145,88 +138,6 @@ std::vector<std::uint8_t> randomContents(const Type &T, std::int64_t Count,
     }
   }
   return B;
-}
-
-/// Largest relative difference |a-b| / max(1, |a|, |b|) over the elements;
-/// NaN in both at the same place counts as equal. Sets \p FirstBad.
-double compare(const Type &T, const std::vector<std::uint8_t> &A,
-               const std::vector<std::uint8_t> &B, double Tolerance,
-               std::int64_t &FirstBad) {
-  unsigned Bytes = scalarBytes(T.Scalar);
-  size_t N = std::min(A.size(), B.size()) / Bytes;
-  double Max = 0;
-  FirstBad = -1;
-  for (size_t I = 0; I < N; ++I) {
-    double X, Y;
-    switch (T.Scalar) {
-    case ScalarKind::Float:
-      X = get<float>(A, I);
-      Y = get<float>(B, I);
-      break;
-    case ScalarKind::Double:
-      X = get<double>(A, I);
-      Y = get<double>(B, I);
-      break;
-    default:
-      X = std::memcmp(A.data() + I * Bytes, B.data() + I * Bytes, Bytes) ? 1
-                                                                         : 0;
-      Y = 0;
-    }
-    double E;
-    if (std::isnan(X) || std::isnan(Y))
-      E = std::isnan(X) && std::isnan(Y) ? 0 : INFINITY;
-    else if (X == Y)
-      E = 0;
-    else
-      E = std::fabs(X - Y) / std::max({1.0, std::fabs(X), std::fabs(Y)});
-    if (E > Max)
-      Max = E;
-    if (E > Tolerance && FirstBad < 0)
-      FirstBad = std::int64_t(I);
-  }
-  return Max;
-}
-
-/// A scalar argument in the bytes of its parameter's type (OpenCL checks
-/// the size: a short parameter takes 2 bytes).
-KernelArg scalarArg(const Type &T, double Value) {
-  // A vector (float4 wt): lanes that differ, Value, Value + 1/4, ... (+ 1
-  // for integers); OpenCL's 3-vectors take four.
-  if (T.VectorWidth > 1) {
-    KernelArg A = scalarArg(T.lane(), Value);
-    double Step = T.isFloating() ? 0.25 : 1;
-    for (unsigned K = 1; K < T.lanes(); ++K) {
-      KernelArg L = scalarArg(T.lane(), Value + K * Step);
-      A.Bytes.insert(A.Bytes.end(), L.Bytes.begin(), L.Bytes.end());
-    }
-    return A;
-  }
-  auto Bytes = [](auto V) {
-    KernelArg A;
-    A.Bytes.resize(sizeof(V));
-    std::memcpy(A.Bytes.data(), &V, sizeof(V));
-    return A;
-  };
-  switch (T.Scalar) {
-  case ScalarKind::Float:
-    return KernelArg::f32(float(Value));
-  case ScalarKind::Double:
-    return KernelArg::f64(Value);
-  case ScalarKind::Long:
-  case ScalarKind::ULong:
-    return KernelArg::i64(std::int64_t(Value));
-  case ScalarKind::UInt:
-    return KernelArg::u32(std::uint32_t(Value));
-  case ScalarKind::Short:
-  case ScalarKind::UShort:
-    return Bytes(std::int16_t(Value));
-  case ScalarKind::Char:
-  case ScalarKind::UChar:
-  case ScalarKind::Bool:
-    return Bytes(std::int8_t(Value));
-  default:
-    return KernelArg::i32(std::int32_t(Value));
-  }
 }
 
 /// The largest divisor of \p N that is at most \p Limit.
@@ -1011,21 +922,6 @@ planSatisfiability(const std::vector<const Function *> &DomainFrom,
   return PlanSatisfiability::Unknown;
 }
 
-/// A session on the first OpenCL device, or on CUDA device \p Index.
-static llvm::Expected<std::unique_ptr<DeviceSession>>
-openSession(DeviceKind Kind, unsigned Index) {
-  if (Kind == DeviceKind::Cuda) {
-    auto S = CudaSession::create(Index);
-    if (!S)
-      return S.takeError();
-    return std::unique_ptr<DeviceSession>(std::move(*S));
-  }
-  auto S = OpenCLSession::create();
-  if (!S)
-    return S.takeError();
-  return std::unique_ptr<DeviceSession>(std::move(*S));
-}
-
 llvm::Expected<VerifyDevice> verifyDevice(DeviceKind Kind, unsigned Index) {
   std::string Output;
   llvm::Error Failed = runIsolated(
@@ -1067,73 +963,6 @@ verifyKernel(const Module &M, const Function &Naive, const Function &Emitted,
   return verifyStages(M, {&Naive}, {{&Naive, &Emitted, Shape}}, Opts);
 }
 
-namespace {
-
-/// What the generated launchers would run at the verify sizes, stage by
-/// stage: the reference runs Naive over NaiveRange, the candidate
-/// Candidate over CandidateRange.
-struct Launch {
-  std::string Naive, Candidate;
-  /// What the launcher runs where it falls back (<name>_naive; a CUDA
-  /// template's instantiation as written).
-  std::string Fallback;
-  NDRange NaiveRange, CandidateRange;
-  /// After the candidate, <name>_edge over each range with these bounds
-  /// appended to the arguments (EdgeKernel.h).
-  struct Edge {
-    NDRange Range;
-    std::vector<std::int64_t> Bounds;
-  };
-  std::vector<Edge> Edges;
-  /// Arrays the candidate reads as texels (texture variant: OpenCL
-  /// images, CUDA texture objects).
-  std::map<std::string, TexelChannel> Images;
-  std::map<std::string, unsigned> Channels; ///< 4: read as 4-vectors
-};
-
-/// Everything a verify run does on the device, decided beforehand so the
-/// run itself (in a child process) only builds, launches and compares.
-struct DeviceRun {
-  DeviceKind Device = DeviceKind::OpenCL;
-  unsigned DeviceIndex = 0;
-  std::string Reference, Candidate, BuildOptions, DebugFail;
-  /// Reference is gpumerge's printing of the input (a CUDA input's OpenCL
-  /// translation, split kernels' phases), not the input as written.
-  bool ReferencePrinted = false;
-  /// The kernels each program launches (CUDA resolves their names).
-  std::vector<std::string> ReferenceKernels, CandidateKernels;
-  unsigned TimedRuns = 0;
-  std::vector<Launch> Launches;
-  std::vector<Param> Params;
-  /// Kernels that run under another name on each side (a CUDA kernel named
-  /// like an OpenCL built-in function).
-  std::map<std::string, std::string> ReferenceNames, CandidateNames;
-  /// The last of Params that stand for __constant__ arrays: on OpenCL
-  /// they follow every other argument, <name>_edge's bounds included; on
-  /// CUDA they are no arguments, each program's globals are filled.
-  std::size_t ConstantArrays = 0;
-  /// Of them, the ones passed as arguments.
-  std::size_t constantArguments() const {
-    return Device == DeviceKind::Cuda ? 0 : ConstantArrays;
-  }
-  std::map<std::string, std::int64_t> Extents;
-  std::vector<std::vector<std::uint8_t>> Inputs;
-  std::vector<double> Scalars;
-  /// The candidate kernels that check their shared-memory accesses
-  /// (RaceCheck.h), with their shared arrays: each takes a record buffer
-  /// after its arguments.
-  std::map<std::string, std::vector<CheckedArray>> RaceChecked;
-  /// Candidate with those kernels checking (empty where none is): it runs
-  /// in place of Candidate where the input was quick enough, else on some
-  /// work-groups of each checked launch, beside Candidate.
-  std::string CheckedCandidate;
-  /// Why the checked kernels cannot run on some of their work-groups alone
-  /// (empty where they can).
-  std::string NotSampled;
-};
-
-} // namespace
-
 /// 1e-4 for float, 1e-9 for double (0 for integers); a reassociated sum of
 /// N terms widens it to 4Nu (u the unit roundoff), as the rounding errors
 /// of both orders grow with N (the bound of recursive summation is (N-1)u
@@ -1145,408 +974,6 @@ double verifyTolerance(const Type &T, std::int64_t Terms) {
     return std::max(1e-4, double(Terms) * std::ldexp(1.0, -22));
   return 0;
 }
-
-namespace {
-
-/// [["device", 0.21], ...]: VerifyResult::PhaseSeconds in order.
-static llvm::json::Array
-phasesToJson(const std::vector<std::pair<std::string, double>> &Phases) {
-  llvm::json::Array A;
-  for (const auto &[Name, Seconds] : Phases)
-    A.push_back(llvm::json::Array{Name, Seconds});
-  return A;
-}
-
-/// What the child reports: the outcome and, for the texture variant, an
-/// image that could not be made (then the fallback ran).
-llvm::json::Value resultToJson(const VerifyResult &R) {
-  // JSON has no infinity (a NaN where the other run has a number): the
-  // largest double stands for it, which reads back as it.
-  double Max = std::isfinite(R.MaxRelError) ? R.MaxRelError : DBL_MAX;
-  return llvm::json::Object{{"outcome", int(R.Outcome)},
-                            {"max", Max},
-                            {"detail", R.Detail},
-                            {"path", R.Path},
-                            {"failed", R.FailedPrecondition},
-                            {"race_check", R.RaceCheck},
-                            {"times", llvm::json::Array(R.TimesMs)},
-                            {"phases", phasesToJson(R.PhaseSeconds)}};
-}
-
-/// Runs \p Run on a device session; each step's end is sent to the parent
-/// (`reference-ran`, `candidate-ran`), then `result <json>` or
-/// `error <message>`.
-void executeOnDevice(const DeviceRun &Run, VerifyResult Result,
-                     llvm::function_ref<void(llvm::StringRef)> Send) {
-  auto Fail = [&](llvm::Error E) {
-    // One line: the message (a build log, say) as a JSON string.
-    std::string Line;
-    llvm::raw_string_ostream OS(Line);
-    OS << llvm::json::Value(llvm::toString(std::move(E)));
-    Send("error " + OS.str() + "\n");
-  };
-  // Each phase's wall time, from the end of the one before.
-  auto LapStart = std::chrono::steady_clock::now();
-  auto Lap = [&](const char *Phase) {
-    auto Now = std::chrono::steady_clock::now();
-    Result.PhaseSeconds.push_back(
-        {Phase, std::chrono::duration<double>(Now - LapStart).count()});
-    LapStart = Now;
-  };
-  auto Session = openSession(Run.Device, Run.DeviceIndex);
-  if (!Session)
-    return Fail(Session.takeError());
-  Lap("device");
-  const char *As = Run.Device == DeviceKind::Cuda ? "CUDA (NVRTC)" : "OpenCL";
-  auto RefProgram = (*Session)->buildProgram(Run.Reference, Run.BuildOptions,
-                                             Run.ReferenceKernels);
-  if (!RefProgram) {
-    Send("input-build-failed\n");
-    return Fail(llvm::createStringError(
-        llvm::inconvertibleErrorCode(),
-        llvm::formatv(Run.ReferencePrinted
-                          ? "the input kernel, printed as {0} by gpumerge, "
-                            "does not build (a gpumerge limit or bug): {1}"
-                          : "the input kernel does not build as {0}: {1}",
-                      As, llvm::toString(RefProgram.takeError()))
-            .str()));
-  }
-  Lap("reference build");
-
-  // A kernel that faults must end this process at once: the handlers that
-  // the libraries installed (LLVM's crash recovery, inherited from
-  // gpumerge; the OpenCL compiler's) would report, retry or swallow it.
-  for (int Signal : {SIGSEGV, SIGBUS, SIGILL, SIGABRT})
-    std::signal(Signal, SIG_DFL);
-
-  std::vector<Launch> Launches = Run.Launches;
-  // The texture variant reads its read-only float/int arrays as images or
-  // texture objects over the buffers, made as the launchers make them
-  // (Launcher.h); where one would exceed the device's limit the naive
-  // kernel runs instead.
-  for (Launch &L : Launches)
-    for (auto &[A, Channel] : L.Images) {
-      std::size_t Width = std::size_t(
-          std::max<std::int64_t>(1, Run.Extents.at(A) / L.Channels.at(A)));
-      if (Width <= (*Session)->maxTexelViewWidth())
-        continue;
-      Result.Path = "fallback";
-      if (Result.FailedPrecondition.empty())
-        Result.FailedPrecondition = llvm::formatv(
-            "'{0}' needs {1} of {2} elements, over the device's {3} ({4})", A,
-            Run.Device == DeviceKind::Cuda ? "a texture" : "an image", Width,
-            (*Session)->maxTexelViewWidth(),
-            Run.Device == DeviceKind::Cuda ? "maxTexture1DLinear"
-                                           : "CL_DEVICE_IMAGE_MAX_BUFFER_SIZE");
-      L.Candidate = L.Fallback;
-      L.CandidateRange = L.NaiveRange;
-      L.Images.clear();
-      L.Edges.clear();
-      break;
-    }
-
-  // Buffers holding the inputs, one per array parameter, in order.
-  auto Upload = [&]() -> llvm::Expected<std::vector<unsigned>> {
-    std::vector<unsigned> Buffers;
-    for (size_t I = 0; I < Run.Params.size(); ++I) {
-      if (!Run.Params[I].Ty.IsPointer)
-        continue;
-      auto B = (*Session)->createBuffer(Run.Inputs[I]);
-      if (!B)
-        return B.takeError();
-      Buffers.push_back(*B);
-    }
-    return Buffers;
-  };
-  // Every launch of one side over \p Buffers, in order on one in-order
-  // queue (each launch sees the one before); with \p Timed, the device
-  // time of the launches summed, in milliseconds.
-  std::map<std::string, unsigned> ImageOf;
-  // The race records of the checked kernels (RaceCheck.h), zero at first;
-  // none where the candidate runs unchecked.
-  std::map<std::string, unsigned> RaceRecords;
-  // The checked program where it runs some work-groups of each checked
-  // launch beside the candidate, which runs them all unchecked.
-  std::optional<unsigned> SampledProgram;
-  auto LaunchAll = [&](unsigned Program, bool Reference,
-                       const std::vector<unsigned> &Buffers,
-                       bool Timed) -> llvm::Expected<double> {
-    double Ms = 0;
-    auto Go = [&](const std::string &Kernel, const std::vector<KernelArg> &A,
-                  const NDRange &Range) -> llvm::Error {
-      if (!Timed)
-        return (*Session)->launch(Program, Kernel, A, Range);
-      auto T = (*Session)->launchTimed(Program, Kernel, A, Range);
-      if (!T)
-        return T.takeError();
-      Ms += *T;
-      return llvm::Error::success();
-    };
-    // CUDA: the __constant__ arrays, what cudaMemcpyToSymbol fills.
-    size_t Passed =
-        Run.Params.size() - Run.ConstantArrays + Run.constantArguments();
-    for (size_t I = Passed; I < Run.Params.size(); ++I)
-      if (auto E =
-              (*Session)->setGlobal(Program, Run.Params[I].Name, Run.Inputs[I]))
-        return E;
-    for (const Launch &L : Launches) {
-      // Args: the kernel's; Plain: the buffers where it takes images (the
-      // input's arguments, for <name>_edge).
-      std::vector<KernelArg> Args, Plain;
-      size_t Buffer = 0;
-      for (size_t I = 0; I < Passed; ++I) {
-        const Param &P = Run.Params[I];
-        if (!P.Ty.IsPointer) {
-          Args.push_back(scalarArg(P.Ty, Run.Scalars[I]));
-          Plain.push_back(Args.back());
-          continue;
-        }
-        unsigned B = Buffers[Buffer++];
-        Plain.push_back(KernelArg::buffer(B));
-        auto Img = Reference ? L.Images.end() : L.Images.find(P.Name);
-        if (Img == L.Images.end()) {
-          Args.push_back(KernelArg::buffer(B));
-          continue;
-        }
-        if (!ImageOf.count(P.Name)) {
-          unsigned Channels = L.Channels.at(P.Name);
-          auto Image = (*Session)->createTexelView(
-              B, Img->second,
-              std::size_t(
-                  std::max<std::int64_t>(1, Run.Extents.at(P.Name) / Channels)),
-              Channels);
-          if (!Image)
-            return Image.takeError();
-          ImageOf[P.Name] = *Image;
-        }
-        Args.push_back(KernelArg::buffer(ImageOf[P.Name]));
-      }
-      auto Named = [&](const std::string &K) {
-        const auto &Names = Reference ? Run.ReferenceNames : Run.CandidateNames;
-        auto It = Names.find(K);
-        return It == Names.end() ? K : It->second;
-      };
-      // The checks run with the verify run; a timed run runs alone (a
-      // --tune candidate is never checked whole, RaceCheckRun.h).
-      if (auto R = RaceRecords.find(L.Candidate);
-          !Reference && !Timed && R != RaceRecords.end()) {
-        auto Groups = *workGroups(L.CandidateRange);
-        if (!SampledProgram) {
-          Args.push_back(KernelArg::buffer(R->second));
-          for (std::int32_t V : RaceRecord::groupArguments({0, 0, 0}, Groups))
-            Args.push_back(KernelArg::i32(V));
-        } else if (auto E = checkSomeWorkGroups(
-                       **Session, *SampledProgram, Named(L.Candidate), Args,
-                       Buffers, R->second, L.CandidateRange))
-          return E;
-      }
-      if (auto E = Go(Named(Reference ? L.Naive : L.Candidate), Args,
-                      Reference ? L.NaiveRange : L.CandidateRange))
-        return E;
-      if (Reference)
-        continue;
-      for (const Launch::Edge &Edge : L.Edges) {
-        auto Own = Plain.end() - std::ptrdiff_t(Run.constantArguments());
-        std::vector<KernelArg> EdgeArgs(Plain.begin(), Own);
-        for (std::int64_t B : Edge.Bounds)
-          EdgeArgs.push_back(KernelArg::i32(std::int32_t(B)));
-        EdgeArgs.insert(EdgeArgs.end(), Own, Plain.end());
-        if (auto E = Go(Named(edgeName(L.Naive)), EdgeArgs, Edge.Range))
-          return E;
-      }
-    }
-    return Ms;
-  };
-  std::vector<unsigned> CandidateBuffers;
-  double ReferenceMs = 0;
-  auto Execute = [&](unsigned Program, bool Reference)
-      -> llvm::Expected<std::vector<std::vector<std::uint8_t>>> {
-    auto Buffers = Upload();
-    if (!Buffers)
-      return Buffers.takeError();
-    // The input's launches timed on the device (its build excluded): how
-    // long the checked candidate may take (RaceCheck.h).
-    auto Ms = LaunchAll(Program, Reference, *Buffers, Reference);
-    if (!Ms)
-      return Ms.takeError();
-    if (Reference)
-      ReferenceMs = *Ms;
-    else
-      CandidateBuffers = *Buffers;
-    std::vector<std::vector<std::uint8_t>> Out;
-    for (unsigned B : *Buffers) {
-      auto Data = (*Session)->readBuffer(B);
-      if (!Data)
-        return Data.takeError();
-      Out.push_back(std::move(*Data));
-    }
-    return Out;
-  };
-  auto Started = std::chrono::steady_clock::now();
-  auto Expected = Execute(*RefProgram, true);
-  if (!Expected)
-    return Fail(Expected.takeError());
-  Lap("reference run");
-  Send(llvm::formatv("reference-ran {0}\n",
-                     std::chrono::duration<double>(
-                         std::chrono::steady_clock::now() - Started)
-                         .count())
-           .str());
-  // The checked kernel runs unoptimized, a call per shared access: where
-  // the input took long, the candidate runs unchecked, and some of the
-  // work-groups of each checked launch run checked beside it, where their
-  // share of the input's time is small enough (RaceCheck.h).
-  const double ReferenceSeconds = ReferenceMs / 1000;
-  RaceCheckPlan Plan = RaceCheckPlan::None;
-  if (!Run.CheckedCandidate.empty()) {
-    RaceCheckInputs In;
-    for (const Launch &L : Launches)
-      if (Run.RaceChecked.count(L.Candidate))
-        In.CheckedLaunches.push_back(L.CandidateRange);
-    In.ReferenceSeconds = ReferenceSeconds;
-    In.Timed = Run.TimedRuns > 0;
-    In.NotSampled = Run.NotSampled;
-    Plan = planRaceCheck(In, Result.RaceCheck);
-  }
-  if (Plan != RaceCheckPlan::None)
-    for (const auto &Checked : Run.RaceChecked) {
-      auto B = (*Session)->createBuffer(
-          std::vector<std::uint8_t>(RaceRecord::BufferWords * 4, 0));
-      if (!B)
-        return Fail(B.takeError());
-      RaceRecords[Checked.first] = *B;
-    }
-  // The race checks' code takes PoCL's optimizer minutes (RaceCheck.h).
-  auto Build = [&](bool Checked) -> llvm::Expected<unsigned> {
-    auto P = (*Session)->buildProgram(
-        Checked ? Run.CheckedCandidate : Run.Candidate,
-        Checked ? Run.BuildOptions + " -cl-opt-disable" : Run.BuildOptions,
-        Run.CandidateKernels);
-    if (!P)
-      return llvm::createStringError(
-          llvm::inconvertibleErrorCode(),
-          llvm::formatv("the emitted kernel does not build as {0} (a gpumerge "
-                        "bug): {1}",
-                        As, llvm::toString(P.takeError()))
-              .str());
-    return P;
-  };
-  auto CandProgram = Build(Plan == RaceCheckPlan::All);
-  if (!CandProgram)
-    return Fail(CandProgram.takeError());
-  if (Plan == RaceCheckPlan::Some) {
-    auto Checking = Build(true);
-    if (!Checking)
-      return Fail(Checking.takeError());
-    SampledProgram = *Checking;
-  }
-  Lap("candidate build");
-  if (Run.DebugFail == "crash")
-    std::raise(SIGSEGV);
-  while (Run.DebugFail == "hang")
-    ::pause();
-  auto Actual = Execute(*CandProgram, false);
-  if (!Actual)
-    return Fail(Actual.takeError());
-  Send("candidate-ran\n");
-  Lap("candidate run");
-
-  Result.Outcome = VerifyResult::Status::Ok;
-  size_t BufferIndex = 0;
-  for (const Param &P : Run.Params) {
-    if (!P.Ty.IsPointer)
-      continue;
-    Type T = P.Ty.element();
-    double Tolerance = verifyTolerance(T, Result.ReassociatedTerms);
-    std::int64_t FirstBad;
-    double E = compare(T, (*Expected)[BufferIndex], (*Actual)[BufferIndex],
-                       Tolerance, FirstBad);
-    Result.MaxRelError = std::max(Result.MaxRelError, E);
-    if (FirstBad >= 0 && Result.Outcome == VerifyResult::Status::Ok) {
-      Result.Outcome = VerifyResult::Status::Mismatch;
-      Result.Detail = llvm::formatv("'{0}' differs first at element {1} "
-                                    "(relative error {2:e})",
-                                    P.Name, FirstBad, E)
-                          .str();
-    }
-    ++BufferIndex;
-  }
-  // A mismatch is the emitted kernel's fault only if the input computes one
-  // result: run it again (an uninitialized local it reads, or threads that
-  // race, give another).
-  if (Result.Outcome == VerifyResult::Status::Mismatch) {
-    double Ms = ReferenceMs;
-    auto Again = Execute(*RefProgram, true);
-    ReferenceMs = Ms;
-    if (!Again)
-      return Fail(Again.takeError());
-    // --debug-fail=verify-candidate=unstable-input (tests): the second run
-    // differs, as an input's undefined result would.
-    if (Run.DebugFail == "unstable-input" && !Again->empty() &&
-        !Again->front().empty())
-      Again->front()[0] ^= 1;
-    size_t Index = 0;
-    for (const Param &P : Run.Params) {
-      if (!P.Ty.IsPointer)
-        continue;
-      std::int64_t FirstBad;
-      compare(P.Ty.element(), (*Expected)[Index], (*Again)[Index], 0, FirstBad);
-      ++Index;
-      if (FirstBad < 0)
-        continue;
-      Result.Outcome = VerifyResult::Status::Skipped;
-      Result.Detail =
-          llvm::formatv("two runs of the input kernel gave two results ('{0}' "
-                        "differs first at element {1}): it reads a value "
-                        "nothing set, or its threads race, so its result is "
-                        "not defined",
-                        P.Name, FirstBad)
-              .str();
-      break;
-    }
-  }
-  // A race is wrong code even where PoCL's order computed the right values.
-  for (const auto &[Kernel, B] : RaceRecords) {
-    auto Data = (*Session)->readBuffer(B);
-    if (!Data)
-      return Fail(Data.takeError());
-    std::vector<std::uint32_t> Words(RaceRecord::BufferWords);
-    std::memcpy(Words.data(), Data->data(),
-                std::min(Data->size(), Words.size() * 4));
-    std::vector<std::uint32_t> Record = RaceRecord::firstRace(Words);
-    std::array<std::size_t, 2> Local = {0, 0};
-    for (const Launch &L : Launches)
-      if (L.Candidate == Kernel)
-        Local = {L.CandidateRange.Local[0], L.CandidateRange.Local[1]};
-    std::string Race =
-        RaceRecord::describe(Kernel, Run.RaceChecked.at(Kernel), Record, Local);
-    if (Race.empty())
-      continue;
-    Result.Outcome = VerifyResult::Status::Mismatch;
-    Result.Detail = Result.Detail.empty() ? Race : Race + "; " + Result.Detail;
-    break;
-  }
-  Lap("compare");
-  // --tune: the candidate as its launcher runs it, timed on the device
-  // once it matched and only where the optimized path ran. The verify run
-  // above was the warm-up; each timed run launches on its own results.
-  if (Run.TimedRuns && Result.Outcome == VerifyResult::Status::Ok &&
-      Result.Path != "fallback") {
-    for (unsigned I = 0; I < Run.TimedRuns; ++I) {
-      auto Ms = LaunchAll(*CandProgram, false, CandidateBuffers, true);
-      if (!Ms)
-        return Fail(Ms.takeError());
-      Result.TimesMs.push_back(*Ms);
-    }
-    Lap("timed runs");
-  }
-  std::string Json;
-  llvm::raw_string_ostream OS(Json);
-  OS << resultToJson(Result);
-  Send("result " + OS.str() + "\n");
-}
-
-} // namespace
 
 /// \p F without the last barrier it has (--debug-fail's drop-barrier).
 static std::unique_ptr<Function> withoutLastBarrier(const Function &F) {
@@ -1606,26 +1033,41 @@ static std::string untranslatedCall(const Module &M,
   return "";
 }
 
-/// verifyStages on the device \p Opts names; \p InputBuildFailed says
-/// whether the error returned is the input's build failing there.
-static llvm::Expected<VerifyResult>
-verifyOn(const Module &M, const std::vector<const Function *> &DomainFrom,
-         const std::vector<VerifyStage> &Stages, const VerifyOptions &Opts,
-         bool &InputBuildFailed) {
-  InputBuildFailed = false;
+namespace {
+
+/// A verify run as decided in this process: the result so far and, where
+/// kernels are to run, what runs on the device.
+struct PreparedRun {
   VerifyResult Result;
+  std::optional<DeviceRun> Run; ///< none: Result is final
+  /// The functions an OpenCL run's programs hold (callClosure).
+  std::set<std::string> Reached;
+  double InputSeconds = 0; ///< making the inputs (0: \p Like's were taken)
+};
+
+} // namespace
+
+/// Decides a run of verifyStages on the device \p Opts names: the sizes,
+/// the launches, the programs and the inputs, which are \p Like's where it
+/// has the same parameters and extents (--tune's candidates share them).
+static llvm::Expected<PreparedRun>
+prepareRun(const Module &M, const std::vector<const Function *> &DomainFrom,
+           const std::vector<VerifyStage> &Stages, const VerifyOptions &Opts,
+           const DeviceRun *Like) {
+  PreparedRun Out;
+  VerifyResult &Result = Out.Result;
   const Function &Naive = *Stages.front().Naive;
   for (const VerifyStage &St : Stages) {
     if (hasGlobalSync(*St.Naive)) {
       Result.Detail = "the kernel has a global barrier that was not split";
-      return Result;
+      return Out;
     }
     // The reference run itself would not be reproducible.
     if (std::string Why = findUninitializedRead(*St.Naive); !Why.empty()) {
       Result.Detail = "the input kernel '" + St.Naive->Name +
                       "' may read a local that nothing set (" + Why +
                       "), so its result is not defined";
-      return Result;
+      return Out;
     }
     if (std::string Why = findReturnBeforeBarrier(*St.Naive); !Why.empty()) {
       Result.Detail = "threads of the input kernel '" + St.Naive->Name +
@@ -1633,7 +1075,7 @@ verifyOn(const Module &M, const std::vector<const Function *> &DomainFrom,
                       Why +
                       "), which OpenCL leaves undefined: PoCL's runs of it "
                       "differ";
-      return Result;
+      return Out;
     }
   }
   Result.Sizes = repairSizes(DomainFrom, Stages, chooseSizes(Naive, Opts.Sizes),
@@ -1645,7 +1087,7 @@ verifyOn(const Module &M, const std::vector<const Function *> &DomainFrom,
       sizeProblem(DomainFrom, Stages, Result.Sizes, Opts.Grid, &Race);
   if (Race) {
     Result.Detail = Problem + "; give sizes where it does not (--size)";
-    return Result;
+    return Out;
   }
   unsigned KDims = 1;
   for (const Function *F : DomainFrom)
@@ -1680,7 +1122,7 @@ verifyOn(const Module &M, const std::vector<const Function *> &DomainFrom,
     auto Z = evaluateLayers(*F, KD, Result.Sizes);
     if (!Z) {
       Result.Detail = llvm::toString(Z.takeError());
-      return Result;
+      return Out;
     }
     Layers = std::max(Layers, *Z);
   }
@@ -1851,12 +1293,11 @@ verifyOn(const Module &M, const std::vector<const Function *> &DomainFrom,
   // these sizes: nothing to build or run.
   if (Opts.TimedRuns && AnyFallback) {
     Result.Detail = "the launcher runs the fallback at these sizes";
-    return Result;
+    return Out;
   }
 
   DeviceRun Run;
-  // The functions an OpenCL run's programs hold (callClosure).
-  std::set<std::string> Reached;
+  std::set<std::string> &Reached = Out.Reached;
   Run.Device = Opts.Device;
   Run.DeviceIndex = Opts.DeviceIndex;
   std::map<std::string, const Function *> Replacements;
@@ -1929,7 +1370,7 @@ verifyOn(const Module &M, const std::vector<const Function *> &DomainFrom,
       if (!M.Phased.empty()) {
         Result.Detail = "--reference cannot stand for kernels split at global "
                         "barriers (they run as their phases)";
-        return Result;
+        return Out;
       }
       Result.Reference = Opts.ReferenceName + " (--reference)";
       Run.Reference = Opts.ReferenceSource;
@@ -1998,7 +1439,7 @@ verifyOn(const Module &M, const std::vector<const Function *> &DomainFrom,
   if (!Naive.ConstantArrays.empty() && !Opts.ReferenceSource.empty()) {
     Result.Detail = "the kernel reads __constant__ arrays, which a "
                     "--reference kernel cannot take as the translation does";
-    return Result;
+    return Out;
   }
   for (const Param &C : Naive.ConstantArrays) {
     std::int64_t N = C.DeclaredRows;
@@ -2012,142 +1453,281 @@ verifyOn(const Module &M, const std::vector<const Function *> &DomainFrom,
 
   // Same inputs for both runs: generate once, upload twice.
   auto MakingInputs = std::chrono::steady_clock::now();
-  Random R{Opts.Seed};
   unsigned FloatParam = 0;
   for (const Param &P : Run.Params) {
-    if (P.Ty.IsPointer) {
-      Run.Inputs.push_back(randomContents(P.Ty.element(), Extents[P.Name], R));
+    if (P.Ty.IsPointer)
       Run.Scalars.push_back(0);
-    } else if (P.Ty.isInteger()) {
-      Run.Inputs.emplace_back();
+    else if (P.Ty.isInteger())
       Run.Scalars.push_back(
           double(Result.Sizes.count(P.Name) ? Result.Sizes.at(P.Name) : 0));
-    } else {
-      Run.Inputs.emplace_back();
-      // alpha, beta, ...: distinct values that are not 0 or 1.
+    else // alpha, beta, ...: distinct values that are not 0 or 1.
       Run.Scalars.push_back(1.25 + 0.5 * FloatParam++);
-    }
   }
+  bool SameInputs = Like && Like->Inputs && Like->Extents == Run.Extents &&
+                    Like->Params.size() == Run.Params.size();
+  for (size_t I = 0; SameInputs && I < Run.Params.size(); ++I)
+    SameInputs = Like->Params[I].Name == Run.Params[I].Name &&
+                 Like->Params[I].Ty == Run.Params[I].Ty;
+  if (SameInputs) {
+    Run.Inputs = Like->Inputs;
+  } else {
+    Random R{Opts.Seed};
+    std::vector<std::vector<std::uint8_t>> Inputs;
+    for (const Param &P : Run.Params)
+      Inputs.push_back(P.Ty.IsPointer
+                           ? randomContents(P.Ty.element(), Extents[P.Name], R)
+                           : std::vector<std::uint8_t>());
+    Run.Inputs = std::make_shared<const std::vector<std::vector<std::uint8_t>>>(
+        std::move(Inputs));
+    Out.InputSeconds = std::chrono::duration<double>(
+                           std::chrono::steady_clock::now() - MakingInputs)
+                           .count();
+  }
+  Out.Run = std::move(Run);
+  return Out;
+}
 
-  // The kernels run in a child process: one that writes out of bounds or
-  // never ends costs this verify run, not gpumerge.
-  std::string Output;
+/// Runs \p Batch, whose runs share their reference (sameReference), on the
+/// device in a child process, the input's kernels once for all; \p Done
+/// receives each run's result by its index, in order, as it comes. Where
+/// the child ends at a candidate (it crashed, hung, or its launch failed,
+/// which may leave a CUDA context unusable), the rest run in a new one.
+/// \p InputBuildFailed says whether the input's build failed there.
+static void runPrepared(
+    const Module &M, llvm::ArrayRef<PreparedRun *> Batch,
+    const VerifyOptions &Opts, bool &InputBuildFailed,
+    llvm::function_ref<void(size_t, llvm::Expected<VerifyResult>)> Done) {
   const unsigned Timeout =
       Opts.TimeoutSeconds ? Opts.TimeoutSeconds : verifyTimeoutSeconds();
-  auto Started = std::chrono::steady_clock::now();
-  const double InputSeconds =
-      std::chrono::duration<double>(Started - MakingInputs).count();
-  llvm::Error Failed = runIsolated(
-      [&](llvm::function_ref<void(llvm::StringRef)> Send) {
-        executeOnDevice(Run, Result, Send);
-      },
-      Timeout, Output);
-  const double Elapsed =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - Started)
-          .count();
-  llvm::StringRef Rest(Output);
-  bool ReferenceRan = false, CandidateRan = false;
-  double ReferenceSeconds = 0;
-  while (!Rest.empty()) {
-    auto [Line, Next] = Rest.split('\n');
-    Rest = Next;
-    if (Line == "input-build-failed") {
-      InputBuildFailed = true;
-    } else if (Line.consume_front("reference-ran")) {
-      ReferenceRan = true;
-      Line.trim().getAsDouble(ReferenceSeconds);
-    } else if (Line == "candidate-ran")
-      CandidateRan = true;
-    else if (Line.consume_front("error ")) {
-      llvm::consumeError(std::move(Failed));
+  auto Error = [](const llvm::Twine &Message) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   Message.str());
+  };
+  InputBuildFailed = false;
+  size_t Next = 0; // the first run that has no result yet
+  while (Next < Batch.size()) {
+    llvm::ArrayRef<PreparedRun *> Left = Batch.drop_front(Next);
+    std::vector<const DeviceRun *> Runs;
+    std::vector<VerifyResult> Results;
+    for (const PreparedRun *P : Left) {
+      Runs.push_back(&*P->Run);
+      Results.push_back(P->Result);
+    }
+    bool ReferenceRan = false, CandidateRan = false;
+    double ReferenceSeconds = 0;
+    std::optional<size_t> Current;       // into Left: the candidate running
+    size_t Finished = 0;                 // of Left, the runs with a result
+    std::optional<std::string> Everyone; // an error before any candidate
+    auto Started = std::chrono::steady_clock::now();
+    auto CandidateStarted = Started;
+    // The error a candidate's run sent, with the call OpenCL lacks named.
+    auto Message = [&](llvm::StringRef Line) {
       auto J = llvm::json::parse(Line);
-      std::string Message =
+      std::string Text =
           J && J->getAsString() ? J->getAsString()->str() : Line.str();
       if (!J)
         llvm::consumeError(J.takeError());
-      if (InputBuildFailed && Run.ReferencePrinted)
-        if (std::string Call = untranslatedCall(M, Reached, Message);
+      const PreparedRun &P = *Left.front();
+      if (InputBuildFailed && P.Run->ReferencePrinted)
+        if (std::string Call = untranslatedCall(M, P.Reached, Text);
             !Call.empty())
-          Message = "it calls '" + Call +
-                    "', which gpumerge cannot write in OpenCL (a gpumerge "
-                    "limit: verify runs CUDA kernels translated, on PoCL "
-                    "here; a CUDA device runs them as written): " +
-                    Message;
-      return llvm::createStringError(llvm::inconvertibleErrorCode(), Message);
-    } else if (Line.consume_front("result ")) {
-      llvm::consumeError(std::move(Failed));
-      auto J = llvm::json::parse(Line);
-      const llvm::json::Object *O = J ? J->getAsObject() : nullptr;
-      if (!O) {
-        if (!J)
-          llvm::consumeError(J.takeError());
-        return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                       "garbled result from the verify run");
-      }
-      Result.Outcome =
-          VerifyResult::Status(O->getInteger("outcome").value_or(2));
-      Result.MaxRelError = O->getNumber("max").value_or(0);
-      Result.Detail = O->getString("detail").value_or("").str();
-      std::string Planned = Result.Path;
-      Result.Path = O->getString("path").value_or("").str();
-      Result.FailedPrecondition = O->getString("failed").value_or("").str();
-      // The run fell back where a texel view exceeds the device's limit:
-      // the launches that read texels ran their fallback.
-      if (Planned == "optimized" && Result.Path == "fallback")
-        for (size_t I = 0; I < Run.Launches.size(); ++I)
-          if (!Run.Launches[I].Images.empty())
-            Result.Launches[I].Ran = {{Run.Launches[I].Fallback,
-                                       Run.Launches[I].NaiveRange.Global,
-                                       Run.Launches[I].NaiveRange.Local}};
-      Result.RaceCheck = O->getString("race_check").value_or("").str();
-      if (const llvm::json::Array *Times = O->getArray("times"))
-        for (const llvm::json::Value &T : *Times)
-          if (auto Ms = T.getAsNumber())
-            Result.TimesMs.push_back(*Ms);
-      Result.PhaseSeconds = {{"inputs", InputSeconds}};
-      double InChild = 0;
-      if (const llvm::json::Array *Phases = O->getArray("phases"))
-        for (const llvm::json::Value &P : *Phases) {
-          const llvm::json::Array *Pair = P.getAsArray();
-          if (!Pair || Pair->size() != 2 || !(*Pair)[0].getAsString() ||
-              !(*Pair)[1].getAsNumber())
-            continue;
-          Result.PhaseSeconds.push_back(
-              {(*Pair)[0].getAsString()->str(), *(*Pair)[1].getAsNumber()});
-          InChild += *(*Pair)[1].getAsNumber();
+          Text = "it calls '" + Call +
+                 "', which gpumerge cannot write in OpenCL (a gpumerge "
+                 "limit: verify runs CUDA kernels translated, on PoCL "
+                 "here; a CUDA device runs them as written): " +
+                 Text;
+      return Text;
+    };
+    auto OnLine = [&](llvm::StringRef Line) {
+      if (Line == "input-build-failed") {
+        InputBuildFailed = true;
+      } else if (Line.consume_front("reference-ran")) {
+        ReferenceRan = true;
+        Line.trim().getAsDouble(ReferenceSeconds);
+      } else if (Line.consume_front("candidate ")) {
+        size_t I = 0;
+        Line.getAsInteger(10, I);
+        Current = I;
+        CandidateRan = false;
+        CandidateStarted = std::chrono::steady_clock::now();
+        // Each candidate after the first has the whole limit; the first's
+        // covers the input's run too.
+        return I > 0;
+      } else if (Line == "candidate-ran") {
+        CandidateRan = true;
+      } else if (Line.consume_front("error ")) {
+        if (!Current)
+          Everyone = Message(Line);
+        else
+          Done(Next + *Current, Error(Message(Line)));
+        Finished = Current ? *Current + 1 : 0;
+      } else if (Line.consume_front("result ") && Current) {
+        const PreparedRun &P = *Left[*Current];
+        VerifyResult Result = P.Result;
+        std::string Planned = Result.Path;
+        Result.PhaseSeconds.clear();
+        Finished = *Current + 1;
+        if (!readResult(Line, Result)) {
+          Done(Next + *Current, Error("garbled result from the verify run"));
+          return false;
         }
-      Result.PhaseSeconds.push_back(
-          {"isolation", std::max(0.0, Elapsed - InChild)});
-      return Result;
+        // The run fell back where a texel view exceeds the device's limit:
+        // the launches that read texels ran their fallback.
+        if (Planned == "optimized" && Result.Path == "fallback")
+          for (size_t I = 0; I < P.Run->Launches.size(); ++I)
+            if (!P.Run->Launches[I].Images.empty())
+              Result.Launches[I].Ran = {{P.Run->Launches[I].Fallback,
+                                         P.Run->Launches[I].NaiveRange.Global,
+                                         P.Run->Launches[I].NaiveRange.Local}};
+        double InChild = 0;
+        for (const auto &Phase : Result.PhaseSeconds)
+          InChild += Phase.second;
+        Result.PhaseSeconds.insert(Result.PhaseSeconds.begin(),
+                                   {"inputs", P.InputSeconds});
+        const double Elapsed = std::chrono::duration<double>(
+                                   std::chrono::steady_clock::now() -
+                                   (*Current ? CandidateStarted : Started))
+                                   .count();
+        Result.PhaseSeconds.push_back(
+            {"isolation", std::max(0.0, Elapsed - InChild)});
+        Done(Next + *Current, std::move(Result));
+      }
+      return false;
+    };
+    // The kernels run in a child process: one that writes out of bounds or
+    // never ends costs this verify run, not gpumerge.
+    std::string Output;
+    llvm::Error Failed =
+        runIsolated([&](SendFn Send) { executeOnDevice(Runs, Results, Send); },
+                    Timeout, Output, OnLine);
+    if (Everyone) {
+      llvm::consumeError(std::move(Failed));
+      for (size_t I = Next; I < Batch.size(); ++I)
+        Done(I, Error(*Everyone));
+      return;
     }
+    if (Current && Finished == *Current + 1) {
+      // The child ended with the candidate it ran done (its error ends the
+      // child): the rest, if any, go on in another.
+      llvm::consumeError(std::move(Failed));
+      Next += Finished;
+      continue;
+    }
+    std::string Why = Failed ? llvm::toString(std::move(Failed))
+                             : "the verify run ended without a result";
+    if (!ReferenceRan || !Current) {
+      for (size_t I = Next; I < Batch.size(); ++I) {
+        VerifyResult Result = Batch[I]->Result;
+        Result.Outcome = VerifyResult::Status::Skipped;
+        Result.Detail = (ReferenceRan ? "comparing the results failed: "
+                                      : "the input kernel failed on the "
+                                        "device at these sizes: ") +
+                        Why;
+        Done(I, std::move(Result));
+      }
+      return;
+    }
+    // The candidate running when the child ended gets why; the rest run in
+    // another child.
+    VerifyResult Result = Left[*Current]->Result;
+    const double Elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                      (*Current ? CandidateStarted : Started))
+            .count();
+    // The first candidate's limit covers the input's run too: see
+    // tooSlowToCallAHang.
+    const double Limit = *Current ? Timeout + ReferenceSeconds : Timeout;
+    if (!CandidateRan && Elapsed >= Timeout &&
+        tooSlowToCallAHang(unsigned(std::ceil(Limit)), ReferenceSeconds)) {
+      Result.Outcome = VerifyResult::Status::Skipped;
+      Result.Detail = llvm::formatv(
+          "the emitted kernel did not finish in the {0:f1} s the time limit "
+          "left after the input's {1:f1} s run (smaller sizes with --size, or "
+          "a larger GPUMERGE_VERIFY_TIMEOUT)",
+          std::max(Limit - ReferenceSeconds, 0.0), ReferenceSeconds);
+    } else if (!CandidateRan) {
+      // The input ran; the emitted kernel crashed or hung: wrong code.
+      Result.Outcome = VerifyResult::Status::Mismatch;
+      Result.Detail = "the emitted kernel failed on the device: " + Why;
+    } else {
+      Result.Outcome = VerifyResult::Status::Skipped;
+      Result.Detail = "comparing the results failed: " + Why;
+    }
+    Done(Next + *Current, std::move(Result));
+    Next += *Current + 1;
   }
-  std::string Why = Failed ? llvm::toString(std::move(Failed))
-                           : "the verify run ended without a result";
-  // The time limit covers both runs: see tooSlowToCallAHang.
-  const double Left = Timeout - ReferenceSeconds;
-  if (ReferenceRan && !CandidateRan && Elapsed >= Timeout &&
-      tooSlowToCallAHang(Timeout, ReferenceSeconds)) {
-    Result.Outcome = VerifyResult::Status::Skipped;
-    Result.Detail = llvm::formatv(
-        "the emitted kernel did not finish in the {0:f1} s the time limit "
-        "left after the input's {1:f1} s run (smaller sizes with --size, or a "
-        "larger GPUMERGE_VERIFY_TIMEOUT)",
-        std::max(Left, 0.0), ReferenceSeconds);
-    llvm::consumeError(std::move(Failed));
-    return Result;
+}
+
+/// verifyStages on the device \p Opts names; \p InputBuildFailed says
+/// whether the error returned is the input's build failing there.
+static llvm::Expected<VerifyResult>
+verifyOn(const Module &M, const std::vector<const Function *> &DomainFrom,
+         const std::vector<VerifyStage> &Stages, const VerifyOptions &Opts,
+         bool &InputBuildFailed) {
+  InputBuildFailed = false;
+  auto P = prepareRun(M, DomainFrom, Stages, Opts, nullptr);
+  if (!P)
+    return P.takeError();
+  if (!P->Run)
+    return std::move(P->Result);
+  std::optional<llvm::Expected<VerifyResult>> Out;
+  runPrepared(M, {&*P}, Opts, InputBuildFailed,
+              [&](size_t, llvm::Expected<VerifyResult> R) {
+                Out.emplace(std::move(R));
+              });
+  return std::move(*Out);
+}
+
+void verifyCandidates(
+    const Module &M, const std::vector<const Function *> &DomainFrom,
+    const std::vector<std::vector<VerifyStage>> &Candidates,
+    const VerifyOptions &Opts,
+    llvm::function_ref<void(size_t, llvm::Expected<VerifyResult>)> Done) {
+  // Every run decided (kept: later ones take the inputs of earlier ones).
+  std::vector<std::optional<PreparedRun>> Prepared(Candidates.size());
+  // The runs waiting for a device run, which share their reference.
+  std::vector<size_t> Group;
+  auto Flush = [&] {
+    if (Group.empty())
+      return;
+    std::vector<PreparedRun *> Batch;
+    for (size_t I : Group)
+      Batch.push_back(&*Prepared[I]);
+    bool InputBuildFailed;
+    runPrepared(M, Batch, Opts, InputBuildFailed,
+                [&](size_t I, llvm::Expected<VerifyResult> R) {
+                  Done(Group[I], std::move(R));
+                });
+    Group.clear();
+  };
+  // --debug-fail=verify-candidate=crash-candidate=K (hang-candidate=K),
+  // for tests: the K-th candidate alone crashes (hangs) on the device.
+  llvm::StringRef Debug(Opts.DebugFailCandidate);
+  std::string OneFails;
+  size_t Failing = 0;
+  for (const char *Mode : {"crash", "hang"})
+    if (Debug.consume_front(std::string(Mode) + "-candidate=") &&
+        !Debug.getAsInteger(10, Failing))
+      OneFails = Mode;
+  const DeviceRun *Like = nullptr;
+  for (size_t I = 0; I < Candidates.size(); ++I) {
+    auto P = prepareRun(M, DomainFrom, Candidates[I], Opts, Like);
+    if (P && P->Run && !OneFails.empty())
+      P->Run->DebugFail = I + 1 == Failing ? OneFails : "";
+    if (!P || !P->Run) {
+      Flush();
+      Done(I, P ? llvm::Expected<VerifyResult>(std::move(P->Result))
+                : llvm::Expected<VerifyResult>(P.takeError()));
+      continue;
+    }
+    if (!Group.empty() &&
+        !sameReference(*Prepared[Group.front()]->Run, *P->Run))
+      Flush();
+    Prepared[I] = std::move(*P);
+    Like = &*Prepared[I]->Run;
+    Group.push_back(I);
   }
-  if (ReferenceRan && !CandidateRan) {
-    // The input ran; the emitted kernel crashed or hung: wrong code.
-    Result.Outcome = VerifyResult::Status::Mismatch;
-    Result.Detail = "the emitted kernel failed on the device: " + Why;
-    return Result;
-  }
-  Result.Outcome = VerifyResult::Status::Skipped;
-  Result.Detail = (ReferenceRan ? "comparing the results failed: "
-                                : "the input kernel failed on the device at "
-                                  "these sizes: ") +
-                  Why;
-  return Result;
+  Flush();
 }
 
 llvm::Expected<VerifyResult>

@@ -19,6 +19,7 @@
 #include "IR/Kernel.h"
 #include "Runtime/Device.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/Error.h"
 
 #include <array>
@@ -211,6 +212,20 @@ sequenceDomain(const std::vector<const Function *> &DomainFrom,
 llvm::Expected<VerifyResult>
 verifyStages(const Module &M, const std::vector<const Function *> &DomainFrom,
              const std::vector<VerifyStage> &Stages, const VerifyOptions &Opts);
+
+/// verifyStages for each of \p Candidates (--tune's versions of one kernel,
+/// each standing for the same input kernels): the runs that agree on the
+/// input's (the same sizes, launches and inputs) share one device session
+/// and one run of the input's kernels, which a run of each alone would
+/// repeat. \p Done receives each candidate's result by its index, in order,
+/// as it comes. A candidate that crashes or hangs costs itself: the rest go
+/// on in a new child process. No --device=auto fallback: timed runs stay on
+/// the device asked for.
+void verifyCandidates(
+    const Module &M, const std::vector<const Function *> &DomainFrom,
+    const std::vector<std::vector<VerifyStage>> &Candidates,
+    const VerifyOptions &Opts,
+    llvm::function_ref<void(size_t, llvm::Expected<VerifyResult>)> Done);
 
 /// sizesForOptimizedPath for every planned stage at once.
 std::optional<SizeBindings> sizesForOptimizedStages(

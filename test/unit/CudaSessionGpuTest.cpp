@@ -60,3 +60,41 @@ TEST(CudaSessionOnGpu, RunsTexturesAndTimes) {
 }
 
 } // namespace
+
+// Programs announced with expectBuilds compile on other threads; each build
+// then takes its own (the kernel writes its own number), and what is
+// released is gone.
+TEST(CudaSessionOnGpu, BuildsAnnouncedAheadRunTheirOwnCode) {
+  auto S = CudaSession::create();
+  ASSERT_TRUE(bool(S)) << llvm::toString(S.takeError());
+  CudaSession &C = **S;
+  auto Source = [](int K) {
+    return "__global__ void put(int *o) { o[0] = " + std::to_string(K) +
+           " + N; }\n";
+  };
+  std::vector<DeviceSession::BuildRequest> Ahead;
+  for (int K = 0; K < 4; ++K)
+    Ahead.push_back({Source(K), "-DN=10", {"put"}});
+  C.expectBuilds(Ahead);
+  NDRange R;
+  R.Global[0] = 1;
+  R.Local[0] = 1;
+  for (int K : {2, 0, 3, 1}) {
+    auto Prog = C.buildProgram(Source(K), "-DN=10", {"put"});
+    ASSERT_TRUE(bool(Prog)) << llvm::toString(Prog.takeError());
+    auto O = C.createBuffer(std::vector<std::uint8_t>(4, 0));
+    ASSERT_TRUE(bool(O));
+    ASSERT_FALSE(bool(C.launch(*Prog, "put", {KernelArg::buffer(*O)}, R)));
+    auto Got = C.readBuffer(*O);
+    ASSERT_TRUE(bool(Got));
+    int Value;
+    std::memcpy(&Value, Got->data(), 4);
+    EXPECT_EQ(Value, 10 + K);
+    C.release(*O);
+    C.releaseProgram(*Prog);
+    auto Gone = C.readBuffer(*O);
+    EXPECT_FALSE(bool(Gone));
+    if (!Gone)
+      llvm::consumeError(Gone.takeError());
+  }
+}

@@ -13,6 +13,7 @@
 #include "Runtime/CudaSession.h"
 #include "Runtime/Isolate.h"
 #include "Runtime/Nvrtc.h"
+#include "Runtime/NvrtcAhead.h"
 
 #include "llvm/Support/FileSystem.h"
 
@@ -203,6 +204,43 @@ TEST(NvrtcTest, CompileErrorCarriesTheLog) {
   std::string Why = llvm::toString(Out.takeError());
   EXPECT_NE(Why.find("undeclared"), std::string::npos) << Why;
   EXPECT_NE(Why.find("-arch=sm_90"), std::string::npos) << Why;
+}
+
+// Compiles begun ahead on worker threads (--tune's candidates): each taken
+// result is its own request's, in any order; a failed one carries its log;
+// one never added is none; what no worker began is compiled when taken.
+TEST(NvrtcAheadTest, TakesEachRequestsOwnResult) {
+  REQUIRE_NVRTC();
+  auto Kernel = [](int K) {
+    return NvrtcRequest{"__global__ void k" + std::to_string(K) +
+                            "(float *a) { a[0] = " + std::to_string(K) + "; }",
+                        {"-DUNUSED=1"},
+                        {"k" + std::to_string(K)}};
+  };
+  NvrtcRequest Bad{
+      "__global__ void bad(float *a) { a[0] = undeclared; }", {}, {"bad"}};
+  NvrtcAhead Ahead(*N, 9, 0, 2);
+  for (int K = 0; K < 4; ++K) {
+    Ahead.add(Kernel(K));
+    if (K == 1)
+      Ahead.add(Bad);
+  }
+  EXPECT_FALSE(Ahead.take(Kernel(9)).has_value());
+  for (int K : {3, 0, 2, 1}) {
+    auto Out = Ahead.take(Kernel(K));
+    ASSERT_TRUE(Out.has_value()) << K;
+    ASSERT_TRUE(bool(*Out)) << llvm::toString(Out->takeError());
+    std::string Name = "k" + std::to_string(K);
+    ASSERT_EQ((*Out)->LoweredNames.count(Name), 1u) << K;
+    EXPECT_EQ((*Out)->LoweredNames.at(Name).find("_Z2" + Name), 0u);
+    // Taken once: a second build compiles again.
+    EXPECT_FALSE(Ahead.take(Kernel(K)).has_value());
+  }
+  auto Failed = Ahead.take(Bad);
+  ASSERT_TRUE(Failed.has_value());
+  ASSERT_FALSE(bool(*Failed));
+  std::string Why = llvm::toString(Failed->takeError());
+  EXPECT_NE(Why.find("undeclared"), std::string::npos) << Why;
 }
 
 TEST(KernelTimesTest, Median) {

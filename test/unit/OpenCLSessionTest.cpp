@@ -423,6 +423,35 @@ __kernel void fill(__global int *out) { out[get_global_id(0)] = SCALE; }
     EXPECT_EQ(V, 5);
 }
 
+// What is released is gone (a run of many --tune candidates frees each
+// one's), and the session goes on with what it makes next.
+TEST_F(OpenCLSessionTest, ReleasedBuffersAndProgramsAreGone) {
+  const char *Src = R"(
+__kernel void fill(__global int *out) { out[get_global_id(0)] = 7; }
+)";
+  unsigned Prog = build(Src);
+  std::vector<int> Zero(8, 0);
+  unsigned B = buffer(Zero);
+  llvm::Error E =
+      Session->launch(Prog, "fill", {KernelArg::buffer(B)}, range1D(8));
+  ASSERT_FALSE(bool(E)) << errorText(std::move(E));
+  Session->release(B);
+  Session->releaseProgram(Prog);
+  auto Gone = Session->readBuffer(B);
+  EXPECT_FALSE(bool(Gone));
+  if (!Gone)
+    llvm::consumeError(Gone.takeError());
+  unsigned B2 = buffer(Zero);
+  E = Session->launch(Prog, "fill", {KernelArg::buffer(B2)}, range1D(8));
+  EXPECT_TRUE(bool(E));
+  llvm::consumeError(std::move(E));
+  unsigned Again = build(Src);
+  E = Session->launch(Again, "fill", {KernelArg::buffer(B2)}, range1D(8));
+  ASSERT_FALSE(bool(E)) << errorText(std::move(E));
+  for (int V : read<int>(B2))
+    EXPECT_EQ(V, 7);
+}
+
 TEST_F(OpenCLSessionTest, EmptyBufferIsAllowed) {
   auto BufOrErr = Session->createBuffer({});
   ASSERT_TRUE(bool(BufOrErr)) << llvm::toString(BufOrErr.takeError());

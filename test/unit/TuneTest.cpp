@@ -46,6 +46,13 @@ struct Fake {
     T.Code = "kernel " + Labels[I];
     return T;
   }
+  /// The calls of the tuner's MeasureFn: each measures several.
+  unsigned Calls = 0;
+  void measureAll(llvm::ArrayRef<size_t> Indices, MeasuredFn Done) {
+    ++Calls;
+    for (size_t I : Indices)
+      Done(I, measure(I));
+  }
   llvm::Expected<VerifyResult> measure(size_t I) {
     ++Measured;
     VerifyResult R;
@@ -81,7 +88,8 @@ TuneOutcome run(const TuneOptions &O, Fake &F) {
   llvm::raw_string_ostream P(Progress);
   return tuneKernel(
       O, subject(), threeCandidates(), [&](size_t I) { return F.generate(I); },
-      [&](size_t I) { return F.measure(I); }, P, false);
+      [&](llvm::ArrayRef<size_t> I, MeasuredFn Done) { F.measureAll(I, Done); },
+      P, false);
 }
 
 } // namespace
@@ -124,6 +132,7 @@ TEST(TuneKernel, FastestMatchingCandidateThenAWarmCache) {
   EXPECT_EQ(First.Chosen, 1);
   EXPECT_EQ(First.Timed, 3u);
   EXPECT_EQ(F.Measured, 3u);
+  EXPECT_EQ(F.Calls, 1u); // every trial made, then all measured at once
   ASSERT_EQ(First.Mismatches.size(), 1u);
   EXPECT_NE(First.Mismatches[0].find("bad: 'c' differs"), std::string::npos);
   EXPECT_FALSE(First.KeptMismatch);
@@ -134,6 +143,7 @@ TEST(TuneKernel, FastestMatchingCandidateThenAWarmCache) {
   Fake Again;
   TuneOutcome Warm = run(O, Again);
   EXPECT_EQ(Again.Measured, 0u);
+  EXPECT_EQ(Again.Calls, 0u);
   EXPECT_EQ(Warm.Timed, 0u);
   EXPECT_EQ(Warm.Chosen, 1);
   EXPECT_EQ(*Warm.Report.getInteger("from_cache"), 3);
@@ -157,7 +167,8 @@ TEST(TuneKernel, SameTextOtherBlockIsAnotherVersion) {
   };
   TuneOutcome Out = tuneKernel(
       O, subject(), threeCandidates(), Generate,
-      [&](size_t I) { return F.measure(I); }, P, false);
+      [&](llvm::ArrayRef<size_t> I, MeasuredFn Done) { F.measureAll(I, Done); },
+      P, false);
   EXPECT_EQ(F.Measured, 2u); // the third repeats the first
   EXPECT_EQ(Out.Chosen, 1);
 }
