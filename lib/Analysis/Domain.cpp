@@ -359,10 +359,12 @@ llvm::Expected<std::int64_t> evaluateLayers(const Function &F,
   return *Min;
 }
 
-llvm::Expected<std::map<std::string, std::int64_t>> bufferExtents(
-    const Function &F, const SizeBindings &Sizes,
-    std::array<std::int64_t, 2> Domain, std::array<std::int64_t, 2> Block,
-    std::map<std::string, std::int64_t> *Lowest, std::int64_t Layers) {
+llvm::Expected<std::map<std::string, std::int64_t>>
+bufferExtents(const Function &F, const SizeBindings &Sizes,
+              std::array<std::int64_t, 2> Domain,
+              std::array<std::int64_t, 2> Block,
+              std::map<std::string, std::int64_t> *Lowest, std::int64_t Layers,
+              std::set<std::string> *Unbounded) {
   std::map<std::string, Interval> Base;
   for (const auto &[N, V] : Sizes)
     Base[N] = {V, V};
@@ -403,10 +405,21 @@ llvm::Expected<std::map<std::string, std::int64_t>> bufferExtents(
                                  "types do not keep it within 0 .. 2^26",
                                  A.Array, A.Line));
     };
+    // The caller measures what cannot be bounded here (ExtentProbe.h).
+    auto Unknown = [&](llvm::Error E) -> llvm::Error {
+      if (!Unbounded)
+        return E;
+      llvm::consumeError(std::move(E));
+      Unbounded->insert(A.Array);
+      return llvm::Error::success();
+    };
     const Param *P = F.findParam(A.Array);
     if (!A.Index && !(A.Ref && A.Ref->Indices.size() == 1 && P &&
-                      P->Ty.InnerExtents.empty()))
-      return NotAffine();
+                      P->Ty.InnerExtents.empty())) {
+      if (auto E = Unknown(NotAffine()))
+        return E;
+      continue;
+    }
     std::map<std::string, Interval> Ranges = Base;
     bool Runs = true;
     AffineContext LoopCtx = Ctx;
@@ -415,10 +428,15 @@ llvm::Expected<std::map<std::string, std::int64_t>> bufferExtents(
       auto Bound = toAffine(*L.Loop->Bound, LoopCtx);
       auto IInit = Init ? intervalOf(*Init, Ranges) : std::nullopt;
       auto IBound = Bound ? intervalOf(*Bound, Ranges) : std::nullopt;
-      if (!IInit || !IBound)
-        return error(llvm::formatv("cannot bound the loop over '{0}' at line "
-                                   "{1} (needed for the size of '{2}')",
-                                   L.Iter, L.Loop->getLine(), A.Array));
+      if (!IInit || !IBound) {
+        if (auto E = Unknown(error(llvm::formatv(
+                "cannot bound the loop over '{0}' at line {1} (needed for "
+                "the size of '{2}')",
+                L.Iter, L.Loop->getLine(), A.Array))))
+          return E;
+        Runs = false;
+        break;
+      }
       // Copies: GCC cannot see through the optionals checked above.
       const Interval Start = *IInit, Bnd = *IBound;
       Interval R;
@@ -448,8 +466,11 @@ llvm::Expected<std::map<std::string, std::int64_t>> bufferExtents(
       auto B = indexBounds(*A.Ref->Indices[0], LoopCtx, Ranges);
       // Past 2^26 elements it bounds nothing useful (an int read: 2^31);
       // below 0 (a signed char) no size keeps it inside the array.
-      if (!B || B->Lo < 0 || B->Hi >= (std::int64_t(1) << 26))
-        return NotAffine();
+      if (!B || B->Lo < 0 || B->Hi >= (std::int64_t(1) << 26)) {
+        if (auto E = Unknown(NotAffine()))
+          return E;
+        continue;
+      }
       Extents[A.Array] = std::max(Extents[A.Array], B->Hi + 1);
       continue;
     }

@@ -15,6 +15,8 @@
 #include "llvm/Support/Error.h"
 
 #include <array>
+#include <map>
+#include <set>
 
 namespace gpumerge {
 
@@ -77,12 +79,14 @@ llvm::Expected<std::int64_t> evaluateLayers(const Function &F,
 /// name the array and line when an index cannot be bounded. \p Lowest, when
 /// given, receives each array's lowest index (negative: the kernel reaches
 /// before the array at these sizes), with the guards' lower bounds applied.
-llvm::Expected<std::map<std::string, std::int64_t>>
-bufferExtents(const Function &F, const SizeBindings &Sizes,
-              std::array<std::int64_t, 2> Domain,
-              std::array<std::int64_t, 2> Block,
-              std::map<std::string, std::int64_t> *Lowest = nullptr,
-              std::int64_t Layers = 1);
+/// \p Unbounded, when given, receives the arrays with an index or a loop
+/// that cannot be bounded (non-affine, data-dependent) in place of that
+/// error; their extents leave those accesses out.
+llvm::Expected<std::map<std::string, std::int64_t>> bufferExtents(
+    const Function &F, const SizeBindings &Sizes,
+    std::array<std::int64_t, 2> Domain, std::array<std::int64_t, 2> Block,
+    std::map<std::string, std::int64_t> *Lowest = nullptr,
+    std::int64_t Layers = 1, std::set<std::string> *Unbounded = nullptr);
 
 /// Evaluates an integer expression over scalar parameters.
 std::optional<std::int64_t> evaluateScalar(const Expr &E, const Function &F,

@@ -66,48 +66,6 @@ double compare(const Type &T, const std::vector<std::uint8_t> &A,
   return Max;
 }
 
-/// A scalar argument in the bytes of its parameter's type (OpenCL checks
-/// the size: a short parameter takes 2 bytes).
-KernelArg scalarArg(const Type &T, double Value) {
-  // A vector (float4 wt): lanes that differ, Value, Value + 1/4, ... (+ 1
-  // for integers); OpenCL's 3-vectors take four.
-  if (T.VectorWidth > 1) {
-    KernelArg A = scalarArg(T.lane(), Value);
-    double Step = T.isFloating() ? 0.25 : 1;
-    for (unsigned K = 1; K < T.lanes(); ++K) {
-      KernelArg L = scalarArg(T.lane(), Value + K * Step);
-      A.Bytes.insert(A.Bytes.end(), L.Bytes.begin(), L.Bytes.end());
-    }
-    return A;
-  }
-  auto Bytes = [](auto V) {
-    KernelArg A;
-    A.Bytes.resize(sizeof(V));
-    std::memcpy(A.Bytes.data(), &V, sizeof(V));
-    return A;
-  };
-  switch (T.Scalar) {
-  case ScalarKind::Float:
-    return KernelArg::f32(float(Value));
-  case ScalarKind::Double:
-    return KernelArg::f64(Value);
-  case ScalarKind::Long:
-  case ScalarKind::ULong:
-    return KernelArg::i64(std::int64_t(Value));
-  case ScalarKind::UInt:
-    return KernelArg::u32(std::uint32_t(Value));
-  case ScalarKind::Short:
-  case ScalarKind::UShort:
-    return Bytes(std::int16_t(Value));
-  case ScalarKind::Char:
-  case ScalarKind::UChar:
-  case ScalarKind::Bool:
-    return Bytes(std::int8_t(Value));
-  default:
-    return KernelArg::i32(std::int32_t(Value));
-  }
-}
-
 /// [["device", 0.21], ...]: VerifyResult::PhaseSeconds in order.
 llvm::json::Array
 phasesToJson(const std::vector<std::pair<std::string, double>> &Phases) {
@@ -548,6 +506,46 @@ bool runCandidate(DeviceSession &Session, const DeviceRun &Run,
 }
 
 } // namespace
+
+KernelArg scalarArg(const Type &T, double Value) {
+  // A vector (float4 wt): lanes that differ, Value, Value + 1/4, ... (+ 1
+  // for integers); OpenCL's 3-vectors take four.
+  if (T.VectorWidth > 1) {
+    KernelArg A = scalarArg(T.lane(), Value);
+    double Step = T.isFloating() ? 0.25 : 1;
+    for (unsigned K = 1; K < T.lanes(); ++K) {
+      KernelArg L = scalarArg(T.lane(), Value + K * Step);
+      A.Bytes.insert(A.Bytes.end(), L.Bytes.begin(), L.Bytes.end());
+    }
+    return A;
+  }
+  auto Bytes = [](auto V) {
+    KernelArg A;
+    A.Bytes.resize(sizeof(V));
+    std::memcpy(A.Bytes.data(), &V, sizeof(V));
+    return A;
+  };
+  switch (T.Scalar) {
+  case ScalarKind::Float:
+    return KernelArg::f32(float(Value));
+  case ScalarKind::Double:
+    return KernelArg::f64(Value);
+  case ScalarKind::Long:
+  case ScalarKind::ULong:
+    return KernelArg::i64(std::int64_t(Value));
+  case ScalarKind::UInt:
+    return KernelArg::u32(std::uint32_t(Value));
+  case ScalarKind::Short:
+  case ScalarKind::UShort:
+    return Bytes(std::int16_t(Value));
+  case ScalarKind::Char:
+  case ScalarKind::UChar:
+  case ScalarKind::Bool:
+    return Bytes(std::int8_t(Value));
+  default:
+    return KernelArg::i32(std::int32_t(Value));
+  }
+}
 
 bool sameReference(const DeviceRun &A, const DeviceRun &B) {
   if (A.Device != B.Device || A.DeviceIndex != B.DeviceIndex ||

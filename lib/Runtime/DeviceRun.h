@@ -98,6 +98,10 @@ struct DeviceRun {
 /// one run of it serves both.
 bool sameReference(const DeviceRun &A, const DeviceRun &B);
 
+/// A scalar argument in the bytes of its parameter's type (OpenCL checks
+/// the size: a short parameter takes 2 bytes); a vector's lanes differ.
+KernelArg scalarArg(const Type &T, double Value);
+
 /// A session on the first OpenCL device, or on CUDA device \p Index.
 llvm::Expected<std::unique_ptr<DeviceSession>> openSession(DeviceKind Kind,
                                                            unsigned Index);

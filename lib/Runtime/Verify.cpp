@@ -12,6 +12,7 @@
 #include "IR/Evaluate.h"
 #include "IR/Printer.h"
 #include "Runtime/DeviceRun.h"
+#include "Runtime/ExtentProbe.h"
 #include "Runtime/Isolate.h"
 #include "Runtime/RaceCheckRun.h"
 #include "Runtime/VerifyCuda.h"
@@ -1033,6 +1034,87 @@ static std::string untranslatedCall(const Module &M,
   return "";
 }
 
+/// Measures the extents of \p Unbounded (ExtentProbe.h) on \p Run's inputs,
+/// raising them (and making the inputs again with \p MakeInputs) where the
+/// probe saw an index past them; false with \p Why where the run cannot
+/// stay inside its buffers.
+static bool probeExtents(const Module &M,
+                         const std::vector<VerifyStage> &Stages,
+                         const std::set<std::string> &Unbounded, DeviceRun &Run,
+                         std::map<std::string, std::int64_t> &Extents,
+                         llvm::function_ref<void()> MakeInputs,
+                         std::string &Why) {
+  const std::vector<std::string> Arrays(Unbounded.begin(), Unbounded.end());
+  const std::int64_t Most = std::int64_t(1) << 26;
+  for (unsigned Try = 0; Try < 3; ++Try) {
+    std::vector<std::unique_ptr<Function>> Probed;
+    std::map<std::string, const Function *> Replacements;
+    std::vector<const Function *> Roots;
+    for (const VerifyStage &St : Stages) {
+      Probed.push_back(probedKernel(*St.Naive, Arrays, Extents));
+      Replacements[St.Naive->Name] = Probed.back().get();
+      Roots.push_back(St.Naive);
+    }
+    std::string Text =
+        M.Lang == Language::Cuda
+            ? emitTranslatedPart(M, Language::OpenCL, M.callClosure(Roots),
+                                 Replacements)
+                  .Text
+            : emitModule(M, Language::OpenCL, Replacements).Text;
+    std::vector<std::string> Kernels;
+    for (const Launch &L : Run.Launches) {
+      auto It = Run.ReferenceNames.find(L.Naive);
+      Kernels.push_back(It == Run.ReferenceNames.end() ? L.Naive : It->second);
+      if (It != Run.ReferenceNames.end()) // a kernel named like a built-in
+        for (size_t At = Text.find("__kernel void " + L.Naive + "(");
+             At != std::string::npos;
+             At = Text.find("__kernel void " + L.Naive + "(", At + 1))
+          Text.replace(At, L.Naive.size() + 15,
+                       "__kernel void " + It->second + "(");
+    }
+    auto Ranges = runExtentProbe(Run, Text, Kernels, Arrays.size());
+    if (!Ranges) {
+      Why = "cannot bound the size of array '" + Arrays.front() +
+            "' from its indices, and measuring it failed: " +
+            llvm::toString(Ranges.takeError());
+      return false;
+    }
+    bool Raised = false;
+    for (size_t I = 0; I < Arrays.size(); ++I) {
+      const ProbedRange &R = (*Ranges)[I];
+      if (R.Lo >= R.Hi) // never reached at these sizes
+        continue;
+      if (R.Lo < 0) {
+        Why = llvm::formatv("the input kernel indexes array '{0}' at {1}, "
+                            "before its start, at these sizes (measured by "
+                            "a probe run: its indices give no bound)",
+                            Arrays[I], R.Lo);
+        return false;
+      }
+      if (R.Hi > Most) {
+        Why = llvm::formatv("array '{0}' would need {1} elements or more at "
+                            "these sizes (measured by a probe run: its "
+                            "indices give no bound; smaller sizes with "
+                            "--size)",
+                            Arrays[I], R.Hi);
+        return false;
+      }
+      if (R.Hi <= Extents[Arrays[I]])
+        continue;
+      Extents[Arrays[I]] = std::int64_t(llvm::PowerOf2Ceil(R.Hi));
+      Raised = true;
+    }
+    if (!Raised)
+      return true;
+    // The clamped accesses may have steered the rest: measure again.
+    Run.Extents = Extents;
+    MakeInputs();
+  }
+  Why = "cannot bound the size of array '" + Arrays.front() +
+        "': its indices grew with each measurement";
+  return false;
+}
+
 namespace {
 
 /// A verify run as decided in this process: the result so far and, where
@@ -1163,11 +1245,29 @@ prepareRun(const Module &M, const std::vector<const Function *> &DomainFrom,
     for (unsigned Dim = 0; Dim < 2; ++Dim)
       Covered[Dim] = std::max(Covered[Dim], Result.Domain[Dim]);
   std::map<std::string, std::int64_t> Extents;
+  // Arrays no index range bounds: an extent probe measures them (OpenCL).
+  std::set<std::string> Unbounded;
   auto Widen = [&](const Function &F, std::array<std::int64_t, 2> Threads,
                    const LaunchShape &S) -> llvm::Error {
-    auto E = bufferExtents(F, Result.Sizes, Threads, S.Block, nullptr, Layers);
+    std::set<std::string> Here;
+    auto E = bufferExtents(F, Result.Sizes, Threads, S.Block, nullptr, Layers,
+                           &Here);
     if (!E)
       return E.takeError();
+    if (!Here.empty()) {
+      std::string Why = Opts.Device != DeviceKind::OpenCL
+                            ? "the extent probe runs on OpenCL"
+                            : unprobeable(F, Here);
+      if (!Why.empty()) { // the analysis's own error, and why no probe
+        auto Unprobed =
+            bufferExtents(F, Result.Sizes, Threads, S.Block, nullptr, Layers);
+        if (!Unprobed)
+          return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                         llvm::toString(Unprobed.takeError()) +
+                                             " (" + Why + ")");
+      }
+      Unbounded.insert(Here.begin(), Here.end());
+    }
     for (auto &[Name, N] : *E)
       Extents[Name] = std::max(Extents[Name], N);
     return llvm::Error::success();
@@ -1449,6 +1549,9 @@ prepareRun(const Module &M, const std::vector<const Function *> &DomainFrom,
     Run.Params.push_back(C);
     ++Run.ConstantArrays;
   }
+  // The arrays to measure start at a size the probe may raise.
+  for (const std::string &A : Unbounded)
+    Extents[A] = std::max<std::int64_t>(Extents[A], 1 << 16);
   Run.Extents = Extents;
 
   // Same inputs for both runs: generate once, upload twice.
@@ -1468,9 +1571,7 @@ prepareRun(const Module &M, const std::vector<const Function *> &DomainFrom,
   for (size_t I = 0; SameInputs && I < Run.Params.size(); ++I)
     SameInputs = Like->Params[I].Name == Run.Params[I].Name &&
                  Like->Params[I].Ty == Run.Params[I].Ty;
-  if (SameInputs) {
-    Run.Inputs = Like->Inputs;
-  } else {
+  auto MakeInputs = [&] {
     Random R{Opts.Seed};
     std::vector<std::vector<std::uint8_t>> Inputs;
     for (const Param &P : Run.Params)
@@ -1479,10 +1580,20 @@ prepareRun(const Module &M, const std::vector<const Function *> &DomainFrom,
                            : std::vector<std::uint8_t>());
     Run.Inputs = std::make_shared<const std::vector<std::vector<std::uint8_t>>>(
         std::move(Inputs));
-    Out.InputSeconds = std::chrono::duration<double>(
-                           std::chrono::steady_clock::now() - MakingInputs)
-                           .count();
-  }
+  };
+  if (SameInputs)
+    Run.Inputs = Like->Inputs;
+  else
+    MakeInputs();
+  Out.InputSeconds = SameInputs
+                         ? 0
+                         : std::chrono::duration<double>(
+                               std::chrono::steady_clock::now() - MakingInputs)
+                               .count();
+  if (!Unbounded.empty() && !SameInputs)
+    if (!probeExtents(M, Stages, Unbounded, Run, Extents, MakeInputs,
+                      Result.Detail))
+      return Out;
   Out.Run = std::move(Run);
   return Out;
 }
