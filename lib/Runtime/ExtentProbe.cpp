@@ -88,7 +88,9 @@ runExtentProbe(const DeviceRun &Run, const std::string &Probe,
           std::replace(Text.begin(), Text.end(), '\n', ' ');
           Send("error " + Text + "\n");
         };
-        auto Session = openSession(Run.Device, Run.DeviceIndex);
+        // OpenCL C, on OpenCL's first device whatever device verify runs
+        // on (a GPU's CUDA driver usually brings an OpenCL one).
+        auto Session = openSession(DeviceKind::OpenCL, 0);
         if (!Session)
           return Fail(Session.takeError());
         auto Program =

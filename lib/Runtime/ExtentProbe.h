@@ -55,9 +55,9 @@ struct ProbedRange {
 };
 
 /// Runs \p Probe (OpenCL C holding the probed kernels \p Kernels, launched in
-/// order like \p Run's reference, each over its NaiveRange) on \p Run's
-/// device with \p Run's inputs, in a child process; one range per probed
-/// array, in slot order.
+/// order like \p Run's reference, each over its NaiveRange) with \p Run's
+/// inputs on the first OpenCL device (where \p Run is for CUDA too), in a
+/// child process; one range per probed array, in slot order.
 llvm::Expected<std::vector<ProbedRange>>
 runExtentProbe(const DeviceRun &Run, const std::string &Probe,
                const std::vector<std::string> &Kernels, size_t Arrays);

@@ -106,9 +106,11 @@ template <typename T> void put(std::vector<std::uint8_t> &B, size_t I, T V) {
 unsigned scalarBytes(ScalarKind K) { return Type::scalar(K).elementBytes(); }
 
 /// Pseudo-random contents for an array of \p Count elements of \p T:
-/// floats in [-1, 1), integers in [-8, 8].
+/// floats in [-1, 1), integers in [-8, 8] (in [0, 16] where \p FromZero:
+/// indices). Each element takes one draw either way.
 std::vector<std::uint8_t> randomContents(const Type &T, std::int64_t Count,
-                                         Random &R) {
+                                         Random &R, bool FromZero = false) {
+  const int Low = FromZero ? 0 : -8;
   size_t N = size_t(Count) * T.lanes();
   unsigned Bytes = scalarBytes(T.Scalar);
   std::vector<std::uint8_t> B(N * Bytes);
@@ -122,13 +124,13 @@ std::vector<std::uint8_t> randomContents(const Type &T, std::int64_t Count,
       put<double>(B, I, 2 * U - 1);
       break;
     case ScalarKind::Int:
-      put<std::int32_t>(B, I, std::int32_t(U * 17) - 8);
+      put<std::int32_t>(B, I, std::int32_t(U * 17) + Low);
       break;
     case ScalarKind::UInt:
       put<std::uint32_t>(B, I, std::uint32_t(U * 17));
       break;
     case ScalarKind::Long:
-      put<std::int64_t>(B, I, std::int64_t(U * 17) - 8);
+      put<std::int64_t>(B, I, std::int64_t(U * 17) + Low);
       break;
     case ScalarKind::ULong:
       put<std::uint64_t>(B, I, std::uint64_t(U * 17));
@@ -139,6 +141,60 @@ std::vector<std::uint8_t> randomContents(const Type &T, std::int64_t Count,
     }
   }
   return B;
+}
+
+/// The integer array parameters of \p F whose values steer an index or a
+/// loop's range, directly or through locals (`x[cols[j]]`, `for (j =
+/// rows[i]; j < rows[i + 1]; j++)`): verify fills them from 0, as random
+/// values below 0 would index before the arrays.
+std::set<std::string> indexData(const Function &F) {
+  std::map<std::string, std::set<std::string>> From; // local → arrays
+  auto Sources = [&](const Expr &E) {
+    std::set<std::string> S;
+    walkExpr(E, [&](const Expr &X) {
+      if (const auto *R = llvm::dyn_cast<ArrayRef>(&X))
+        S.insert(R->Array);
+      else if (const auto *V = llvm::dyn_cast<VarRef>(&X))
+        if (auto It = From.find(V->Name); It != From.end())
+          S.insert(It->second.begin(), It->second.end());
+    });
+    return S;
+  };
+  auto Add = [](std::set<std::string> &To, const std::set<std::string> &A) {
+    size_t Before = To.size();
+    To.insert(A.begin(), A.end());
+    return To.size() != Before;
+  };
+  for (bool Changed = true; Changed;) {
+    Changed = false;
+    walkStmts(*F.Body, [&](Stmt &S) {
+      if (const auto *D = llvm::dyn_cast<DeclStmt>(&S); D && D->Init)
+        Changed |= Add(From[D->Name], Sources(*D->Init));
+      else if (const auto *A = llvm::dyn_cast<AssignStmt>(&S))
+        if (const auto *V = llvm::dyn_cast<VarRef>(A->LHS.get()))
+          Changed |= Add(From[V->Name], Sources(*A->RHS));
+      if (const auto *L = llvm::dyn_cast<ForStmt>(&S); L && L->Init)
+        Changed |= Add(From[L->Iter], Sources(*L->Init));
+    });
+  }
+  std::set<std::string> Steering;
+  walkStmts(*F.Body, [&](Stmt &S) {
+    if (const auto *L = llvm::dyn_cast<ForStmt>(&S))
+      for (const Expr *E : {L->Init.get(), L->Bound.get()})
+        if (E)
+          Add(Steering, Sources(*E));
+  });
+  walkExprs(*F.Body, [&](const Expr &E) {
+    if (const auto *R = llvm::dyn_cast<ArrayRef>(&E))
+      for (const ExprPtr &I : R->Indices)
+        Add(Steering, Sources(*I));
+  });
+  std::set<std::string> Out;
+  for (const std::string &A : Steering)
+    if (const Param *P = F.findParam(A);
+        P && P->Ty.IsPointer && P->Ty.element().isInteger())
+      Out.insert(A);
+  return Out;
 }
 
 /// The largest divisor of \p N that is at most \p Limit.
@@ -1061,16 +1117,18 @@ static bool probeExtents(const Module &M,
                                  Replacements)
                   .Text
             : emitModule(M, Language::OpenCL, Replacements).Text;
+    // A CUDA kernel named like an OpenCL built-in function runs under
+    // another name in the translation.
     std::vector<std::string> Kernels;
     for (const Launch &L : Run.Launches) {
-      auto It = Run.ReferenceNames.find(L.Naive);
-      Kernels.push_back(It == Run.ReferenceNames.end() ? L.Naive : It->second);
-      if (It != Run.ReferenceNames.end()) // a kernel named like a built-in
-        for (size_t At = Text.find("__kernel void " + L.Naive + "(");
-             At != std::string::npos;
-             At = Text.find("__kernel void " + L.Naive + "(", At + 1))
-          Text.replace(At, L.Naive.size() + 15,
-                       "__kernel void " + It->second + "(");
+      Kernels.push_back(L.Naive);
+      if (M.Lang != Language::Cuda || !isOpenCLBuiltinFunction(L.Naive))
+        continue;
+      Kernels.back() = "gpumerge_" + L.Naive;
+      const std::string From = "__kernel void " + L.Naive + "(";
+      for (size_t At = Text.find(From); At != std::string::npos;
+           At = Text.find(From, At + 1))
+        Text.replace(At, From.size(), "__kernel void " + Kernels.back() + "(");
     }
     auto Ranges = runExtentProbe(Run, Text, Kernels, Arrays.size());
     if (!Ranges) {
@@ -1255,9 +1313,7 @@ prepareRun(const Module &M, const std::vector<const Function *> &DomainFrom,
     if (!E)
       return E.takeError();
     if (!Here.empty()) {
-      std::string Why = Opts.Device != DeviceKind::OpenCL
-                            ? "the extent probe runs on OpenCL"
-                            : unprobeable(F, Here);
+      std::string Why = unprobeable(F, Here);
       if (!Why.empty()) { // the analysis's own error, and why no probe
         auto Unprobed =
             bufferExtents(F, Result.Sizes, Threads, S.Block, nullptr, Layers);
@@ -1571,12 +1627,18 @@ prepareRun(const Module &M, const std::vector<const Function *> &DomainFrom,
   for (size_t I = 0; SameInputs && I < Run.Params.size(); ++I)
     SameInputs = Like->Params[I].Name == Run.Params[I].Name &&
                  Like->Params[I].Ty == Run.Params[I].Ty;
+  std::set<std::string> Indices;
+  for (const VerifyStage &St : Stages) {
+    std::set<std::string> Of = indexData(*St.Naive);
+    Indices.insert(Of.begin(), Of.end());
+  }
   auto MakeInputs = [&] {
     Random R{Opts.Seed};
     std::vector<std::vector<std::uint8_t>> Inputs;
     for (const Param &P : Run.Params)
       Inputs.push_back(P.Ty.IsPointer
-                           ? randomContents(P.Ty.element(), Extents[P.Name], R)
+                           ? randomContents(P.Ty.element(), Extents[P.Name], R,
+                                            Indices.count(P.Name) > 0)
                            : std::vector<std::uint8_t>());
     Run.Inputs = std::make_shared<const std::vector<std::vector<std::uint8_t>>>(
         std::move(Inputs));
