@@ -376,3 +376,37 @@ __global__ void nozguard(float *a, int n) {
             std::string::npos);
   EXPECT_EQ(gpumerge::symbolicElements(G, "a"), nullptr);
 }
+
+// What no index range bounds is named rather than an error where the caller
+// measures it (verify's extent probe): a mirrored index and a loop over a
+// data-dependent range; the other arrays keep their extents.
+TEST(Domain, UnboundedArraysNamedForAProbe) {
+  auto M = gpumerge::parseText(R"(
+__global__ void rows(const int *start, const float *vals, const float *in,
+                     float *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    int j = i - 2;
+    if (j < 0)
+      j = -j;
+    float s = in[j];
+    for (int k = start[i]; k < start[i + 1]; k++)
+      s += vals[k];
+    out[i] = s;
+  }
+}
+)");
+  ASSERT_TRUE(M);
+  const gpumerge::Function &F = *M->kernels()[0];
+  auto Refused = gpumerge::bufferExtents(F, {{"n", 10}}, {10, 1}, {16, 1});
+  ASSERT_FALSE(bool(Refused));
+  EXPECT_NE(llvm::toString(Refused.takeError()).find("cannot bound"),
+            std::string::npos);
+  std::set<std::string> Unbounded;
+  auto E = gpumerge::bufferExtents(F, {{"n", 10}}, {10, 1}, {16, 1}, nullptr, 1,
+                                   &Unbounded);
+  ASSERT_TRUE(bool(E)) << llvm::toString(E.takeError());
+  EXPECT_EQ(Unbounded, (std::set<std::string>{"in", "vals"}));
+  EXPECT_EQ((*E)["start"], 11);
+  EXPECT_EQ((*E)["out"], 10);
+}
