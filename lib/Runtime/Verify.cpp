@@ -1111,10 +1111,10 @@ static bool probeExtents(const Module &M,
       Replacements[St.Naive->Name] = Probed.back().get();
       Roots.push_back(St.Naive);
     }
+    const std::set<std::string> Reached = M.callClosure(Roots);
     std::string Text =
         M.Lang == Language::Cuda
-            ? emitTranslatedPart(M, Language::OpenCL, M.callClosure(Roots),
-                                 Replacements)
+            ? emitTranslatedPart(M, Language::OpenCL, Reached, Replacements)
                   .Text
             : emitModule(M, Language::OpenCL, Replacements).Text;
     // A CUDA kernel named like an OpenCL built-in function runs under
@@ -1132,9 +1132,15 @@ static bool probeExtents(const Module &M,
     }
     auto Ranges = runExtentProbe(Run, Text, Kernels, Arrays.size());
     if (!Ranges) {
+      std::string Failed = llvm::toString(Ranges.takeError());
       Why = "cannot bound the size of array '" + Arrays.front() +
-            "' from its indices, and measuring it failed: " +
-            llvm::toString(Ranges.takeError());
+            "' from its indices, and measuring it failed: ";
+      if (std::string Call = untranslatedCall(M, Reached, Failed);
+          !Call.empty())
+        Why += "the input calls '" + Call +
+               "', which gpumerge cannot write in OpenCL (the probe runs "
+               "there): ";
+      Why += Failed;
       return false;
     }
     bool Raised = false;
@@ -1144,8 +1150,9 @@ static bool probeExtents(const Module &M,
         continue;
       if (R.Lo < 0) {
         Why = llvm::formatv("the input kernel indexes array '{0}' at {1}, "
-                            "before its start, at these sizes (measured by "
-                            "a probe run: its indices give no bound)",
+                            "before its start, on verify's inputs at these "
+                            "sizes (measured by a probe run: its indices "
+                            "give no bound)",
                             Arrays[I], R.Lo);
         return false;
       }
