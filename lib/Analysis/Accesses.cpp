@@ -200,4 +200,54 @@ std::set<std::string> arraysUsedAsPointers(const Function &F) {
   return Used;
 }
 
+std::set<std::string> arraysSteeringIndices(const Function &F) {
+  std::map<std::string, std::set<std::string>> From; // local → arrays
+  auto Sources = [&](const Expr &E) {
+    std::set<std::string> S;
+    walkExpr(E, [&](const Expr &X) {
+      if (const auto *R = llvm::dyn_cast<ArrayRef>(&X))
+        S.insert(R->Array);
+      else if (const auto *V = llvm::dyn_cast<VarRef>(&X))
+        if (auto It = From.find(V->Name); It != From.end())
+          S.insert(It->second.begin(), It->second.end());
+    });
+    return S;
+  };
+  auto Add = [](std::set<std::string> &To, const std::set<std::string> &A) {
+    size_t Before = To.size();
+    To.insert(A.begin(), A.end());
+    return To.size() != Before;
+  };
+  for (bool Changed = true; Changed;) {
+    Changed = false;
+    walkStmts(*F.Body, [&](Stmt &S) {
+      if (const auto *D = llvm::dyn_cast<DeclStmt>(&S); D && D->Init)
+        Changed |= Add(From[D->Name], Sources(*D->Init));
+      else if (const auto *A = llvm::dyn_cast<AssignStmt>(&S))
+        if (const auto *V = llvm::dyn_cast<VarRef>(A->LHS.get()))
+          Changed |= Add(From[V->Name], Sources(*A->RHS));
+      if (const auto *L = llvm::dyn_cast<ForStmt>(&S); L && L->Init)
+        Changed |= Add(From[L->Iter], Sources(*L->Init));
+    });
+  }
+  std::set<std::string> Steering;
+  walkStmts(*F.Body, [&](Stmt &S) {
+    if (const auto *L = llvm::dyn_cast<ForStmt>(&S))
+      for (const Expr *E : {L->Init.get(), L->Bound.get()})
+        if (E)
+          Add(Steering, Sources(*E));
+  });
+  walkExprs(*F.Body, [&](const Expr &E) {
+    if (const auto *R = llvm::dyn_cast<ArrayRef>(&E))
+      for (const ExprPtr &I : R->Indices)
+        Add(Steering, Sources(*I));
+  });
+  std::set<std::string> Out;
+  for (const std::string &A : Steering)
+    if (const Param *P = F.findParam(A);
+        P && P->Ty.IsPointer && P->Ty.element().isInteger())
+      Out.insert(A);
+  return Out;
+}
+
 } // namespace gpumerge

@@ -62,6 +62,12 @@ std::vector<Access> collectAccesses(const Function &F);
 /// not among collectAccesses' accesses (a helper may write them).
 std::set<std::string> arraysUsedAsPointers(const Function &F);
 
+/// The integer array parameters of \p F whose values steer an index or a
+/// loop's range, directly or through locals (`x[cols[j]]`, `for (j =
+/// rows[i]; j < rows[i + 1]; j++)`): verify fills them from 0, as random
+/// values below 0 would index before the arrays.
+std::set<std::string> arraysSteeringIndices(const Function &F);
+
 } // namespace gpumerge
 
 #endif

@@ -103,6 +103,15 @@ llvm::Error checkSomeWorkGroups(DeviceSession &Session, unsigned Checking,
                                 const std::vector<unsigned> &Buffers,
                                 unsigned Record, const NDRange &Range) {
   std::map<unsigned, unsigned> Copy;
+  // The copies go when the check is done (a --tune run checks many).
+  struct Release {
+    DeviceSession &Session;
+    std::map<unsigned, unsigned> &Copy;
+    ~Release() {
+      for (const auto &[Buffer, Copied] : Copy)
+        Session.release(Copied);
+    }
+  } Releasing{Session, Copy};
   for (unsigned B : Buffers) {
     auto Data = Session.readBuffer(B);
     if (!Data)

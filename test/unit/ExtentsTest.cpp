@@ -410,3 +410,25 @@ __global__ void rows(const int *start, const float *vals, const float *in,
   EXPECT_EQ((*E)["start"], 11);
   EXPECT_EQ((*E)["out"], 10);
 }
+
+// The integer arrays whose values become indices or loop ranges, directly
+// or through locals: verify draws theirs from 0. Data arrays are not.
+TEST(Accesses, ArraysSteeringIndices) {
+  auto M = gpumerge::parseText(R"(
+__global__ void csr(const int *rows, const int *cols, const float *vals,
+                    const int *weights, const float *x, float *y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    float s = 0.0f;
+    for (int j = rows[i]; j < rows[i + 1]; j++) {
+      int c = cols[j];
+      s += vals[j] * x[c] * weights[i];
+    }
+    y[i] = s;
+  }
+}
+)");
+  ASSERT_TRUE(M);
+  EXPECT_EQ(gpumerge::arraysSteeringIndices(*M->kernels()[0]),
+            (std::set<std::string>{"cols", "rows"}));
+}
