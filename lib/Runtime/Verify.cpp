@@ -1036,6 +1036,28 @@ static std::string untranslatedCall(const Module &M,
   return "";
 }
 
+/// The name kernel \p Kernel of \p M has in its OpenCL translation: a CUDA
+/// kernel named like an OpenCL built-in function (`step`, `dot`) runs as
+/// gpumerge_NAME.
+static std::string translatedKernelName(const Module &M,
+                                        const std::string &Kernel) {
+  return M.Lang == Language::Cuda && isOpenCLBuiltinFunction(Kernel)
+             ? "gpumerge_" + Kernel
+             : Kernel;
+}
+
+/// Renames the OpenCL kernel \p From in \p Text to \p To.
+static void renameKernel(std::string &Text, const std::string &From,
+                         const std::string &To) {
+  if (From == To)
+    return;
+  const std::string Old = "__kernel void " + From + "(";
+  const std::string New = "__kernel void " + To + "(";
+  for (size_t At = Text.find(Old); At != std::string::npos;
+       At = Text.find(Old, At + New.size()))
+    Text.replace(At, Old.size(), New);
+}
+
 /// Measures the extents of \p Unbounded (ExtentProbe.h) on \p Run's inputs,
 /// raising them (and making the inputs again with \p MakeInputs) where the
 /// probe saw an index past them; false with \p Why where the run cannot
@@ -1063,18 +1085,10 @@ static bool probeExtents(const Module &M,
             ? emitTranslatedPart(M, Language::OpenCL, Reached, Replacements)
                   .Text
             : emitModule(M, Language::OpenCL, Replacements).Text;
-    // A CUDA kernel named like an OpenCL built-in function runs under
-    // another name in the translation.
     std::vector<std::string> Kernels;
     for (const Launch &L : Run.Launches) {
-      Kernels.push_back(L.Naive);
-      if (M.Lang != Language::Cuda || !isOpenCLBuiltinFunction(L.Naive))
-        continue;
-      Kernels.back() = "gpumerge_" + L.Naive;
-      const std::string From = "__kernel void " + L.Naive + "(";
-      for (size_t At = Text.find(From); At != std::string::npos;
-           At = Text.find(From, At + 1))
-        Text.replace(At, From.size(), "__kernel void " + Kernels.back() + "(");
+      Kernels.push_back(translatedKernelName(M, L.Naive));
+      renameKernel(Text, L.Naive, Kernels.back());
     }
     auto Ranges = runExtentProbe(Run, Text, Kernels, Arrays.size());
     if (!Ranges) {
@@ -1518,25 +1532,18 @@ prepareRun(const Module &M, const std::vector<const Function *> &DomainFrom,
                          "of the work-groups changes";
     // A CUDA kernel named like an OpenCL built-in function (`step`, `dot`)
     // runs under another name in the translation.
-    if (M.Lang == Language::Cuda)
-      for (const Function *F : M.kernels()) {
-        if (!isOpenCLBuiltinFunction(F->Name))
-          continue;
-        std::string New = "gpumerge_" + F->Name;
-        auto Rename = [&](std::string &Text) {
-          std::string From = "__kernel void " + F->Name + "(";
-          for (size_t At = Text.find(From); At != std::string::npos;
-               At = Text.find(From, At + 1))
-            Text.replace(At, From.size(), "__kernel void " + New + "(");
-        };
-        Rename(Run.Candidate);
-        Rename(Run.CheckedCandidate);
-        Run.CandidateNames[F->Name] = New;
-        if (Opts.ReferenceSource.empty()) {
-          Rename(Run.Reference);
-          Run.ReferenceNames[F->Name] = New;
-        }
+    for (const Function *F : M.kernels()) {
+      std::string New = translatedKernelName(M, F->Name);
+      if (New == F->Name)
+        continue;
+      renameKernel(Run.Candidate, F->Name, New);
+      renameKernel(Run.CheckedCandidate, F->Name, New);
+      Run.CandidateNames[F->Name] = New;
+      if (Opts.ReferenceSource.empty()) {
+        renameKernel(Run.Reference, F->Name, New);
+        Run.ReferenceNames[F->Name] = New;
       }
+    }
   }
   Run.BuildOptions = Opts.BuildOptions;
   Run.DebugFail = Opts.DebugFailCandidate;
@@ -1646,6 +1653,14 @@ static void runPrepared(
     std::optional<std::string> Everyone; // an error before any candidate
     auto Started = std::chrono::steady_clock::now();
     auto CandidateStarted = Started;
+    // The running candidate's wall time: the first's from the child's start
+    // (its window holds the input's run too).
+    auto SinceItsStart = [&] {
+      return std::chrono::duration<double>(
+                 std::chrono::steady_clock::now() -
+                 (*Current ? CandidateStarted : Started))
+          .count();
+    };
     // The error a candidate's run sent, with the call OpenCL lacks named.
     auto Message = [&](llvm::StringRef Line) {
       auto J = llvm::json::parse(Line);
@@ -1710,12 +1725,8 @@ static void runPrepared(
           InChild += Phase.second;
         Result.PhaseSeconds.insert(Result.PhaseSeconds.begin(),
                                    {"inputs", P.InputSeconds});
-        const double Elapsed = std::chrono::duration<double>(
-                                   std::chrono::steady_clock::now() -
-                                   (*Current ? CandidateStarted : Started))
-                                   .count();
         Result.PhaseSeconds.push_back(
-            {"isolation", std::max(0.0, Elapsed - InChild)});
+            {"isolation", std::max(0.0, SinceItsStart() - InChild)});
         Done(Next + *Current, std::move(Result));
       }
       return false;
@@ -1756,10 +1767,7 @@ static void runPrepared(
     // The candidate running when the child ended gets why; the rest run in
     // another child.
     VerifyResult Result = Left[*Current]->Result;
-    const double Elapsed =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                      (*Current ? CandidateStarted : Started))
-            .count();
+    const double Elapsed = SinceItsStart();
     // The first candidate's limit covers the input's run too: see
     // tooSlowToCallAHang.
     const double Limit = *Current ? Timeout + ReferenceSeconds : Timeout;
