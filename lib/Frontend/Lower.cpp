@@ -1069,7 +1069,8 @@ ExprPtr Lowering::lowerExprImpl(const clang::Expr *E) {
       return vectorLiteral(C->getType(),
                            llvm::ArrayRef(C->getArgs(), C->getNumArgs()), Loc);
     if (llvm::StringRef(Name).startswith("atomic") ||
-        llvm::StringRef(Name).startswith("atom_"))
+        llvm::StringRef(Name).startswith("atom_") ||
+        llvm::StringRef(Name).startswith("__nv_atomic_"))
       return failExpr("atomic operation '" + Name + "'", Loc);
     if (isWarpLevel(Name))
       return failExpr("warp-level operation '" + Name +

@@ -96,6 +96,36 @@ __device__ int __reduce_max_sync(unsigned, int);
 __device__ unsigned __reduce_and_sync(unsigned, unsigned);
 __device__ unsigned __reduce_or_sync(unsigned, unsigned);
 __device__ unsigned __reduce_xor_sync(unsigned, unsigned);
+// CUDA 12.8's atomic built-ins (`__nv_atomic_load_n(p, __NV_ATOMIC_RELAXED)`,
+// `__nv_atomic_fetch_add`): nvcc knows them itself, and their orders and
+// scopes are enums of crt/device_functions.h, which Clang 16's CUDA wrapper
+// does not include. Declared here so that a file calling them parses; a
+// kernel calling one is then passed through as an atomic operation.
+// Clang's wrapper has already included that header, without them (they are
+// under __CUDACC__ there), so its guard keeps it from coming again: the
+// names can be macros.
+#define __NV_ATOMIC_RELAXED 0
+#define __NV_ATOMIC_CONSUME 1
+#define __NV_ATOMIC_ACQUIRE 2
+#define __NV_ATOMIC_RELEASE 3
+#define __NV_ATOMIC_ACQ_REL 4
+#define __NV_ATOMIC_SEQ_CST 5
+#define __NV_THREAD_SCOPE_THREAD 0
+#define __NV_THREAD_SCOPE_BLOCK 1
+#define __NV_THREAD_SCOPE_CLUSTER 2
+#define __NV_THREAD_SCOPE_DEVICE 3
+#define __NV_THREAD_SCOPE_SYSTEM 4
+#define GPUMERGE_NV_ATOMIC(R, f) template <class T, class... A> __device__ R __nv_atomic_##f(T *, A...);
+GPUMERGE_NV_ATOMIC(T, load_n) GPUMERGE_NV_ATOMIC(void, load)
+GPUMERGE_NV_ATOMIC(void, store_n) GPUMERGE_NV_ATOMIC(void, store)
+GPUMERGE_NV_ATOMIC(T, exchange_n) GPUMERGE_NV_ATOMIC(void, exchange)
+GPUMERGE_NV_ATOMIC(bool, compare_exchange_n) GPUMERGE_NV_ATOMIC(bool, compare_exchange)
+GPUMERGE_NV_ATOMIC(T, fetch_add) GPUMERGE_NV_ATOMIC(T, fetch_sub)
+GPUMERGE_NV_ATOMIC(T, fetch_and) GPUMERGE_NV_ATOMIC(T, fetch_or)
+GPUMERGE_NV_ATOMIC(T, fetch_xor) GPUMERGE_NV_ATOMIC(T, fetch_min)
+GPUMERGE_NV_ATOMIC(T, fetch_max)
+#undef GPUMERGE_NV_ATOMIC
+__device__ void __nv_atomic_thread_fence(int, int = __NV_THREAD_SCOPE_SYSTEM);
 // nvcc's min and max are __host__ __device__ (crt/math_functions.h and
 // .hpp); Clang 16's CUDA headers give them to device code only, and host
 // code calls them (`max(1, repeat)` in main).
