@@ -1,5 +1,6 @@
 //===- MathSpellings.cpp - CUDA and OpenCL names of math functions --------===//
 #include "CodeGen/MathSpellings.h"
+#include "CodeGen/SimdIntrinsics.h"
 
 #include "llvm/ADT/StringRef.h"
 
@@ -67,6 +68,8 @@ Spelling openclSpelling(const std::string &Callee, const Type &Result) {
       return {P.OpenCL, ""};
   if ((Callee == "min" || Callee == "max") && Result.isFloating())
     return {"f" + Callee, ""};
+  if (std::optional<std::string> Simd = openclSimdIntrinsicName(Callee))
+    return {*Simd, ""};
   return {Callee, ""};
 }
 

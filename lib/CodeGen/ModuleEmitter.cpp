@@ -5,6 +5,7 @@
 #include "CodeGen/MathSpellings.h"
 #include "CodeGen/OpenCLEmitter.h"
 #include "CodeGen/PhasedLaunch.h"
+#include "CodeGen/SimdIntrinsics.h"
 #include "CodeGen/TemplateLaunch.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -388,6 +389,19 @@ static std::set<std::string> packedVectorTypedefs(const Module &M) {
   return Defs;
 }
 
+/// The OpenCL definitions of the CUDA SIMD intrinsics \p M calls.
+static std::set<std::string> simdIntrinsicDefinitions(const Module &M) {
+  std::set<std::string> Defs;
+  for (const auto &F : M.Functions)
+    walkExprs(*F->Body, [&](const Expr &E) {
+      if (const auto *C = llvm::dyn_cast<CallExpr>(&E))
+        if (std::string D = openclSimdIntrinsicDefinition(C->Callee);
+            !D.empty())
+          Defs.insert(D);
+    });
+  return Defs;
+}
+
 /// The other language: a new file of typedefs, macros, helpers and kernels.
 static EmittedModule
 emitTranslated(const Module &M, Language L,
@@ -421,6 +435,9 @@ emitTranslated(const Module &M, Language L,
           "#define assert(c) ((void)0)\n";
   for (const auto &[Name, Def] : M.Typedefs)
     OS << (L == Language::OpenCL ? openclTypedef(Def) : Def) << "\n";
+  if (L == Language::OpenCL)
+    for (const std::string &Def : simdIntrinsicDefinitions(M))
+      OS << Def << "\n";
   std::unique_ptr<Printer> P = makeEmitter(L, OS);
   for (const Module::ConstantDefinition &C : M.ConstantDefinitions) {
     // A CUDA scalar stays a compile-time constant, as in the input.

@@ -43,6 +43,19 @@ __device__ float atomicAdd(float *, float); __device__ int atomicMax(int *, int)
 __device__ int atomicMin(int *, int); __device__ int atomicExch(int *, int);
 __device__ int atomicCAS(int *, int, int);
 template <typename T> __device__ T __ldg(const T *);
+// CUDA's SIMD intrinsics: bytes or halfwords of an unsigned int.
+#define GPUMERGE_SIMD1(f) __device__ unsigned f##2(unsigned); __device__ unsigned f##4(unsigned);
+#define GPUMERGE_SIMD2(f) __device__ unsigned f##2(unsigned, unsigned); __device__ unsigned f##4(unsigned, unsigned);
+GPUMERGE_SIMD1(__vabs) GPUMERGE_SIMD1(__vabsss) GPUMERGE_SIMD1(__vneg) GPUMERGE_SIMD1(__vnegss)
+GPUMERGE_SIMD2(__vabsdiffs) GPUMERGE_SIMD2(__vabsdiffu) GPUMERGE_SIMD2(__vadd) GPUMERGE_SIMD2(__vsub)
+GPUMERGE_SIMD2(__vaddss) GPUMERGE_SIMD2(__vaddus) GPUMERGE_SIMD2(__vsubss) GPUMERGE_SIMD2(__vsubus)
+GPUMERGE_SIMD2(__vavgs) GPUMERGE_SIMD2(__vavgu) GPUMERGE_SIMD2(__vhaddu) GPUMERGE_SIMD2(__vmaxs)
+GPUMERGE_SIMD2(__vmaxu) GPUMERGE_SIMD2(__vmins) GPUMERGE_SIMD2(__vminu) GPUMERGE_SIMD2(__vsads)
+GPUMERGE_SIMD2(__vsadu)
+#define GPUMERGE_SIMD_CMP(c) GPUMERGE_SIMD2(__vcmp##c) GPUMERGE_SIMD2(__vset##c)
+GPUMERGE_SIMD_CMP(eq) GPUMERGE_SIMD_CMP(ne) GPUMERGE_SIMD_CMP(ges) GPUMERGE_SIMD_CMP(geu)
+GPUMERGE_SIMD_CMP(gts) GPUMERGE_SIMD_CMP(gtu) GPUMERGE_SIMD_CMP(les) GPUMERGE_SIMD_CMP(leu)
+GPUMERGE_SIMD_CMP(lts) GPUMERGE_SIMD_CMP(ltu)
 // The original GPGPU compiler's dialect: bare thread positions. A local of
 // the same name shadows these.
 static __device__ const int idx = 0, idy = 0, tidx = 0, tidy = 0, bidx = 0, bidy = 0;

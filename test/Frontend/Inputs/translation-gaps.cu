@@ -52,3 +52,22 @@ __global__ void bits(const unsigned *a, const unsigned *b, int *c,
     d[i] = __umulhi(a[i], b[i]) + __uhadd(a[i], b[i]) + __urhadd(a[i], 7u);
   }
 }
+
+// CUDA's SIMD intrinsics (HeCBench's Relu_impl2 calls __vmaxs4): bytes and
+// halfwords of a word, defined by the translation as gpumerge_vmaxs4 & co.
+__global__ void relu4(const unsigned *x, unsigned *y, int count) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < count)
+    y[i] = __vmaxs4(x[i], 0u);
+}
+
+__global__ void sad(const unsigned *a, const unsigned *b, unsigned *d, int w,
+                    int h) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < h) {
+    unsigned s = 0;
+    for (int j = 0; j < w; j++)
+      s += __vsadu4(a[i * w + j], b[j]) + __vsetgts2(a[i * w + j], b[j]);
+    d[i] = s;
+  }
+}
