@@ -201,8 +201,8 @@ emitInPlace(const Module &M,
   for (const auto &FP : M.Functions) {
     const Function &F = *FP;
     // A helper's instantiation is written only where a kernel written from
-    // KIR calls it (below).
-    if (!F.IsKernel && !F.TemplateCall.empty())
+    // KIR calls it (below); a helper of an included header stays there.
+    if (!F.IsKernel && (!F.TemplateCall.empty() || F.Included))
       continue;
     bool UsesPlan;
     const Function &Out =

@@ -126,6 +126,8 @@ public:
   std::vector<const FunctionDecl *> IncludedKernels;
   /// Host functions defined there (a test harness's common.h).
   std::vector<const FunctionDecl *> IncludedHost;
+  /// Device functions defined there (Function::Included).
+  std::vector<const FunctionDecl *> IncludedHelpers;
   void run(const MatchFinder::MatchResult &R) override {
     const auto *FD = R.Nodes.getNodeAs<FunctionDecl>("fn");
     if (!FD || !FD->doesThisDeclarationHaveABody())
@@ -142,7 +144,9 @@ public:
         return;
       if (isKernelDecl(*FD))
         IncludedKernels.push_back(FD);
-      else if (!Written && !R.Context->getLangOpts().OpenCL)
+      else if (Written || R.Context->getLangOpts().OpenCL)
+        IncludedHelpers.push_back(FD);
+      else
         IncludedHost.push_back(FD);
       return;
     }
@@ -213,19 +217,24 @@ static bool hasInstantiations(const FunctionDecl &FD) {
   return false;
 }
 
+/// The helpers that could not be lowered, each with what a message about
+/// a call of it adds: nothing for the input's own (reported themselves),
+/// where and why for an included file's (which the report does not list).
+using FailedHelperMap = std::map<std::string, std::string>;
+
 /// Why \p F cannot be kept: it calls a helper in \p Failed, or the
 /// instantiation of a helper template defined after \p F (written after
 /// that template, CodeGen/ModuleEmitter, so after \p F); empty when neither.
-static std::string badCall(const Function &F,
-                           const std::set<std::string> &Failed,
+static std::string badCall(const Function &F, const FailedHelperMap &Failed,
                            const Module &M) {
   std::string Why;
   walkExprs(*F.Body, [&](const Expr &E) {
     const auto *C = llvm::dyn_cast<CallExpr>(&E);
     if (!C || !Why.empty())
       return;
-    if (Failed.count(C->Callee)) {
-      Why = "call of helper '" + C->Callee + "' that could not be lowered";
+    if (auto It = Failed.find(C->Callee); It != Failed.end()) {
+      Why = "call of helper '" + C->Callee + "' that could not be lowered" +
+            It->second;
       return;
     }
     const Function *H = M.find(C->Callee);
@@ -236,6 +245,49 @@ static std::string badCall(const Function &F,
             "function";
   });
   return Why;
+}
+
+/// Lowers \p FD, a helper of a header the input includes, into \p M as
+/// Function::Included. Where it cannot be, \p Failed says where and why, and
+/// a function calling it is passed through, as with the input's own helpers.
+/// Its templates are left alone: a call of one stays a call (Lowering checks
+/// that what it reaches reads no thread position).
+static void lowerIncludedHelper(const FunctionDecl &FD, ASTContext &Ctx,
+                                Preprocessor &PP, Module &M,
+                                FailedHelperMap &Failed) {
+  if (FD.isTemplateInstantiation() || FD.getDescribedFunctionTemplate() ||
+      FD.getTemplateSpecializationKind() == TSK_ExplicitSpecialization)
+    return;
+  const SourceManager &SM = Ctx.getSourceManager();
+  std::string Name = FD.getNameAsString();
+  std::string File = llvm::sys::path::filename(
+                         SM.getFilename(SM.getExpansionLoc(FD.getLocation())))
+                         .str();
+  auto Fail = [&](const std::string &Why, unsigned Line) {
+    Failed.emplace(
+        Name, llvm::formatv(" ({0}, line {1}: {2})", File, Line, Why).str());
+  };
+  std::optional<std::variant<std::unique_ptr<Function>, LoweringFailure>>
+      Attempt;
+  if (!llvm::CrashRecoveryContext().RunSafely(
+          [&] { Attempt.emplace(lowerFunction(FD, Ctx, PP, M)); })) {
+    Fail("gpumerge crashed while lowering it (a gpumerge bug)",
+         SM.getExpansionLineNumber(FD.getLocation()));
+    return;
+  }
+  if (auto *Failure = std::get_if<LoweringFailure>(&*Attempt)) {
+    Fail(Failure->Construct, Failure->Line);
+    return;
+  }
+  auto F = std::move(std::get<std::unique_ptr<Function>>(*Attempt));
+  F->Name = Name;
+  F->Scope = namespaceQualifier(FD);
+  F->Included = true;
+  if (std::string Why = badCall(*F, Failed, M); !Why.empty()) {
+    Fail(Why, SM.getExpansionLineNumber(FD.getLocation()));
+    return;
+  }
+  M.Functions.push_back(std::move(F));
 }
 
 /// Sets each kernel's PositionHelper: the first helper it reaches through
@@ -530,12 +582,18 @@ parseSource(const std::string &Source, const std::string &FileName,
   }
   std::vector<const FunctionDecl *> All = Collector.Helpers;
   All.insert(All.end(), Collector.Kernels.begin(), Collector.Kernels.end());
+  // Helpers of the user's headers: lowered like the input's own, so that
+  // what merges threads sees which read the thread's position, and a
+  // translation can write them; never written back (Function::Included).
+  const std::set<const FunctionDecl *> Included(
+      Collector.IncludedHelpers.begin(), Collector.IncludedHelpers.end());
+  All.insert(All.end(), Included.begin(), Included.end());
   std::sort(All.begin(), All.end(),
             [&](const FunctionDecl *A, const FunctionDecl *B) {
               return SM.isBeforeInTranslationUnit(A->getBeginLoc(),
                                                   B->getBeginLoc());
             });
-  std::set<std::string> FailedHelpers;
+  FailedHelperMap FailedHelpers;
   std::set<std::string> InstanceNames; // of the instantiations lowered
   for (const FunctionDecl *FD : All) {
     SourceSpan Span = spanOf(*FD, SM);
@@ -544,6 +602,10 @@ parseSource(const std::string &Source, const std::string &FileName,
     // (Inlining.h); it stays as written, and a translation needs no copy.
     if (!IsKernel && takesPointers(*FD))
       continue;
+    if (Included.count(FD)) {
+      lowerIncludedHelper(*FD, Ctx, AST->getPreprocessor(), *M, FailedHelpers);
+      continue;
+    }
     // A template's body names its parameters' types (`T`), which no
     // lowering can give a size: a template is lowered per instantiation
     // (Templates.h), kernels and the helpers they call alike.
@@ -576,7 +638,7 @@ parseSource(const std::string &Source, const std::string &FileName,
         C.NotRewritable = "two instantiations are named '" + Name + "'";
         M->CallSites.push_back(std::move(C));
         if (!IsKernel)
-          FailedHelpers.insert(Name);
+          FailedHelpers.emplace(Name, "");
         continue;
       }
     }
@@ -591,7 +653,7 @@ parseSource(const std::string &Source, const std::string &FileName,
                                "instantiates",
                     Span.Line, Span, IsKernel};
       if (!IsKernel)
-        FailedHelpers.insert(U.Kernel);
+        FailedHelpers.emplace(U.Kernel, "");
       M->PassedThrough.push_back(std::move(U));
       continue;
     }
@@ -600,7 +662,7 @@ parseSource(const std::string &Source, const std::string &FileName,
                                   "an explicit specialization of a template",
                                   Span.Line, Span, IsKernel});
       if (!IsKernel)
-        FailedHelpers.insert(Name);
+        FailedHelpers.emplace(Name, "");
       continue;
     }
     // A crash of ours while lowering one function costs that function alone
@@ -617,7 +679,7 @@ parseSource(const std::string &Source, const std::string &FileName,
                     Span.Line, Span, IsKernel};
       U.InternalError = true;
       if (!IsKernel)
-        FailedHelpers.insert(Name);
+        FailedHelpers.emplace(Name, "");
       M->PassedThrough.push_back(std::move(U));
       continue;
     }
@@ -626,7 +688,7 @@ parseSource(const std::string &Source, const std::string &FileName,
       Unsupported U{TemplateCall.empty() ? Name : TemplateCall,
                     Failure->Construct, Failure->Line, Span, IsKernel};
       if (!IsKernel)
-        FailedHelpers.insert(Name);
+        FailedHelpers.emplace(Name, "");
       M->PassedThrough.push_back(std::move(U));
       continue;
     }
@@ -651,7 +713,7 @@ parseSource(const std::string &Source, const std::string &FileName,
       M->PassedThrough.push_back({TemplateCall.empty() ? F->Name : TemplateCall,
                                   Why, Span.Line, Span, F->IsKernel});
       if (!IsKernel)
-        FailedHelpers.insert(F->Name);
+        FailedHelpers.emplace(F->Name, "");
       continue;
     }
     M->Functions.push_back(std::move(F));
@@ -666,11 +728,14 @@ parseSource(const std::string &Source, const std::string &FileName,
       std::string Why = badCall(F, FailedHelpers, *M);
       if (Why.empty())
         continue;
-      M->PassedThrough.push_back(
-          {F.TemplateCall.empty() ? F.Name : F.TemplateCall, Why, F.Span.Line,
-           F.Span, F.IsKernel});
+      if (F.Included)
+        FailedHelpers.emplace(F.Name, " (" + Why + ")");
+      else
+        M->PassedThrough.push_back(
+            {F.TemplateCall.empty() ? F.Name : F.TemplateCall, Why, F.Span.Line,
+             F.Span, F.IsKernel});
       if (!F.IsKernel)
-        FailedHelpers.insert(F.Name);
+        FailedHelpers.emplace(F.Name, "");
       M->Functions.erase(It);
       Changed = true;
       break;

@@ -18,11 +18,14 @@
 #include "IR/Printer.h"
 #include "IR/VectorComponents.h"
 
+#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Lex/Lexer.h"
 #include "clang/Lex/MacroInfo.h"
 
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/Path.h"
+
+#include <set>
 
 using namespace clang;
 
@@ -313,6 +316,49 @@ bool Lowering::isUserCode(SourceLocation L) const {
   if (E.isInvalid() || SM.isInSystemHeader(E))
     return false;
   return SM.getFilename(E) != PreludePath;
+}
+
+namespace {
+/// Finds a read of the thread's position (threadIdx, blockIdx, blockDim,
+/// gridDim, OpenCL's get_global_id & co.) in a function body or in what it
+/// calls.
+class PositionReads : public RecursiveASTVisitor<PositionReads> {
+public:
+  bool Found = false;
+  std::set<const FunctionDecl *> Seen;
+
+  void search(const FunctionDecl &FD) {
+    const FunctionDecl *Def = nullptr;
+    if (!FD.hasBody(Def) || !Seen.insert(Def).second)
+      return;
+    TraverseStmt(Def->getBody());
+  }
+  bool VisitDeclRefExpr(DeclRefExpr *E) {
+    llvm::StringRef N = E->getDecl()->getName();
+    if (N == "threadIdx" || N == "blockIdx" || N == "blockDim" ||
+        N == "gridDim")
+      Found = true;
+    return !Found;
+  }
+  bool VisitCallExpr(clang::CallExpr *C) {
+    if (const FunctionDecl *Callee = C->getDirectCallee()) {
+      llvm::StringRef N = Callee->getName();
+      if (N.startswith("get_global_") || N.startswith("get_local_") ||
+          N == "get_group_id" || N == "get_num_groups")
+        Found = true;
+      else
+        search(*Callee);
+    }
+    return !Found;
+  }
+};
+} // namespace
+
+/// Does \p FD, or what it calls, read the thread's position?
+static bool readsThreadPosition(const FunctionDecl &FD) {
+  PositionReads R;
+  R.search(FD);
+  return R.Found;
 }
 
 std::string fileAndLine(SourceLocation Loc, const SourceManager &SM) {
@@ -1113,6 +1159,21 @@ ExprPtr Lowering::lowerExprImpl(const clang::Expr *E) {
             lowerType(To, A->getBeginLoc()), std::move(Arg));
       Args.push_back(std::move(Arg));
     }
+    // An instantiation of a helper template of a header of the user's stays
+    // a call, which merged threads would make for each of theirs: only where
+    // it does not read the thread's position (the input's own helpers are
+    // lowered, and markPositionHelpers sees what they read).
+    if (Callee->isTemplateInstantiation() &&
+        isUserCode(Callee->getLocation()) &&
+        !SM.isInMainFile(SM.getExpansionLoc(Callee->getLocation())) &&
+        readsThreadPosition(*Callee))
+      return failExpr("call of '" + Name + "', defined at " +
+                          fileAndLine(Callee->getLocation(), SM) +
+                          ", a template of an included file whose "
+                          "instantiation reads the thread's position "
+                          "(threadIdx, blockIdx, ...), which merged threads "
+                          "would change",
+                      Loc);
     // An instantiation of a helper template of the user's: the helper
     // gpumerge lowers from it (Templates.h).
     if (Callee->isTemplateInstantiation() &&

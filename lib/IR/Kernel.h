@@ -59,6 +59,10 @@ struct Function {
   std::vector<std::string> OutputHints;
   /// The kernel used the original GPGPU compiler's dialect (bare idx, ...).
   bool PaperDialect = false;
+  /// A helper defined in a header of the user's that the input includes
+  /// (`common.h`): the output reaches it through that include and never
+  /// writes it, a translation does; Span is empty (not the input's text).
+  bool Included = false;
   /// An instantiation of a kernel template of the input, as CUDA names it
   /// (`scale<float>`; Name is then `scale_float`). Its fallback is the
   /// template, which the output keeps as written; empty for other kernels.
