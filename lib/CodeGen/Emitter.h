@@ -25,8 +25,10 @@ std::unique_ptr<Printer> makeEmitter(Language L, llvm::raw_ostream &OS);
 /// One function in \p L.
 std::string emitFunction(const Function &F, Language L);
 /// \p F in CUDA as a file of its own (for ptxas): the typedefs and #define'd
-/// sizes its spellings name come first.
-std::string emitStandaloneCuda(const Function &F);
+/// sizes its spellings (and its helpers') name come first, then \p Helpers,
+/// the helpers it calls (Module::helpersCalled: each before its callers).
+std::string emitStandaloneCuda(const Function &F,
+                               const std::vector<const Function *> &Helpers);
 /// The #include a CUDA file needs for \p F's asynchronous copies
 /// (async-prefetch's __pipeline_memcpy_async), or empty where it has none.
 std::string asyncCopyInclude(const Function &F);

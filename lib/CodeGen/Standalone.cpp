@@ -17,27 +17,45 @@
 
 namespace gpumerge {
 
-std::string emitStandaloneCuda(const Function &F) {
+/// \p Body inside the namespaces of \p Scope ("a::b::"), where the input
+/// defined the function.
+static std::string inScope(llvm::StringRef Scope, const std::string &Body) {
+  std::string Open, Close;
+  while (!Scope.empty()) {
+    auto [Name, Rest] = Scope.split("::");
+    Open += "namespace " + Name.str() + " {\n";
+    Close += "}\n";
+    Scope = Rest;
+  }
+  return Open + Body + Close;
+}
+
+std::string emitStandaloneCuda(const Function &F,
+                               const std::vector<const Function *> &Helpers) {
   std::map<std::string, std::string> Typedefs; // name → the scalar it names
   std::map<std::string, std::string> Macros;   // name → its value
   auto NoteType = [&](const Type &T) {
     if (!T.TypedefName.empty())
       Typedefs.emplace(T.TypedefName, scalarName(T.Scalar, T.VectorWidth));
   };
-  for (const Param &P : F.Params)
-    NoteType(P.Ty);
-  NoteType(F.ReturnType);
-  walkStmts(*F.Body, [&](Stmt &S) {
-    if (auto *D = llvm::dyn_cast<DeclStmt>(&S))
-      NoteType(D->Ty);
-  });
-  walkExprs(*F.Body, [&](const Expr &E) {
-    NoteType(E.getType());
-    if (auto *L = llvm::dyn_cast<IntLit>(&E); L && !L->MacroName.empty())
-      Macros.emplace(L->MacroName, valueSpelling(*L));
-    if (auto *L = llvm::dyn_cast<FloatLit>(&E); L && !L->MacroName.empty())
-      Macros.emplace(L->MacroName, valueSpelling(*L));
-  });
+  std::vector<const Function *> All = Helpers;
+  All.push_back(&F);
+  for (const Function *G : All) {
+    for (const Param &P : G->Params)
+      NoteType(P.Ty);
+    NoteType(G->ReturnType);
+    walkStmts(*G->Body, [&](Stmt &S) {
+      if (auto *D = llvm::dyn_cast<DeclStmt>(&S))
+        NoteType(D->Ty);
+    });
+    walkExprs(*G->Body, [&](const Expr &E) {
+      NoteType(E.getType());
+      if (auto *L = llvm::dyn_cast<IntLit>(&E); L && !L->MacroName.empty())
+        Macros.emplace(L->MacroName, valueSpelling(*L));
+      if (auto *L = llvm::dyn_cast<FloatLit>(&E); L && !L->MacroName.empty())
+        Macros.emplace(L->MacroName, valueSpelling(*L));
+    });
+  }
   std::string Out;
   for (const auto &[Name, Scalar] : Typedefs)
     Out += "typedef " + Scalar + " " + Name + ";\n";
@@ -46,6 +64,8 @@ std::string emitStandaloneCuda(const Function &F) {
                                          : "#define {0} {1}\n",
                          Name, Value)
                .str();
+  for (const Function *H : Helpers)
+    Out += inScope(H->Scope, emitFunction(*H, Language::Cuda));
   return asyncCopyInclude(F) + Out + emitFunction(F, Language::Cuda);
 }
 

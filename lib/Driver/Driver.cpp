@@ -534,6 +534,7 @@ private:
       return E;
     PassContext Ctx{MD, V};
     Ctx.Output = outputLang();
+    Ctx.Helpers = M->helpersCalled(Naive);
     if (!Opts.Texture.empty())
       Ctx.Texture =
           Opts.Texture == "ldg" ? TextureForm::Ldg : TextureForm::Object;

@@ -233,4 +233,13 @@ Module::callClosure(const std::vector<const Function *> &Roots) const {
   return Names;
 }
 
+std::vector<const Function *> Module::helpersCalled(const Function &F) const {
+  std::set<std::string> Names = callClosure({&F});
+  std::vector<const Function *> Helpers;
+  for (const auto &H : Functions)
+    if (!H->IsKernel && H.get() != &F && Names.count(H->Name))
+      Helpers.push_back(H.get());
+  return Helpers;
+}
+
 } // namespace gpumerge

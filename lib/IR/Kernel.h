@@ -279,6 +279,9 @@ struct Module {
   /// of those kernels needs.
   std::set<std::string>
   callClosure(const std::vector<const Function *> &Roots) const;
+  /// The helpers \p F calls, directly or through others, in the module's
+  /// order (the input's: each defined before its callers).
+  std::vector<const Function *> helpersCalled(const Function &F) const;
   const PhasedKernel *findPhased(const std::string &Name) const;
   const KernelTemplate *findTemplate(const std::string &Name) const;
 };

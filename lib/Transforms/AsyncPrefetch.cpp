@@ -443,6 +443,7 @@ struct Attempt {
 };
 Attempt doubleBuffered(const Function &Origin, const TileShape &Shape,
                        const MachineDescription &MD,
+                       const std::vector<const Function *> &Helpers,
                        const std::optional<LaunchFit> &Before, bool Count,
                        std::string &Why) {
   Attempt A;
@@ -463,14 +464,14 @@ Attempt doubleBuffered(const Function &Origin, const TileShape &Shape,
                         G.Plan->SharedBytes, staticSharedLimit(MD));
     return A;
   }
-  auto After = launchFit(G, MD, 0);
+  auto After = launchFit(G, MD, 0, Helpers);
   // ptxas may spend registers on the copies' addresses that cost a block
   // per SM: bound them to what the blocks allow (the measured form had
   // __launch_bounds__(256, 2)), if nothing spills then.
   if (Before && After && After->fromPtxas() &&
       After->BlocksPerSM < Before->BlocksPerSM) {
     G.Plan->MinBlocksPerSM = Before->BlocksPerSM;
-    After = launchFit(G, MD, 0);
+    After = launchFit(G, MD, 0, Helpers);
   }
   if (!Before || !After) {
     Why = "ptxas could not compile the kernel alone to count its registers";
@@ -529,15 +530,16 @@ PassInfo asyncPrefetchPass() {
               return std::nullopt;
             }
             Shape.LoopTile /= 2;
-            auto Before = launchFit(F, Ctx.Target, 0);
+            auto Before = launchFit(F, Ctx.Target, 0, Ctx.Helpers);
             // The copies counted and unrolled, else (where ptxas then needs
             // registers the blocks do not have) rolled.
-            Attempt A =
-                doubleBuffered(Origin, Shape, Ctx.Target, Before, true, Why);
+            Attempt A = doubleBuffered(Origin, Shape, Ctx.Target, Ctx.Helpers,
+                                       Before, true, Why);
             std::string CountedMisfit;
             if (!A.Ok && !A.Misfit.empty() && A.Buffers->Counted) {
               CountedMisfit = A.Misfit;
-              A = doubleBuffered(Origin, Shape, Ctx.Target, Before, false, Why);
+              A = doubleBuffered(Origin, Shape, Ctx.Target, Ctx.Helpers, Before,
+                                 false, Why);
             }
             if (!A.Ok)
               return std::nullopt;

@@ -8,7 +8,8 @@
 namespace gpumerge {
 
 std::optional<LaunchFit>
-launchFit(const Function &F, const MachineDescription &MD, unsigned Extra) {
+launchFit(const Function &F, const MachineDescription &MD, unsigned Extra,
+          const std::vector<const Function *> &Helpers) {
   const LaunchPlan &P = *F.Plan;
   LaunchFit R;
   R.Registers = P.EstimatedRegisters + Extra;
@@ -21,7 +22,7 @@ launchFit(const Function &F, const MachineDescription &MD, unsigned Extra) {
       llvm::consumeError(N.takeError());
   }
   if (HaveNvcc) {
-    auto Res = ptxasResources(emitStandaloneCuda(F), MD.SmArch);
+    auto Res = ptxasResources(emitStandaloneCuda(F, Helpers), MD.SmArch);
     if (!Res || !Res->count(F.Name)) {
       if (!Res)
         llvm::consumeError(Res.takeError());

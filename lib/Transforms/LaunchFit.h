@@ -26,9 +26,10 @@ struct LaunchFit {
 /// Registers, spills and blocks per SM of \p F's launch (its plan's block
 /// and shared memory): ptxas where the target has an nvcc architecture,
 /// else the KIR estimate plus \p Extra registers; nullopt where ptxas
-/// cannot compile the kernel alone.
+/// cannot compile the kernel alone (with \p Helpers, what it calls).
 std::optional<LaunchFit>
-launchFit(const Function &F, const MachineDescription &MD, unsigned Extra);
+launchFit(const Function &F, const MachineDescription &MD, unsigned Extra,
+          const std::vector<const Function *> &Helpers);
 
 } // namespace gpumerge
 

@@ -206,6 +206,7 @@ struct PtxasFit {
 /// (\p Why empty) or ptxas cannot compile it alone (\p Why says so).
 std::optional<PtxasFit> ptxasFit(const Function &Origin, const TileShape &S,
                                  const MachineDescription &MD,
+                                 const std::vector<const Function *> &Helpers,
                                  std::string &Why) {
   Why.clear();
   auto K = generateTiled(Origin, S, MD);
@@ -217,7 +218,7 @@ std::optional<PtxasFit> ptxasFit(const Function &Origin, const TileShape &S,
   // for whole groups and __restrict__ change what ptxas allocates.
   if (!S.WholeTiles)
     shareCopiesReads(*K->Kernel, S.Merge);
-  auto R = ptxasResources(emitStandaloneCuda(*K->Kernel), MD.SmArch);
+  auto R = ptxasResources(emitStandaloneCuda(*K->Kernel, Helpers), MD.SmArch);
   if (!R || !R->count(Origin.Name)) {
     Why = R ? "not reported" : llvm::toString(R.takeError());
     return std::nullopt;
@@ -236,7 +237,9 @@ std::optional<PtxasFit> ptxasFit(const Function &Origin, const TileShape &S,
 /// is not one nvcc compiles for, or nvcc is missing (\p Note says which).
 RankedVersion checkWithPtxas(const Function &Origin,
                              const std::vector<RankedVersion> &Versions,
-                             const MachineDescription &MD, std::string &Note,
+                             const MachineDescription &MD,
+                             const std::vector<const Function *> &Helpers,
+                             std::string &Note,
                              std::optional<KernelResources> &Used) {
   if (auto Why = noPtxas(MD)) {
     Note = "resources estimated from KIR (" + *Why + ")";
@@ -254,7 +257,7 @@ RankedVersion checkWithPtxas(const Function &Origin,
   std::vector<std::string> Rejected;
   for (const RankedVersion &V : Tries) {
     std::string Why;
-    auto Fit = ptxasFit(Origin, V.Shape, MD, Why);
+    auto Fit = ptxasFit(Origin, V.Shape, MD, Helpers, Why);
     if (!Fit && Why.empty())
       continue;
     if (!Fit) {
@@ -298,16 +301,18 @@ RankedVersion checkWithPtxas(const Function &Origin,
 /// (\p Note says so). Without this, --tune would time such candidates at
 /// their worst.
 bool forcedUnroll(const Function &Origin, TileShape S,
-                  const MachineDescription &MD, std::string &Note) {
+                  const MachineDescription &MD,
+                  const std::vector<const Function *> &Helpers,
+                  std::string &Note) {
   if (S.LoopTile == 0 || noPtxas(MD))
     return true;
   std::string Why;
   S.UnrollTile = true;
-  auto Unrolled = ptxasFit(Origin, S, MD, Why);
+  auto Unrolled = ptxasFit(Origin, S, MD, Helpers, Why);
   if (!Unrolled || Unrolled->legal())
     return true;
   S.UnrollTile = false;
-  auto Rolled = ptxasFit(Origin, S, MD, Why);
+  auto Rolled = ptxasFit(Origin, S, MD, Helpers, Why);
   if (!Rolled || Rolled->spilled() > Unrolled->spilled() ||
       Rolled->Blocks < Unrolled->Blocks ||
       (Rolled->spilled() == Unrolled->spilled() &&
@@ -408,78 +413,80 @@ PassInfo blockMergePass() {
 }
 
 PassInfo threadMergePass() {
-  return {"thread-merge",
-          "neighbouring threads merged so one thread keeps shared data in "
-          "registers (§3.5, G2R, Fig. 10)",
-          [](Function &F, const PassContext &Ctx,
-             std::string &Why) -> llvm::Expected<std::optional<AppliedPass>> {
-            if (shapeFixed(F, Ctx, Why))
-              return std::nullopt;
-            TileShape S = currentShape(F, Ctx);
-            std::string Chosen = "--merge", Bound;
-            std::optional<KernelResources> Used;
-            if (Ctx.Merge.ThreadX || Ctx.Merge.ThreadY) {
-              S.Merge = {Ctx.Merge.ThreadX.value_or(1),
-                         Ctx.Merge.ThreadY.value_or(1)};
-              std::string Note;
-              S.UnrollTile = forcedUnroll(tilingOrigin(F), S, Ctx.Target, Note);
-              if (!Note.empty())
-                Chosen += "; " + Note;
-            } else {
-              auto Versions = rankVersions(
-                  tilingOrigin(F), S.LoopTile, Ctx.Target, S.Block,
-                  S.Interchange, Ctx.Variant == MemoryVariant::Texture);
-              if (Versions.empty()) {
-                Why = "no legal merged version for this block";
-                return std::nullopt;
-              }
-              // Block merge's space holds this one, and more.
-              if (Ctx.Searched && Ctx.Searched->Versions.empty())
-                *Ctx.Searched = {S.Block, Versions};
-              if (Versions.front().Shape.Merge ==
-                  std::array<std::int64_t, 2>{1, 1}) {
-                Why = "merged threads would share no data, or leave SMs "
-                      "without a block at the size hints (the model finds no "
-                      "gain)";
-                return std::nullopt;
-              }
-              std::string Note;
-              RankedVersion Best = checkWithPtxas(tilingOrigin(F), Versions,
-                                                  Ctx.Target, Note, Used);
-              S.Merge = Best.Shape.Merge;
-              S.UnrollTile = Best.Shape.UnrollTile;
-              Chosen = llvm::formatv("static model (cost {0:f4}, best of {1}); "
-                                     "{2}",
-                                     Best.Cost, Versions.size(), Note);
-              Bound = versionBound(Best, Ctx.Target);
-              if (S.Merge == std::array<std::int64_t, 2>{1, 1}) {
-                Why = Note;
-                return std::nullopt;
-              }
-            }
-            if (S.Merge == std::array<std::int64_t, 2>{1, 1}) {
-              Why = "merged threads would share no data (the model finds no "
-                    "gain)";
-              return std::nullopt;
-            }
-            // Texture variant: no staging, so the copies share control flow
-            // (and their common reads) only without per-copy guards. The
-            // global variant keeps them, with a branch for whole groups.
-            S.WholeTiles = Ctx.Variant == MemoryVariant::Texture;
-            auto R = apply(F, Ctx, S, "thread-merge", S.Merge[0], S.Merge[1],
-                           Chosen);
-            if (R && *R && Used) {
-              F.Plan->PtxasSource = Used->Source;
-              F.Plan->PtxasRegisters = Used->Registers;
-              F.Plan->PtxasSpillBytes =
-                  Used->SpillStoreBytes + Used->SpillLoadBytes;
-            }
-            if (R && *R && !Bound.empty())
-              (**R).Parameters["bound"] = Bound;
-            if (R && *R && Ctx.Variant == MemoryVariant::Global)
-              (**R).Parameters.merge(shareCopiesReads(F, S.Merge));
-            return R;
-          }};
+  return {
+      "thread-merge",
+      "neighbouring threads merged so one thread keeps shared data in "
+      "registers (§3.5, G2R, Fig. 10)",
+      [](Function &F, const PassContext &Ctx,
+         std::string &Why) -> llvm::Expected<std::optional<AppliedPass>> {
+        if (shapeFixed(F, Ctx, Why))
+          return std::nullopt;
+        TileShape S = currentShape(F, Ctx);
+        std::string Chosen = "--merge", Bound;
+        std::optional<KernelResources> Used;
+        if (Ctx.Merge.ThreadX || Ctx.Merge.ThreadY) {
+          S.Merge = {Ctx.Merge.ThreadX.value_or(1),
+                     Ctx.Merge.ThreadY.value_or(1)};
+          std::string Note;
+          S.UnrollTile =
+              forcedUnroll(tilingOrigin(F), S, Ctx.Target, Ctx.Helpers, Note);
+          if (!Note.empty())
+            Chosen += "; " + Note;
+        } else {
+          auto Versions = rankVersions(tilingOrigin(F), S.LoopTile, Ctx.Target,
+                                       S.Block, S.Interchange,
+                                       Ctx.Variant == MemoryVariant::Texture);
+          if (Versions.empty()) {
+            Why = "no legal merged version for this block";
+            return std::nullopt;
+          }
+          // Block merge's space holds this one, and more.
+          if (Ctx.Searched && Ctx.Searched->Versions.empty())
+            *Ctx.Searched = {S.Block, Versions};
+          if (Versions.front().Shape.Merge ==
+              std::array<std::int64_t, 2>{1, 1}) {
+            Why = "merged threads would share no data, or leave SMs "
+                  "without a block at the size hints (the model finds no "
+                  "gain)";
+            return std::nullopt;
+          }
+          std::string Note;
+          RankedVersion Best = checkWithPtxas(
+              tilingOrigin(F), Versions, Ctx.Target, Ctx.Helpers, Note, Used);
+          S.Merge = Best.Shape.Merge;
+          S.UnrollTile = Best.Shape.UnrollTile;
+          Chosen = llvm::formatv("static model (cost {0:f4}, best of {1}); "
+                                 "{2}",
+                                 Best.Cost, Versions.size(), Note);
+          Bound = versionBound(Best, Ctx.Target);
+          if (S.Merge == std::array<std::int64_t, 2>{1, 1}) {
+            Why = Note;
+            return std::nullopt;
+          }
+        }
+        if (S.Merge == std::array<std::int64_t, 2>{1, 1}) {
+          Why = "merged threads would share no data (the model finds no "
+                "gain)";
+          return std::nullopt;
+        }
+        // Texture variant: no staging, so the copies share control flow
+        // (and their common reads) only without per-copy guards. The
+        // global variant keeps them, with a branch for whole groups.
+        S.WholeTiles = Ctx.Variant == MemoryVariant::Texture;
+        auto R =
+            apply(F, Ctx, S, "thread-merge", S.Merge[0], S.Merge[1], Chosen);
+        if (R && *R && Used) {
+          F.Plan->PtxasSource = Used->Source;
+          F.Plan->PtxasRegisters = Used->Registers;
+          F.Plan->PtxasSpillBytes =
+              Used->SpillStoreBytes + Used->SpillLoadBytes;
+        }
+        if (R && *R && !Bound.empty())
+          (**R).Parameters["bound"] = Bound;
+        if (R && *R && Ctx.Variant == MemoryVariant::Global)
+          (**R).Parameters.merge(shareCopiesReads(F, S.Merge));
+        return R;
+      }};
 }
 
 } // namespace gpumerge

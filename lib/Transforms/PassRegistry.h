@@ -61,6 +61,9 @@ struct PassContext {
   bool SplitLoops = true;
   /// The language the kernel is written out in (async-prefetch is CUDA's).
   Language Output = Language::Cuda;
+  /// The helpers the kernel calls, each before its callers
+  /// (Module::helpersCalled): ptxas compiles the kernel with them.
+  std::vector<const Function *> Helpers = {};
 };
 
 /// A pass rewrites \p F in place. It returns the parameters it applied, or

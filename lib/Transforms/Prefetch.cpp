@@ -169,7 +169,7 @@ PassInfo prefetchPass() {
               Why = "async-prefetch copies the next tile already";
               return std::nullopt;
             }
-            auto Before = launchFit(F, Ctx.Target, 0);
+            auto Before = launchFit(F, Ctx.Target, 0, Ctx.Helpers);
             auto Copy = F.clone();
             Prefetcher P(*Copy);
             if (!P.run(Why))
@@ -180,7 +180,7 @@ PassInfo prefetchPass() {
                                   P.Loop, P.Slots, MaxSlots);
               return std::nullopt;
             }
-            auto After = launchFit(*Copy, Ctx.Target, P.Slots);
+            auto After = launchFit(*Copy, Ctx.Target, P.Slots, Ctx.Helpers);
             if (!Before || !After) {
               Why = "ptxas could not compile the kernel alone to count its "
                     "registers";

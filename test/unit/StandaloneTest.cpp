@@ -2,7 +2,8 @@
 //
 // The user's typedefs and #define'd sizes that a rewritten kernel keeps by
 // name are defined again in its lone file, with the values gpumerge read,
-// and the file compiles where nvcc exists.
+// the helpers it calls come with it, and the file compiles where nvcc
+// exists.
 //
 //===----------------------------------------------------------------------===//
 #include "CodeGen/Emitter.h"
@@ -31,7 +32,7 @@ __global__ void k(const DATA_TYPE *a, DATA_TYPE *c, int n) {
 TEST(Standalone, DefinesTheSpellingsItKeeps) {
   auto M = parseText(Gemm);
   ASSERT_TRUE(M);
-  std::string S = emitStandaloneCuda(*M->kernels().front());
+  std::string S = emitStandaloneCuda(*M->kernels().front(), {});
   EXPECT_EQ(S.rfind("typedef float DATA_TYPE;\n#define NK 64\n", 0), 0u) << S;
   EXPECT_NE(S.find("DATA_TYPE s"), std::string::npos) << S;
 }
@@ -47,7 +48,7 @@ __global__ void k(float *y, const float *x, int n) {
 }
 )");
   ASSERT_TRUE(M);
-  std::string S = emitStandaloneCuda(*M->kernels().front());
+  std::string S = emitStandaloneCuda(*M->kernels().front(), {});
   EXPECT_NE(S.find("#define OFFSET (-3)\n"), std::string::npos) << S;
   EXPECT_NE(S.find("#define kScale 0.1f\n"), std::string::npos) << S;
   EXPECT_NE(S.find("kScale * x[i] - OFFSET"), std::string::npos) << S;
@@ -59,9 +60,51 @@ TEST(Standalone, CompilesAlone) {
   ASSERT_TRUE(bool(Nvcc)) << llvm::toString(Nvcc.takeError());
   auto M = parseText(Gemm);
   ASSERT_TRUE(M);
-  auto R = ptxasResources(emitStandaloneCuda(*M->kernels().front()), "sm_90");
+  auto R =
+      ptxasResources(emitStandaloneCuda(*M->kernels().front(), {}), "sm_90");
   ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
   EXPECT_TRUE(R->count("k"));
+}
+
+// A kernel calling helpers did not compile alone: ptxas could not count
+// its registers, and the search took the model's choice unchecked (and
+// async-prefetch refused it).
+TEST(Standalone, HelpersComeWithTheKernelInTheirNamespaces) {
+  auto Nvcc = findNvcc();
+  ASSERT_TRUE(bool(Nvcc)) << llvm::toString(Nvcc.takeError());
+  auto M = parseText(R"(
+#define SCALE 3
+namespace util {
+__device__ float twice(float v) { return 2.0f * v; }
+}
+__device__ float scaled(float v) { return util::twice(v) * SCALE; }
+__device__ float unused(float v) { return v; }
+__global__ void k(float *y, const float *x, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    y[i] = scaled(x[i]);
+}
+)");
+  ASSERT_TRUE(M);
+  const Function &K = *M->kernels().front();
+  std::vector<const Function *> Helpers = M->helpersCalled(K);
+  ASSERT_EQ(Helpers.size(), 2u);
+  EXPECT_EQ(Helpers[0]->Name, "twice");
+  EXPECT_EQ(Helpers[1]->Name, "scaled");
+  std::string S = emitStandaloneCuda(K, Helpers);
+  EXPECT_NE(S.find("#define SCALE 3\n"), std::string::npos) << S;
+  EXPECT_NE(S.find("namespace util {\n__device__ float twice("),
+            std::string::npos)
+      << S;
+  EXPECT_EQ(S.find("unused"), std::string::npos) << S;
+  auto R = ptxasResources(S, "sm_90");
+  ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError()) << "\n" << S;
+  EXPECT_TRUE(R->count("k"));
+  // Without them, it does not.
+  auto Alone = ptxasResources(emitStandaloneCuda(K, {}), "sm_90");
+  EXPECT_FALSE(bool(Alone));
+  if (!Alone)
+    llvm::consumeError(Alone.takeError());
 }
 
 } // namespace
