@@ -1102,6 +1102,14 @@ ExprPtr Lowering::lowerExprImpl(const clang::Expr *E) {
     if (!Callee)
       return failExpr("indirect call", Loc);
     std::string Name = Callee->getNameAsString();
+    // A member function (`cg::this_thread_block().thread_rank()`,
+    // `acc.get()`, a struct's operator, `Counter::next()`): as a call of its
+    // name it would lose its object and class (the output called an
+    // undefined `thread_rank()`), and what it reads is out of sight.
+    if (const auto *Method = llvm::dyn_cast<CXXMethodDecl>(Callee))
+      return failExpr("call of member function '" +
+                          Method->getQualifiedNameAsString() + "'",
+                      Loc);
     if (const FunctionDecl *Def = inlinedHelper(*Callee)) {
       if (ExprPtr V = inlineCall(*C, *Def, Loc))
         return V;
