@@ -247,6 +247,25 @@ static std::string badCall(const Function &F, const FailedHelperMap &Failed,
   return Why;
 }
 
+using LoweringResult = std::variant<std::unique_ptr<Function>, LoweringFailure>;
+
+/// lowerFunction, where a crash of ours costs \p FD alone: nullopt then
+/// (what it added to \p M, a typedef or a constant, stays). \p Crash: crash
+/// on purpose (--debug-fail=crash-lowering).
+static std::optional<LoweringResult> lowerContained(const FunctionDecl &FD,
+                                                    ASTContext &Ctx,
+                                                    Preprocessor &PP, Module &M,
+                                                    bool Crash = false) {
+  std::optional<LoweringResult> Attempt;
+  if (!llvm::CrashRecoveryContext().RunSafely([&] {
+        if (Crash)
+          std::abort();
+        Attempt.emplace(lowerFunction(FD, Ctx, PP, M));
+      }))
+    return std::nullopt;
+  return Attempt;
+}
+
 /// Lowers \p FD, a helper of a header the input includes, into \p M as
 /// Function::Included. Where it cannot be, \p Failed says where and why, and
 /// a function calling it is passed through, as with the input's own helpers.
@@ -267,10 +286,8 @@ static void lowerIncludedHelper(const FunctionDecl &FD, ASTContext &Ctx,
     Failed.emplace(
         Name, llvm::formatv(" ({0}, line {1}: {2})", File, Line, Why).str());
   };
-  std::optional<std::variant<std::unique_ptr<Function>, LoweringFailure>>
-      Attempt;
-  if (!llvm::CrashRecoveryContext().RunSafely(
-          [&] { Attempt.emplace(lowerFunction(FD, Ctx, PP, M)); })) {
+  std::optional<LoweringResult> Attempt = lowerContained(FD, Ctx, PP, M);
+  if (!Attempt) {
     Fail("gpumerge crashed while lowering it (a gpumerge bug)",
          SM.getExpansionLineNumber(FD.getLocation()));
     return;
@@ -665,15 +682,9 @@ parseSource(const std::string &Source, const std::string &FileName,
         FailedHelpers.emplace(Name, "");
       continue;
     }
-    // A crash of ours while lowering one function costs that function alone
-    // (what it added to the module, a typedef or a constant, stays).
-    std::optional<std::variant<std::unique_ptr<Function>, LoweringFailure>>
-        Attempt;
-    if (!llvm::CrashRecoveryContext().RunSafely([&] {
-          if (Opts.CrashLowering == Name)
-            std::abort();
-          Attempt.emplace(lowerFunction(*FD, Ctx, AST->getPreprocessor(), *M));
-        })) {
+    std::optional<LoweringResult> Attempt = lowerContained(
+        *FD, Ctx, AST->getPreprocessor(), *M, Opts.CrashLowering == Name);
+    if (!Attempt) {
       Unsupported U{TemplateCall.empty() ? Name : TemplateCall,
                     "gpumerge crashed while lowering it (a gpumerge bug)",
                     Span.Line, Span, IsKernel};
