@@ -1167,20 +1167,23 @@ ExprPtr Lowering::lowerExprImpl(const clang::Expr *E) {
             lowerType(To, A->getBeginLoc()), std::move(Arg));
       Args.push_back(std::move(Arg));
     }
-    // An instantiation of a helper template of a header of the user's stays
-    // a call, which merged threads would make for each of theirs: only where
-    // it does not read the thread's position (the input's own helpers are
-    // lowered, and markPositionHelpers sees what they read).
-    if (Callee->isTemplateInstantiation() &&
-        isUserCode(Callee->getLocation()) &&
+    // A function gpumerge does not lower stays a call, which merged threads
+    // would make for each of theirs: a helper template of a header of the
+    // user's, or a library's function (CUB's, a system header's). Only where
+    // it does not read the thread's position (the input's helpers and its
+    // headers' are lowered, and markPositionHelpers sees what they read).
+    if (bool Lowered = isUserCode(Callee->getLocation()) &&
+                       !Callee->isTemplateInstantiation();
+        !Lowered &&
         !SM.isInMainFile(SM.getExpansionLoc(Callee->getLocation())) &&
         readsThreadPosition(*Callee))
       return failExpr("call of '" + Name + "', defined at " +
                           fileAndLine(Callee->getLocation(), SM) +
-                          ", a template of an included file whose "
-                          "instantiation reads the thread's position "
-                          "(threadIdx, blockIdx, ...), which merged threads "
-                          "would change",
+                          (isUserCode(Callee->getLocation())
+                               ? ", a template of an included file"
+                               : ", a library's function") +
+                          " that reads the thread's position (threadIdx, "
+                          "blockIdx, ...), which merged threads would change",
                       Loc);
     // An instantiation of a helper template of the user's: the helper
     // gpumerge lowers from it (Templates.h).
