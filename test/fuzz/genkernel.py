@@ -70,6 +70,8 @@ class Gen:
         self.wrng = random.Random("wide-%d" % seed)
         # And of positions spelled with locals naming the built-ins.
         self.arng = random.Random("alias-%d" % seed)
+        # And of helpers defined in gen.h rather than the kernel's file.
+        self.hhrng = random.Random("headerhelper-%d" % seed)
         self.pos1_decl = None  # (body index, name, type) of pos1's declaration
         self.arrays1d = []  # names of the 1-D array parameters
         self.seed = seed
@@ -472,6 +474,12 @@ class Gen:
                                          "unroll"])
         getattr(self, "shape_" + shape)()
         self.vector_arrays()
+        if self.use_header and self.helpers and self.hhrng.random() < 0.5:
+            # gpumerge lowers a header's helpers too, and writes them only in
+            # a translation.
+            self.header += self.helpers
+            self.helpers = []
+            self.feature("header-helper")
         qual = "__global__ void" if self.cuda else "__kernel void"
         if r.random() < 0.5:  # arrays first, sizes and scalars after
             self.params.sort(key=lambda p: "*" not in p[0])
