@@ -333,8 +333,13 @@ public:
       return;
     TraverseStmt(Def->getBody());
   }
+  /// The plain name of \p D; empty for an operator's or a constructor's.
+  static llvm::StringRef nameOf(const NamedDecl &D) {
+    const IdentifierInfo *I = D.getIdentifier();
+    return I ? I->getName() : llvm::StringRef();
+  }
   bool VisitDeclRefExpr(DeclRefExpr *E) {
-    llvm::StringRef N = E->getDecl()->getName();
+    llvm::StringRef N = nameOf(*E->getDecl());
     if (N == "threadIdx" || N == "blockIdx" || N == "blockDim" ||
         N == "gridDim")
       Found = true;
@@ -342,7 +347,7 @@ public:
   }
   bool VisitCallExpr(clang::CallExpr *C) {
     if (const FunctionDecl *Callee = C->getDirectCallee()) {
-      llvm::StringRef N = Callee->getName();
+      llvm::StringRef N = nameOf(*Callee);
       if (N.startswith("get_global_") || N.startswith("get_local_") ||
           N == "get_group_id" || N == "get_num_groups")
         Found = true;
