@@ -320,8 +320,8 @@ bool Lowering::isUserCode(SourceLocation L) const {
 
 namespace {
 /// Finds a read of the thread's position (threadIdx, blockIdx, blockDim,
-/// gridDim, OpenCL's get_global_id & co.) in a function body or in what it
-/// calls.
+/// gridDim, OpenCL's get_global_id & co., PTX's %tid, %laneid & co. in
+/// inline asm) in a function body or in what it calls.
 class PositionReads : public RecursiveASTVisitor<PositionReads> {
 public:
   bool Found = false;
@@ -343,6 +343,14 @@ public:
     if (N == "threadIdx" || N == "blockIdx" || N == "blockDim" ||
         N == "gridDim")
       Found = true;
+    return !Found;
+  }
+  /// PTX's special registers of the position (`mov.u32 %0, %%laneid;`).
+  bool VisitGCCAsmStmt(GCCAsmStmt *S) {
+    llvm::StringRef Asm = S->getAsmString()->getString();
+    for (const char *Register : {"%tid", "%ntid", "%ctaid", "%nctaid",
+                                 "%laneid", "%warpid", "%lanemask"})
+      Found |= Asm.contains(Register);
     return !Found;
   }
   bool VisitCallExpr(clang::CallExpr *C) {

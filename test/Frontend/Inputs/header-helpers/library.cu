@@ -8,6 +8,13 @@ __global__ void laned(const float *a, float *c, int n) {
     c[i] = a[i] + wu::laneId();
 }
 
+// Reads %laneid in inline asm inside the library: passed through.
+__global__ void lanedAsm(const float *a, float *c, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    c[i] = a[i] + wu::laneIdAsm();
+}
+
 // A pure library function: optimized.
 __global__ void halved(const float *a, const float *b, float *c, int w) {
   int x = blockIdx.x * blockDim.x + threadIdx.x;

@@ -4,6 +4,11 @@
 #define WARP_UTIL_H
 namespace wu {
 __device__ inline unsigned laneId() { return threadIdx.x & 31u; }
+__device__ inline unsigned laneIdAsm() {
+  unsigned r;
+  asm volatile("mov.u32 %0, %%laneid;" : "=r"(r));
+  return r;
+}
 __device__ inline float half(float v) { return 0.5f * v; }
 } // namespace wu
 #endif
