@@ -1216,8 +1216,18 @@ ExprPtr Lowering::lowerExprImpl(const clang::Expr *E) {
     // `dUtils::TruthWordNum`) keeps its qualifier in CUDA: without it, the
     // merged copies' calls did not compile. A helper template's instance
     // is gpumerge's own, at file scope.
+    // A library's function keeps the qualifier as the input wrote it
+    // (`wu::half(s)` came out `half(s)`, which nvcc did not compile, or
+    // which names another function); unwritten, the library's namespaces
+    // are its own business.
     if (isUserCode(Callee->getLocation()) && !Callee->isTemplateInstantiation())
       Call->Scope = namespaceQualifier(*Callee);
+    else if (const auto *R = llvm::dyn_cast<DeclRefExpr>(
+                 C->getCallee()->IgnoreParenImpCasts());
+             R && R->getQualifier()) {
+      llvm::raw_string_ostream OS(Call->Scope);
+      R->getQualifier()->print(OS, Ctx.getPrintingPolicy());
+    }
     return Call;
   }
   return failExpr(describeExpr(*E), Loc);
