@@ -4,6 +4,7 @@
 
 #include "llvm/Support/FormatVariadic.h"
 
+#include <map>
 #include <vector>
 
 namespace gpumerge {
@@ -13,7 +14,9 @@ namespace {
 /// One intrinsic, for either lane width: its name without the width digit,
 /// its arity, and its result in OpenCL C over the lanes, `{S}` the signed
 /// lane vector (char4, short2), `{U}` the unsigned one, `{A}`/`{B}` the
-/// arguments seen as signed or unsigned lanes as the name says.
+/// arguments seen as signed or unsigned lanes as the name says, `{MAX}` the
+/// signed lane's largest value; `{SUM}`: the sum of the lanes' absolute
+/// differences.
 struct Simd {
   const char *Stem;
   unsigned Arity;
@@ -81,17 +84,9 @@ std::string replaceAll(std::string Text, llvm::StringRef From,
   return Text;
 }
 
-} // namespace
-
-std::optional<std::string> openclSimdIntrinsicName(llvm::StringRef CudaName) {
-  if (openclSimdIntrinsicDefinition(CudaName).empty())
-    return std::nullopt;
-  return "gpumerge_" + CudaName.drop_front(2).str();
-}
-
-std::string openclSimdIntrinsicDefinition(llvm::StringRef CudaName) {
-  if (!CudaName.startswith("__v") || CudaName.size() < 5)
-    return "";
+/// The OpenCL definition of \p CudaName, one of Table's or Comparisons'
+/// stems with a width digit.
+std::string define(llvm::StringRef CudaName) {
   const Lanes *L = nullptr;
   for (const Lanes &W : Widths)
     if (CudaName.back() == W.Width)
@@ -134,6 +129,40 @@ std::string openclSimdIntrinsicDefinition(llvm::StringRef CudaName) {
   return llvm::formatv("uint {0}({1}) {{ {2}; }", Name,
                        Arity == 1 ? "uint a" : "uint a, uint b", Body)
       .str();
+}
+
+/// Every intrinsic's definition, by its CUDA name: written once, looked up
+/// for each call an OpenCL translation prints.
+const std::map<std::string, std::string> &definitions() {
+  static const std::map<std::string, std::string> All = [] {
+    std::vector<std::string> Stems;
+    for (const Simd &S : Table)
+      Stems.push_back(S.Stem);
+    for (const Comparison &C : Comparisons)
+      for (const char *Kind : {"__vcmp", "__vset"})
+        Stems.push_back(Kind + std::string(C.Name));
+    std::map<std::string, std::string> Defs;
+    for (const std::string &Stem : Stems)
+      for (const Lanes &W : Widths) {
+        std::string Name = Stem + W.Width;
+        Defs[Name] = define(Name);
+      }
+    return Defs;
+  }();
+  return All;
+}
+
+} // namespace
+
+std::optional<std::string> openclSimdIntrinsicName(llvm::StringRef CudaName) {
+  if (!definitions().count(CudaName.str()))
+    return std::nullopt;
+  return "gpumerge_" + CudaName.drop_front(2).str();
+}
+
+std::string openclSimdIntrinsicDefinition(llvm::StringRef CudaName) {
+  auto It = definitions().find(CudaName.str());
+  return It == definitions().end() ? "" : It->second;
 }
 
 } // namespace gpumerge

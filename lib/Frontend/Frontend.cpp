@@ -613,7 +613,6 @@ parseSource(const std::string &Source, const std::string &FileName,
   FailedHelperMap FailedHelpers;
   std::set<std::string> InstanceNames; // of the instantiations lowered
   for (const FunctionDecl *FD : All) {
-    SourceSpan Span = spanOf(*FD, SM);
     bool IsKernel = isKernelDecl(*FD);
     // A helper that takes pointers is lowered where it is called
     // (Inlining.h); it stays as written, and a translation needs no copy.
@@ -623,6 +622,7 @@ parseSource(const std::string &Source, const std::string &FileName,
       lowerIncludedHelper(*FD, Ctx, AST->getPreprocessor(), *M, FailedHelpers);
       continue;
     }
+    SourceSpan Span = spanOf(*FD, SM); // in the input: not an included helper
     // A template's body names its parameters' types (`T`), which no
     // lowering can give a size: a template is lowered per instantiation
     // (Templates.h), kernels and the helpers they call alike.
