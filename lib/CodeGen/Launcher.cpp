@@ -782,6 +782,8 @@ static const char *hostCType(ScalarKind K) {
   case ScalarKind::ULong:
     return "uint64_t";
   case ScalarKind::Float:
+  case ScalarKind::Half: // the OpenCL kernel's float (OpenCLEmitter.h)
+  case ScalarKind::BFloat16:
     return "float";
   case ScalarKind::Double:
     return "double";

@@ -41,6 +41,18 @@ const Pair IntegerIntrinsics[] = {
 } // namespace
 
 Spelling openclSpelling(const std::string &Callee, const Type &Result) {
+  // cuda_fp16.h's and cuda_bf16.h's exact functions of a 16-bit float,
+  // which the translation computes as a float (OpenCLEmitter.h): OpenCL's
+  // float function, its result rounded to the type (sqrt's correctly
+  // rounded float, rounded again, is the correctly rounded half).
+  static const Pair HalfPrecision[] = {{"hsqrt", "sqrt"},   {"__habs", "fabs"},
+                                       {"__hmax", "fmax"},  {"__hmin", "fmin"},
+                                       {"hfloor", "floor"}, {"hceil", "ceil"},
+                                       {"htrunc", "trunc"}, {"hrint", "rint"}};
+  if (Result.isHalfPrecision())
+    for (const Pair &P : HalfPrecision)
+      if (Callee == P.Cuda)
+        return {P.OpenCL, ""};
   // CUDA's float-suffixed math (sqrtf) is overloaded sqrt in OpenCL C.
   // (Every such function that OpenCL C 1.2 has; langevin's coshf and
   // sinhf were missing, and its translation did not build.)

@@ -7,6 +7,7 @@
 #include "CodeGen/PhasedLaunch.h"
 #include "CodeGen/SimdIntrinsics.h"
 #include "CodeGen/TemplateLaunch.h"
+#include "IR/HalfPrecision.h"
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
@@ -402,6 +403,18 @@ static std::set<std::string> simdIntrinsicDefinitions(const Module &M) {
   return Defs;
 }
 
+/// The 16-bit float types \p M computes, whose rounding (and bfloat16's
+/// conversions) an OpenCL translation defines.
+static std::set<ScalarKind> halfPrecisionKinds(const Module &M) {
+  std::set<ScalarKind> Kinds;
+  for (const auto &F : M.Functions)
+    forEachType(*F, [&](const Type &T) {
+      if (T.isHalfPrecision())
+        Kinds.insert(T.Scalar);
+    });
+  return Kinds;
+}
+
 /// The other language: a new file of typedefs, macros, helpers and kernels.
 static EmittedModule
 emitTranslated(const Module &M, Language L,
@@ -435,9 +448,12 @@ emitTranslated(const Module &M, Language L,
           "#define assert(c) ((void)0)\n";
   for (const auto &[Name, Def] : M.Typedefs)
     OS << (L == Language::OpenCL ? openclTypedef(Def) : Def) << "\n";
-  if (L == Language::OpenCL)
+  if (L == Language::OpenCL) {
     for (const std::string &Def : simdIntrinsicDefinitions(M))
       OS << Def << "\n";
+    for (ScalarKind K : halfPrecisionKinds(M))
+      OS << openclHalfPrecisionDefinitions(K);
+  }
   std::unique_ptr<Printer> P = makeEmitter(L, OS);
   for (const Module::ConstantDefinition &C : M.ConstantDefinitions) {
     // A CUDA scalar stays a compile-time constant, as in the input.

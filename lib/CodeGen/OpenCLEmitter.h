@@ -100,7 +100,7 @@ protected:
   void printTextureRead(const ArrayRef &A, const Param &P) override {
     Type T = P.Ty.element();
     if (!readAsImage(T)) {
-      printArrayAccess(A);
+      printArrayRead(A);
       return;
     }
     OS << (T.Scalar == ScalarKind::Float ? "read_imagef("
@@ -130,12 +130,27 @@ protected:
                      ");");
   }
   /// CUDA's float3 is a struct of three floats in OpenCL, whose float3 has
-  /// four (openclPackedVectorName).
+  /// four (openclPackedVectorName). A 16-bit float is a float (OpenCL C
+  /// without cl_khr_fp16 has no half values), whatever the input names it.
   std::string typeName(const Type &T) const override {
+    if (T.isHalfPrecision()) {
+      Type F = T;
+      F.Scalar = ScalarKind::Float;
+      F.TypedefName.clear();
+      return Printer::typeName(F);
+    }
     if (T.Packed && T.TypedefName.empty())
       return openclPackedVectorName(T);
     return Printer::typeName(T);
   }
+  // 16-bit floats (CUDA's __half, __nv_bfloat16): computed as floats,
+  // rounded after each operation; in global and constant memory a half
+  // array read and written with vload_half and vstore_half_rte, a bfloat16
+  // one as its bits (ushort); in local and private memory floats.
+  std::string storageTypeName(const Type &Elem) const override;
+  bool printHalfPrecision(const Expr &E, int Parent) override;
+  void printArrayRead(const ArrayRef &A) override;
+  void printAssign(const AssignStmt &A) override;
   void printVectorLiteral(const CallExpr &C) override {
     if (C.getType().Packed) { // a struct: (gpumerge_float3){x, y, z}
       Type Vec = C.getType();
@@ -176,6 +191,13 @@ protected:
     return openclSpelling(Callee, Result).TrailingArgs;
   }
   std::string calleeScope(const std::string &) const override { return ""; }
+
+private:
+  /// The expression printHalfPrecision is printing unrounded, inside its
+  /// rounding.
+  const Expr *Unrounded = nullptr;
+  /// The index of \p A into its array's elements, flat (vload_half's).
+  ExprPtr storedIndex(const ArrayRef &A) const;
 };
 
 } // namespace gpumerge

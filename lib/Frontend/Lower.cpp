@@ -525,6 +525,13 @@ Type Lowering::lowerScalar(QualType Q, SourceLocation Loc) {
     Keep();
     return T;
   }
+  // A typedef of one (`typedef half fp16;`) is not declared again: OpenCL
+  // spells the type float whatever its name (OpenCLEmitter.h).
+  if (std::optional<ScalarKind> K = halfPrecisionKind(C)) {
+    T.Scalar = *K;
+    T.TypedefName = TypedefName;
+    return T;
+  }
   const auto *B = C->getAs<BuiltinType>();
   if (!B) {
     fail("type '" + Q.getAsString() + "'", Loc);
@@ -621,7 +628,7 @@ Type Lowering::lowerType(QualType Q, SourceLocation Loc) {
     return T;
   }
   if (Q->isArrayType() || Q->isReferenceType() ||
-      (Q->isRecordType() && !isCudaVector(Q))) {
+      (Q->isRecordType() && !isCudaVector(Q) && !halfPrecisionKind(Q))) {
     fail("type '" + Q.getAsString() + "'", Loc);
     return Type();
   }
@@ -1014,6 +1021,9 @@ ExprPtr Lowering::lowerExprImpl(const clang::Expr *E) {
     }
     return arrayRef(*BV, std::move(Indices), A->getType(), Loc);
   }
+  bool Half = false;
+  if (ExprPtr H = lowerHalfPrecision(E, Half); Half)
+    return H;
   if (const auto *U = llvm::dyn_cast<clang::UnaryOperator>(E)) {
     std::optional<UnaryOp> Op;
     switch (U->getOpcode()) {

@@ -283,6 +283,11 @@ StmtPtr Lowering::lowerExprStmt(const clang::Expr *E) {
                       Loc);
     }
   }
+  // `c[i] = h;`, `s += a[i] * b[i];` of 16-bit floats: their operators.
+  if (const auto *O = llvm::dyn_cast<CXXOperatorCallExpr>(E);
+      O && O->getNumArgs() >= 1 && halfPrecisionKind(O->getArg(0)->getType()))
+    if (StmtPtr S = lowerHalfAssign(*O, Loc))
+      return S;
   // `c[i] = v;` of CUDA's vectors: their implicit operator=.
   if (const auto *O = llvm::dyn_cast<CXXOperatorCallExpr>(E);
       O && O->getOperator() == OO_Equal && O->getNumArgs() == 2 &&

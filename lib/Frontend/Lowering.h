@@ -35,6 +35,10 @@ using namespace clang;
 
 namespace gpumerge {
 
+/// Half for CUDA's __half, BFloat16 for __nv_bfloat16 (the toolkit's structs,
+/// const or not); nullopt for any other type.
+std::optional<ScalarKind> halfPrecisionKind(QualType Q);
+
 /// Lowers one function: a kernel, or a helper kept as a call. One object a
 /// function; typedefs, macros and constants it reads go to the module.
 class Lowering {
@@ -147,6 +151,15 @@ private:
                               const clang::Expr *RHS, SourceLocation Loc);
 
   Type lowerScalar(QualType Q, SourceLocation Loc);
+
+  // --- 16-bit floats (LowerHalf.cpp) ---------------------------------------
+  /// An expression of CUDA's __half or __nv_bfloat16 made of the toolkit's
+  /// operators, constructors, conversions and intrinsics (`a * b`,
+  /// `__half(x)`, `__half2float(h)`); \p Handled false for any other.
+  ExprPtr lowerHalfPrecision(const clang::Expr *E, bool &Handled);
+  /// `h = v;`, `h += v;` of a 16-bit float, its operator a call; null for
+  /// another operator.
+  StmtPtr lowerHalfAssign(const CXXOperatorCallExpr &O, SourceLocation Loc);
 
   AddressSpace lowerSpace(LangAS AS);
 

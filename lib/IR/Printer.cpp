@@ -91,7 +91,7 @@ void Printer::printPointerParam(const Param &P, bool Const,
     OS << "const ";
   if (T.IsVolatile)
     OS << "volatile ";
-  OS << typeName(T.element());
+  OS << storageTypeName(T.element());
   if (T.InnerExtents.empty()) {
     OS << " *" << Restrict << P.Name;
     return;
@@ -388,6 +388,8 @@ static bool formsIncrement(const UnaryExpr &U) {
 }
 
 void Printer::printExpr(const Expr &E, int Parent) {
+  if (E.getType().isHalfPrecision() && printHalfPrecision(E, Parent))
+    return;
   switch (E.getKind()) {
   case Expr::Kind::IntLit: {
     const auto &L = llvm::cast<IntLit>(E);

@@ -86,6 +86,16 @@ protected:
   virtual void printArrayRead(const ArrayRef &A) { printArrayAccess(A); }
   /// What an assignment assigns to (`a[i]`, `sum`), written by \p A.
   virtual void printAssignTarget(const AssignStmt &A) { printExpr(*A.LHS); }
+  /// How an array parameter's elements of type \p Elem are stored: the
+  /// type's name but in OpenCL, which stores 16-bit floats it computes as
+  /// floats (`half *`, `ushort *`).
+  virtual std::string storageTypeName(const Type &Elem) const {
+    return typeName(Elem);
+  }
+  /// \p E, an operation, conversion or literal of a 16-bit float type,
+  /// where the language computes it in a wider one and rounds (OpenCL);
+  /// false where it is printed as any other.
+  virtual bool printHalfPrecision(const Expr &E, int Parent) { return false; }
   /// \p Args, comma-separated (a call's, a vector literal's).
   void printArgs(const std::vector<ExprPtr> &Args);
   /// May \p A, a store of a whole vector that changes one component, be
@@ -110,8 +120,9 @@ protected:
   // --- helpers -------------------------------------------------------------
   void printParam(const Param &P);
   void printDecl(const DeclStmt &D);
-  /// `lhs op= rhs;`, the statement as written (an async copy's too).
-  void printAssign(const AssignStmt &A);
+  /// `lhs op= rhs;`, the statement as written (an async copy's too). OpenCL
+  /// writes the assignments of 16-bit floats otherwise.
+  virtual void printAssign(const AssignStmt &A);
   void printBody(const Stmt &S);
   /// `((const float2 *)a)`: array \p A seen as vectors of its VectorWidth.
   void printVectorBase(const ArrayRef &A);

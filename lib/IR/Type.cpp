@@ -13,6 +13,8 @@ static unsigned scalarBytes(ScalarKind K) {
     return 1;
   case ScalarKind::Short:
   case ScalarKind::UShort:
+  case ScalarKind::Half:
+  case ScalarKind::BFloat16:
     return 2;
   case ScalarKind::Int:
   case ScalarKind::UInt:
@@ -66,6 +68,12 @@ std::string scalarName(ScalarKind K, unsigned VectorWidth) {
     break;
   case ScalarKind::Double:
     Base = "double";
+    break;
+  case ScalarKind::Half:
+    Base = "__half";
+    break;
+  case ScalarKind::BFloat16:
+    Base = "__nv_bfloat16";
     break;
   }
   if (VectorWidth == 1)

@@ -27,7 +27,13 @@ enum class ScalarKind {
   Long,
   ULong,
   Float,
-  Double
+  Double,
+  /// CUDA's __half and __nv_bfloat16 (cuda_fp16.h, cuda_bf16.h): 16-bit
+  /// floats in memory whose every operation rounds to the format. OpenCL
+  /// without cl_khr_fp16 computes them as floats, rounded after each
+  /// operation, and keeps them as half or ushort in global memory only.
+  Half,
+  BFloat16
 };
 
 enum class AddressSpace { Private, Global, Shared, Constant };
@@ -92,7 +98,14 @@ struct Type {
     return T;
   }
   bool isFloating() const {
-    return Scalar == ScalarKind::Float || Scalar == ScalarKind::Double;
+    return Scalar == ScalarKind::Float || Scalar == ScalarKind::Double ||
+           isHalfPrecision();
+  }
+  /// A 16-bit float (__half, __nv_bfloat16): arithmetic on it rounds to 16
+  /// bits, which no reordering may change, and nothing but CUDA stores it
+  /// natively.
+  bool isHalfPrecision() const {
+    return Scalar == ScalarKind::Half || Scalar == ScalarKind::BFloat16;
   }
   bool isInteger() const { return !isFloating() && Scalar != ScalarKind::Void; }
   /// A scalar long, unsigned long, size_t: arithmetic in 64 bits.

@@ -1,5 +1,6 @@
 //===- DeviceRun.cpp - What a verify run does on the device ---------------===//
 #include "Runtime/DeviceRun.h"
+#include "IR/HalfPrecision.h"
 
 #include "CodeGen/EdgeKernel.h"
 #include "Runtime/CudaSession.h"
@@ -45,6 +46,14 @@ double compare(const Type &T, const std::vector<std::uint8_t> &A,
     case ScalarKind::Double:
       X = get<double>(A, I);
       Y = get<double>(B, I);
+      break;
+    case ScalarKind::Half:
+      X = halfValue(get<std::uint16_t>(A, I));
+      Y = halfValue(get<std::uint16_t>(B, I));
+      break;
+    case ScalarKind::BFloat16:
+      X = bfloat16Value(get<std::uint16_t>(A, I));
+      Y = bfloat16Value(get<std::uint16_t>(B, I));
       break;
     default:
       X = std::memcmp(A.data() + I * Bytes, B.data() + I * Bytes, Bytes) ? 1
@@ -219,7 +228,7 @@ llvm::Expected<double> Execution::launchAll(unsigned Program, bool Reference,
     for (size_t I = 0; I < Passed; ++I) {
       const Param &P = Run.Params[I];
       if (!P.Ty.IsPointer) {
-        Args.push_back(scalarArg(P.Ty, Run.Scalars[I]));
+        Args.push_back(scalarArg(P.Ty, Run.Scalars[I], Run.Device));
         Plain.push_back(Args.back());
         continue;
       }
@@ -507,7 +516,7 @@ bool runCandidate(DeviceSession &Session, const DeviceRun &Run,
 
 } // namespace
 
-KernelArg scalarArg(const Type &T, double Value) {
+KernelArg scalarArg(const Type &T, double Value, DeviceKind Device) {
   // A vector (float4 wt): lanes that differ, Value, Value + 1/4, ... (+ 1
   // for integers); OpenCL's 3-vectors take four.
   if (T.VectorWidth > 1) {
@@ -528,6 +537,13 @@ KernelArg scalarArg(const Type &T, double Value) {
   switch (T.Scalar) {
   case ScalarKind::Float:
     return KernelArg::f32(float(Value));
+  case ScalarKind::Half:
+  case ScalarKind::BFloat16: {
+    float F = roundToHalfPrecision(T.Scalar, float(Value));
+    if (Device == DeviceKind::OpenCL)
+      return KernelArg::f32(F);
+    return Bytes(T.Scalar == ScalarKind::Half ? halfBits(F) : bfloat16Bits(F));
+  }
   case ScalarKind::Double:
     return KernelArg::f64(Value);
   case ScalarKind::Long:

@@ -99,8 +99,11 @@ struct DeviceRun {
 bool sameReference(const DeviceRun &A, const DeviceRun &B);
 
 /// A scalar argument in the bytes of its parameter's type (OpenCL checks
-/// the size: a short parameter takes 2 bytes); a vector's lanes differ.
-KernelArg scalarArg(const Type &T, double Value);
+/// the size: a short parameter takes 2 bytes); a vector's lanes differ. A
+/// 16-bit float is rounded to its type: on \p Device CUDA in its 16 bits,
+/// in OpenCL a float (the translation's parameter).
+KernelArg scalarArg(const Type &T, double Value,
+                    DeviceKind Device = DeviceKind::OpenCL);
 
 /// A session on the first OpenCL device, or on CUDA device \p Index.
 llvm::Expected<std::unique_ptr<DeviceSession>> openSession(DeviceKind Kind,

@@ -10,6 +10,7 @@
 #include "CodeGen/MathSpellings.h"
 #include "CodeGen/RaceCheck.h"
 #include "IR/Evaluate.h"
+#include "IR/HalfPrecision.h"
 #include "IR/Printer.h"
 #include "Runtime/DeviceRun.h"
 #include "Runtime/ExtentProbe.h"
@@ -122,6 +123,12 @@ std::vector<std::uint8_t> randomContents(const Type &T, std::int64_t Count,
       break;
     case ScalarKind::Double:
       put<double>(B, I, 2 * U - 1);
+      break;
+    case ScalarKind::Half:
+      put<std::uint16_t>(B, I, halfBits(float(2 * U - 1)));
+      break;
+    case ScalarKind::BFloat16:
+      put<std::uint16_t>(B, I, bfloat16Bits(float(2 * U - 1)));
       break;
     case ScalarKind::Int:
       put<std::int32_t>(B, I, std::int32_t(U * 17) + Low);
@@ -969,8 +976,15 @@ verifyKernel(const Module &M, const Function &Naive, const Function &Emitted,
 /// 1e-4 for float, 1e-9 for double (0 for integers); a reassociated sum of
 /// N terms widens it to 4Nu (u the unit roundoff), as the rounding errors
 /// of both orders grow with N (the bound of recursive summation is (N-1)u
-/// times the sum of the terms' magnitudes).
+/// times the sum of the terms' magnitudes). The 16-bit floats: 16u. No
+/// pass reorders their arithmetic, and OpenCL rounds both sides alike (a
+/// mismatch is exact there); nvcc may fuse a product and a sum into one
+/// rounding in one kernel and not the other.
 double verifyTolerance(const Type &T, std::int64_t Terms) {
+  if (T.Scalar == ScalarKind::Half)
+    return std::ldexp(1.0, -7);
+  if (T.Scalar == ScalarKind::BFloat16)
+    return std::ldexp(1.0, -4);
   if (T.Scalar == ScalarKind::Double)
     return std::max(1e-9, double(Terms) * std::ldexp(1.0, -51));
   if (T.Scalar == ScalarKind::Float)

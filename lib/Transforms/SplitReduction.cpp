@@ -476,6 +476,13 @@ bool Splitter::splitGuarded(NaiveShape &NS, Split &S, std::string &Why) const {
       Why = "'" + N + "' is not a number the loop can sum";
       return false;
     }
+    // Each partial sum would round to 11 (or 8) bits where the whole one
+    // did: far from the input's result, not an ulp.
+    if (D->Ty.isHalfPrecision()) {
+      Why = "'" + N + "' is a 16-bit float, whose sum in another order " +
+            "rounds otherwise";
+      return false;
+    }
   }
   for (StmtPtr &St : S.Before)
     if (auto *D = llvm::dyn_cast<DeclStmt>(St.get()); D && Sums.count(D->Name))
