@@ -655,7 +655,19 @@ ExprPtr Lowering::lowerConstantArray(const VarDecl &V,
     return failExpr(
         "a row of the constant array '" + Name + "' taken as a pointer", Loc);
   Type T = lowerScalar(Elem.getUnqualifiedType(), Loc);
-  if (!V.hasInit()) {
+  // An array of a struct type (__half) without an initializer has one, its
+  // elements' default construction.
+  const auto *Construct =
+      V.hasInit() ? llvm::dyn_cast<CXXConstructExpr>(V.getInit()) : nullptr;
+  bool Initialized =
+      V.hasInit() && !(Construct && Construct->getNumArgs() == 0);
+  // Its initializer is CUDA's text (`__half_raw{0x3800}`), which a
+  // translation computing halves as floats cannot declare again.
+  if (Initialized && T.isHalfPrecision())
+    return failExpr("a read of the constant array '" + Name +
+                        "' of 16-bit floats, which its initializer fills",
+                    Loc);
+  if (!Initialized) {
     if (!CurrentIsKernel)
       return failExpr("a read of the __constant__ array '" + Name +
                           "' in a helper function (only kernels may read "
