@@ -72,6 +72,8 @@ class Gen:
         self.arng = random.Random("alias-%d" % seed)
         # And of helpers defined in gen.h rather than the kernel's file.
         self.hhrng = random.Random("headerhelper-%d" % seed)
+        # And of CUDA's __half arrays in place of float ones.
+        self.fprng = random.Random("half-%d" % seed)
         self.pos1_decl = None  # (body index, name, type) of pos1's declaration
         self.arrays1d = []  # names of the 1-D array parameters
         self.seed = seed
@@ -474,6 +476,7 @@ class Gen:
                                          "unroll"])
         getattr(self, "shape_" + shape)()
         self.vector_arrays()
+        self.half_arrays()
         if self.use_header and self.helpers and self.hhrng.random() < 0.5:
             # gpumerge lowers a header's helpers too, and writes them only in
             # a translation.
@@ -553,6 +556,79 @@ class Gen:
         self.body = [components(l) for l in self.body]
         self.top = [components(l) for l in self.top]
         self.header = [components(l) for l in self.header]
+
+    def half_arrays(self):
+        """Some 1-D float arrays of a CUDA kernel become CUDA's __half
+        (cuda_fp16.h), read as `__half2float(a[i])` and stored as `c[i] =
+        __float2half(v)` (`c[i] += v` as c[i] = __float2half(
+        __half2float(c[i]) + (v))): the kernel computes in float as
+        before, its arrays 16 bits wide."""
+        h = self.fprng
+        if (h.random() >= 0.15 or not self.cuda or self.elem != "float"
+                or not self.arrays1d or any(f.startswith("vector:")
+                                            for f in self.features)
+                or "passthrough:ptrarith" in self.features
+                or "pointer-helper" in self.features):
+            return
+        # Only arrays the body alone names: an access macro would have to
+        # read and store alike.
+        free = [a for a in self.arrays1d
+                if not any(re.search(r"\b%s\b" % re.escape(a), l)
+                           for l in self.top + self.header + self.helpers)]
+        chosen = [a for a in free if h.random() < 0.6] or free[:1]
+        if not chosen:
+            return
+
+        def access_end(line, start):
+            depth, j = 0, start
+            while True:  # the matching ]
+                depth += {"[": 1, "]": -1}.get(line[j], 0)
+                if depth == 0:
+                    return j + 1
+                j += 1
+
+        def reads(line):
+            for name in chosen:
+                out, i = [], 0
+                pat = re.compile(r"\b%s\[" % re.escape(name))
+                while True:
+                    m = pat.search(line, i)
+                    if not m:
+                        break
+                    j = access_end(line, m.end() - 1)
+                    out.append(line[i:m.start()] + "__half2float(" +
+                               line[m.start():j] + ")")
+                    i = j
+                line = "".join(out) + line[i:]
+            return line
+
+        store = re.compile(r"^(\s*)(%s)\[" % "|".join(map(re.escape, chosen)))
+        body = []
+        for line in self.body:
+            m = store.match(line)
+            if not m:
+                new = reads(line)
+                if re.search(r"__half2float\([^;]*\)\s*[-+*/]?=[^=]", new):
+                    return  # a store not at a statement's start
+                body.append(new)
+                continue
+            j = access_end(line, m.end() - 1)
+            target = line[m.start(2):j]
+            a = re.match(r"\s*([-+*/]?)=\s*(.*);\s*$", line[j:])
+            if not a:
+                return
+            value = reads(a.group(2))
+            if a.group(1):
+                value = f"__half2float({target}) {a.group(1)} ({value})"
+            body.append(f"{m.group(1)}{reads(target)[len('__half2float('):-1]}"
+                        f" = __float2half({value});")
+        self.body = body
+        for k, (decl, name) in enumerate(self.params):
+            if name in chosen:
+                self.params[k] = (decl.replace(f"{self.spelled} *", "__half *"),
+                                  name)
+        self.top.insert(0, "#include <cuda_fp16.h>")
+        self.feature("half-arrays")
 
     # Each shape_* writes the kernel's parameters and body.
 
