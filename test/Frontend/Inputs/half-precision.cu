@@ -35,7 +35,8 @@ __global__ void mm_mixed(const fp16 *a, const fp16 *b, float *c, int n) {
 __global__ void axpy_h(const __half *x, const __half *y, __half *z, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n)
-    z[i] = __hadd(x[i], __hmul(y[i], __float2half(0.1f))) + hsqrt(__habs(x[i]));
+    z[i] = __hadd(x[i], __hmul(y[i], __float2half(0.1f))) + hsqrt(__habs(x[i])) +
+           __hfma(x[i], y[i], hexp(__hneg(y[i])));
 }
 
 __global__ void scale_bf(const __nv_bfloat16 *x, __nv_bfloat16 *y, float s,
