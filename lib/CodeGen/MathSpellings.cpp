@@ -38,24 +38,25 @@ const Pair IntegerIntrinsics[] = {
     {"__rhadd", "rhadd"},        {"__urhadd", "rhadd"},
 };
 
+/// cuda_fp16.h's and cuda_bf16.h's functions of a 16-bit float, which the
+/// translation computes as a float (OpenCLEmitter.h): OpenCL's float
+/// function, its result rounded to the type. Exact for the first row
+/// (sqrt's correctly rounded float, rounded again, is the correctly
+/// rounded half); CUDA's others are approximations themselves, within an
+/// ulp or two of the half (verify's 16, Verify.h), and __hfma's product
+/// and sum round twice here, once in CUDA, which ties alone tell apart.
+const Pair HalfPrecision[] = {
+    {"hsqrt", "sqrt"},   {"__habs", "fabs"},  {"__hmax", "fmax"},
+    {"__hmin", "fmin"},  {"hfloor", "floor"}, {"hceil", "ceil"},
+    {"htrunc", "trunc"}, {"hrint", "rint"},   {"hexp", "exp"},
+    {"hexp2", "exp2"},   {"hexp10", "exp10"}, {"hlog", "log"},
+    {"hlog2", "log2"},   {"hlog10", "log10"}, {"hsin", "sin"},
+    {"hcos", "cos"},     {"hrsqrt", "rsqrt"}, {"htanh", "tanh"},
+    {"__hfma", "fma"}};
+
 } // namespace
 
 Spelling openclSpelling(const std::string &Callee, const Type &Result) {
-  // cuda_fp16.h's and cuda_bf16.h's functions of a 16-bit float, which the
-  // translation computes as a float (OpenCLEmitter.h): OpenCL's float
-  // function, its result rounded to the type. Exact for the first row
-  // (sqrt's correctly rounded float, rounded again, is the correctly
-  // rounded half); CUDA's others are approximations themselves, within an
-  // ulp or two of the half (verify's 16, Verify.h), and __hfma's product
-  // and sum round twice here, once in CUDA, which ties alone tell apart.
-  static const Pair HalfPrecision[] = {
-      {"hsqrt", "sqrt"},   {"__habs", "fabs"},  {"__hmax", "fmax"},
-      {"__hmin", "fmin"},  {"hfloor", "floor"}, {"hceil", "ceil"},
-      {"htrunc", "trunc"}, {"hrint", "rint"},   {"hexp", "exp"},
-      {"hexp2", "exp2"},   {"hexp10", "exp10"}, {"hlog", "log"},
-      {"hlog2", "log2"},   {"hlog10", "log10"}, {"hsin", "sin"},
-      {"hcos", "cos"},     {"hrsqrt", "rsqrt"}, {"htanh", "tanh"},
-      {"__hfma", "fma"}};
   if (Result.isHalfPrecision())
     for (const Pair &P : HalfPrecision)
       if (Callee == P.Cuda)

@@ -73,15 +73,14 @@ bool OpenCLEmitter::printHalfPrecision(const Expr &E, int Parent) {
     OS << ")";
     return true;
   }
+  // What computes a new value rounds it (a comparison is no 16-bit float);
+  // a variable, an element, a negation or a choice holds one already, and
+  // so does a literal the type holds (0.0f).
   if (const auto *L = llvm::dyn_cast<FloatLit>(&E);
       L && float(L->Value) == roundToHalfPrecision(K, float(L->Value)))
-    return false; // 0.0f: a value of the type already
-  const auto *B = llvm::dyn_cast<BinaryExpr>(&E);
-  bool Call = llvm::isa<CallExpr>(E) &&
-              llvm::cast<CallExpr>(E).Callee != VectorLiteralCallee;
-  if (!llvm::isa<FloatLit>(E) && !Call &&
-      (!B || isComparison(B->Op) || B->Op == BinaryOp::LAnd ||
-       B->Op == BinaryOp::LOr))
+    return false;
+  if (!llvm::isa<BinaryExpr>(E) && !llvm::isa<CallExpr>(E) &&
+      !llvm::isa<FloatLit>(E))
     return false;
   const Expr *Outer = Unrounded;
   Unrounded = &E;

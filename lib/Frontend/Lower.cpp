@@ -655,12 +655,7 @@ ExprPtr Lowering::lowerConstantArray(const VarDecl &V,
     return failExpr(
         "a row of the constant array '" + Name + "' taken as a pointer", Loc);
   Type T = lowerScalar(Elem.getUnqualifiedType(), Loc);
-  // An array of a struct type (__half) without an initializer has one, its
-  // elements' default construction.
-  const auto *Construct =
-      V.hasInit() ? llvm::dyn_cast<CXXConstructExpr>(V.getInit()) : nullptr;
-  bool Initialized =
-      V.hasInit() && !(Construct && Construct->getNumArgs() == 0);
+  bool Initialized = hasWrittenInit(V);
   // Its initializer is CUDA's text (`__half_raw{0x3800}`), which a
   // translation computing halves as floats cannot declare again.
   if (Initialized && T.isHalfPrecision())
@@ -710,6 +705,14 @@ ExprPtr Lowering::zeroOf(const gpumerge::Type &T) {
     return std::make_unique<FloatLit>(
         0.0, T.Scalar == ScalarKind::Float ? "0.0f" : "0.0", T);
   return std::make_unique<IntLit>(0, T);
+}
+
+bool Lowering::hasWrittenInit(const VarDecl &V) {
+  if (!V.hasInit())
+    return false;
+  const auto *C = llvm::dyn_cast<CXXConstructExpr>(strip(V.getInit()));
+  return !C || C->getNumArgs() != 0 || C->requiresZeroInitialization() ||
+         !C->getConstructor()->isTrivial();
 }
 
 const clang::Expr *Lowering::strip(const clang::Expr *E) {

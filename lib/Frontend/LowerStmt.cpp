@@ -58,14 +58,7 @@ StmtPtr Lowering::lowerVarDecl(const Decl *D, std::vector<StmtPtr> &Stores) {
   } else if (V->isStaticLocal())
     return failStmt("static local variable", V->getBeginLoc());
   ExprPtr Init;
-  // `float4 v;`: CUDA's vectors have a trivial default constructor.
-  const auto *Construct =
-      V->hasInit() ? llvm::dyn_cast<CXXConstructExpr>(strip(V->getInit()))
-                   : nullptr;
-  bool Uninitialized = Construct && Construct->getNumArgs() == 0 &&
-                       !Construct->requiresZeroInitialization() &&
-                       Construct->getConstructor()->isTrivial();
-  if (V->hasInit() && !Uninitialized) {
+  if (hasWrittenInit(*V)) {
     if (!Extents.empty()) {
       if (T.Space == AddressSpace::Shared || Extents.size() != 1 ||
           T.VectorWidth != 1)

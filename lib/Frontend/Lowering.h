@@ -180,6 +180,11 @@ private:
 
   static const clang::Expr *strip(const clang::Expr *E);
 
+  /// Does \p V have an initializer the input wrote? Not `float4 v;` nor
+  /// `__constant__ __half w[4];`, whose default construction (trivial, no
+  /// zeroing) Clang records as an initializer.
+  static bool hasWrittenInit(const VarDecl &V);
+
   /// threadIdx.x and friends: a property access on a CUDA built-in variable.
   ExprPtr lowerCudaBuiltin(const PseudoObjectExpr &PO);
 

@@ -29,7 +29,8 @@ std::uint16_t halfBits(float F) {
     if (Abs < 0x33000000u) // at most 2^-25: rounds to zero
       return Sign;
     std::uint32_t Mantissa = (Abs & 0x7fffffu) | 0x800000u;
-    unsigned Shift = 126 - (Abs >> 23); // 14 + 13 - (exponent - 127) + ...
+    // Mantissa counts units of 2^(exponent - 150), the half's 2^-24.
+    unsigned Shift = 126 - (Abs >> 23);
     std::uint32_t Kept = Mantissa >> Shift;
     std::uint32_t Rest = Mantissa & ((1u << Shift) - 1);
     std::uint32_t Half = 1u << (Shift - 1);

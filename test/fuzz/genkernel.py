@@ -45,6 +45,34 @@ FLOAT_TYPES = ("float", "double")
 INT_TYPES = ("int", "unsigned")
 
 
+def rewrite_accesses(line, names, rewrite):
+    """\p line with each access `name[...]` of an array of \p names (its
+    brackets matched, indices holding accesses of their own) replaced by
+    rewrite(access), left to right, name by name."""
+    for name in names:
+        out, i = [], 0
+        pat = re.compile(r"\b%s\[" % re.escape(name))
+        while True:
+            m = pat.search(line, i)
+            if not m:
+                break
+            j = access_end(line, m.end() - 1)
+            out.append(line[i:m.start()] + rewrite(line[m.start():j]))
+            i = j
+        line = "".join(out) + line[i:]
+    return line
+
+
+def access_end(line, start):
+    """The index just past the `]` matching the `[` at \p start."""
+    depth, j = 0, start
+    while True:
+        depth += {"[": 1, "]": -1}.get(line[j], 0)
+        if depth == 0:
+            return j + 1
+        j += 1
+
+
 class Gen:
     def __init__(self, seed, lang=None, known_gaps=False):
         self.rng = random.Random(seed)
@@ -535,23 +563,9 @@ class Gen:
                 self.params[k] = (decl.replace(f"{self.spelled} *", f"{vec} *"), name)
 
         def components(line):
-            for name in chosen:
-                out, i = [], 0
-                pat = re.compile(r"\b%s\[" % re.escape(name))
-                while True:
-                    m = pat.search(line, i)
-                    if not m:
-                        break
-                    depth, j = 0, m.end() - 1
-                    while True:  # the matching ]
-                        depth += {"[": 1, "]": -1}.get(line[j], 0)
-                        if depth == 0:
-                            break
-                        j += 1
-                    out.append(line[i:j + 1] + "." + v.choice("xyzw"[:width]))
-                    i = j + 1
-                line = "".join(out) + line[i:]
-            return line
+            return rewrite_accesses(
+                line, chosen,
+                lambda a: a + "." + v.choice("xyzw"[:width]))
 
         self.body = [components(l) for l in self.body]
         self.top = [components(l) for l in self.top]
@@ -579,28 +593,9 @@ class Gen:
         if not chosen:
             return
 
-        def access_end(line, start):
-            depth, j = 0, start
-            while True:  # the matching ]
-                depth += {"[": 1, "]": -1}.get(line[j], 0)
-                if depth == 0:
-                    return j + 1
-                j += 1
-
         def reads(line):
-            for name in chosen:
-                out, i = [], 0
-                pat = re.compile(r"\b%s\[" % re.escape(name))
-                while True:
-                    m = pat.search(line, i)
-                    if not m:
-                        break
-                    j = access_end(line, m.end() - 1)
-                    out.append(line[i:m.start()] + "__half2float(" +
-                               line[m.start():j] + ")")
-                    i = j
-                line = "".join(out) + line[i:]
-            return line
+            return rewrite_accesses(line, chosen,
+                                    lambda a: "__half2float(" + a + ")")
 
         store = re.compile(r"^(\s*)(%s)\[" % "|".join(map(re.escape, chosen)))
         body = []
@@ -620,7 +615,8 @@ class Gen:
             value = reads(a.group(2))
             if a.group(1):
                 value = f"__half2float({target}) {a.group(1)} ({value})"
-            body.append(f"{m.group(1)}{reads(target)[len('__half2float('):-1]}"
+            index = reads(line[m.end() - 1:j])  # the target's own reads
+            body.append(f"{m.group(1)}{m.group(2)}{index}"
                         f" = __float2half({value});")
         self.body = body
         for k, (decl, name) in enumerate(self.params):
