@@ -525,14 +525,18 @@ private:
         return P.takeError();
       Names = *P;
     } else {
-      Names = defaultPipeline(V);
+      Names = defaultPipeline(V, MD);
       llvm::erase_if(Names, [&](const std::string &N) {
         return llvm::is_contained(Opts.DisabledPasses, N);
       });
     }
     if (auto E = writeStep(*R.Kernel, 0, "input", V))
       return E;
-    PassContext Ctx{MD, V};
+    // A texture variant that follows the global one (PassRegistry.h):
+    // its passes optimize as for the global variant.
+    bool FollowsGlobal = !Opts.Passes && pipelineVariant(V, MD) != V;
+    PassContext Ctx{MD, FollowsGlobal ? MemoryVariant::Global : V};
+    Ctx.PipelineGiven = Opts.Passes.has_value();
     Ctx.Output = outputLang();
     Ctx.Helpers = M->helpersCalled(Naive);
     if (!Opts.Texture.empty())
@@ -626,11 +630,13 @@ private:
         return E;
     }
     // A texture variant whose arrays cannot be read through textures is
-    // not one: the kernel is written as it came in, with why.
+    // not one: the kernel is written as it came in, with why. One that
+    // follows the global variant is that variant, its arrays read as there
+    // (the report says why).
     auto Skip =
         std::find_if(R.Skipped.begin(), R.Skipped.end(),
                      [](const auto &S) { return S.first == "texture-memory"; });
-    if (V == MemoryVariant::Texture && !R.Passes.empty() &&
+    if (V == MemoryVariant::Texture && !FollowsGlobal && !R.Passes.empty() &&
         Skip != R.Skipped.end()) {
       R.Kernel = Naive.clone();
       R.Passes.clear();
@@ -832,7 +838,8 @@ private:
                       P.Block[1], P.Coverage[0], P.Coverage[1]);
     if (P.Lanes > 1)
       Label += llvm::formatv(", {0} threads per output", P.Lanes).str();
-    if (R.Variant == MemoryVariant::Texture && outputLang() == Language::Cuda)
+    if (R.Variant == MemoryVariant::Texture && outputLang() == Language::Cuda &&
+        !P.TextureArrays.empty())
       Label += std::string(", texture ") + textureFormName(P.Texture);
     return Label;
   }
@@ -844,7 +851,8 @@ private:
   void tune(const Function &Naive, MemoryVariant V, VariantResult &R,
             const SearchSpace &Space, bool &Mismatch) {
     std::optional<TextureForm> Other;
-    if (V == MemoryVariant::Texture && outputLang() == Language::Cuda)
+    if (V == MemoryVariant::Texture && outputLang() == Language::Cuda &&
+        !R.Kernel->Plan->TextureArrays.empty())
       Other = R.Kernel->Plan->Texture == TextureForm::Object
                   ? TextureForm::Ldg
                   : TextureForm::Object;

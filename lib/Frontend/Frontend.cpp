@@ -3,6 +3,7 @@
 #include "Frontend/CallSites.h"
 #include "Frontend/HostCode.h"
 #include "Frontend/Inlining.h"
+#include "Frontend/LaunchSizes.h"
 #include "Frontend/Lower.h"
 #include "Frontend/Pragmas.h"
 #include "Frontend/Prelude.h"
@@ -565,8 +566,11 @@ parseSource(const std::string &Source, const std::string &FileName,
         K->getNameAsString(), SM.getFilename(L).str(),
         SM.getExpansionLineNumber(L)));
   }
-  if (M->Lang == Language::Cuda)
+  LaunchSizeHints Launched;
+  if (M->Lang == Language::Cuda) {
     collectKernelCallSites(Ctx, *M);
+    Launched = collectLaunchSizes(Ctx);
+  }
   // A kernel named in a host function with errors may be launched there
   // unseen: never with a plan.
   for (const auto &[FD, Why] : BrokenHost) {
@@ -772,7 +776,11 @@ parseSource(const std::string &Source, const std::string &FileName,
     for (unsigned L : Starts)
       if (L < F.Span.Line)
         Prev = std::max(Prev, L);
+    // The sizes the host code launches it with, where it says them; the
+    // pragma's where both do.
     std::map<std::string, std::int64_t> Sizes;
+    if (auto It = Launched.find(F.Name); It != Launched.end())
+      Sizes = It->second;
     std::vector<std::string> Outputs;
     for (const PragmaHints &H : *Pragmas)
       if (H.Line > Prev && H.Line < F.Span.Line) {

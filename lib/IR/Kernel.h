@@ -53,7 +53,10 @@ struct Function {
   /// main file (not made by a macro): the fallback NAME_naive is the
   /// definition as written with this range renamed.
   std::optional<SourceSpan> NameSpan;
-  /// From `#pragma gpumerge size(w=4096, ...)` right before the kernel.
+  /// The sizes the kernel is expected to run at, for the model only (every
+  /// version stays correct at any size): `#pragma gpumerge size(w=4096,
+  /// ...)` right before the kernel, over the values every launch in the
+  /// host code passes (Frontend/LaunchSizes.h).
   std::map<std::string, std::int64_t> SizeHints;
   /// From `#pragma gpumerge output(c, ...)`.
   std::vector<std::string> OutputHints;

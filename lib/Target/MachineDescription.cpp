@@ -85,9 +85,11 @@ template <> struct MappingTraits<MachineDescription> {
     Io.mapRequired("MemoryPartitions", MD.MemoryPartitions);
     Io.mapRequired("PartitionWidth", MD.PartitionWidth);
     Io.mapRequired("SmArch", MD.SmArch);
+    Io.mapOptional("PtxasStandIn", MD.PtxasStandIn, std::string());
     Io.mapRequired("MemoryBandwidthGBs", MD.MemoryBandwidthGBs);
     Io.mapRequired("PeakFP32GFlops", MD.PeakFP32GFlops);
     Io.mapOptional("FP32LanesPerMP", MD.FP32LanesPerMP, 0u);
+    Io.mapOptional("L1CachesGlobalLoads", MD.L1CachesGlobalLoads, false);
   }
 };
 } // namespace yaml

@@ -62,12 +62,21 @@ struct MachineDescription {
   unsigned MemoryPartitions = 8;
   unsigned PartitionWidth = 256; ///< bytes
   std::string SmArch;            ///< "sm_90" for nvcc; empty when none
+  /// Where SmArch is empty: a newer architecture whose ptxas counts the
+  /// registers of this target's kernels, capped at MaxRegistersPerThread
+  /// (Fermi's sm_20 is gone from CUDA 12). Empty: estimated from KIR.
+  std::string PtxasStandIn;
   double MemoryBandwidthGBs = 0;
   double PeakFP32GFlops = 0;
   /// FP32 lanes of one SM (128 on sm_90): with PeakFP32GFlops, the clock,
   /// which puts DRAM and shared-memory bandwidth in one unit for the static
   /// model. 0 (the default) leaves shared-memory traffic out of it.
   unsigned FP32LanesPerMP = 0;
+  /// Does the L1 cache global loads (Fermi; Volta and later)? Neighbouring
+  /// threads' reads of one element then hit there, and a shared tile that
+  /// only shares them (halo-tile) adds its copies and a barrier for little.
+  /// Optional; false (GT200, Kepler, AMD's Evergreen).
+  bool L1CachesGlobalLoads = false;
 };
 
 /// Bytes of DRAM bandwidth one SM has per clock over the shared-memory

@@ -277,7 +277,7 @@ runWithDeadline(llvm::StringRef Program, llvm::ArrayRef<llvm::StringRef> Args,
 
 llvm::Expected<std::map<std::string, KernelResources>>
 gpumerge::ptxasResources(const std::string &CudaSource,
-                         const std::string &SmArch) {
+                         const std::string &SmArch, unsigned MaxRegisters) {
   llvm::StringRef Arch(SmArch);
   if (!Arch.starts_with("sm_") || Arch.size() == 3)
     return makeError("'" + SmArch +
@@ -289,7 +289,9 @@ gpumerge::ptxasResources(const std::string &CudaSource,
   // The same text, architecture and nvcc give the same report: read it back
   // when an earlier run (or another -j worker) already compiled it.
   std::string CacheDir = gpumergeCacheDir();
-  std::string Key = ptxasCacheKey(CudaSource, SmArch, *Nvcc);
+  std::string RegisterFlag =
+      MaxRegisters ? "-maxrregcount=" + std::to_string(MaxRegisters) : "";
+  std::string Key = ptxasCacheKey(CudaSource, SmArch + RegisterFlag, *Nvcc);
   if (std::optional<std::string> Cached = readCachedReport(CacheDir, Key))
     return parsePtxasReport(*Cached);
 
@@ -319,8 +321,11 @@ gpumerge::ptxasResources(const std::string &CudaSource,
   }
 
   std::string ArchFlag = "-arch=" + SmArch;
-  llvm::StringRef Args[] = {*Nvcc, "-cubin", ArchFlag, "--resource-usage",
-                            "-o",  Cubin,    Input};
+  std::vector<llvm::StringRef> Args = {*Nvcc, "-cubin", ArchFlag,
+                                       "--resource-usage"};
+  if (MaxRegisters)
+    Args.push_back(RegisterFlag);
+  Args.insert(Args.end(), {"-o", Cubin, Input});
   std::optional<llvm::StringRef> Redirects[] = {llvm::StringRef(), Out, Err};
   std::string ExecError;
   bool ExecFailed = false;

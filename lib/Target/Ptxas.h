@@ -54,8 +54,13 @@ std::map<std::string, KernelResources> parsePtxasReport(llvm::StringRef Report);
 /// source name (see kernelSourceName). A compile error is returned as an
 /// llvm::Error holding nvcc's diagnostics, which name the file "kernel.cu".
 /// Reports of successful compiles are cached by content (PtxasCache.h).
+/// \p MaxRegisters, where not 0, caps each thread's registers as the
+/// target's own compiler does (-maxrregcount): a target older than any
+/// architecture this nvcc compiles for is counted on a newer one with its
+/// own limit, and what does not fit spills.
 llvm::Expected<std::map<std::string, KernelResources>>
-ptxasResources(const std::string &CudaSource, const std::string &SmArch);
+ptxasResources(const std::string &CudaSource, const std::string &SmArch,
+               unsigned MaxRegisters = 0);
 
 } // namespace gpumerge
 

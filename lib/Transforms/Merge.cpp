@@ -182,10 +182,20 @@ apply(Function &F, const PassContext &Ctx, const TileShape &S,
   return P;
 }
 
+/// The architecture ptxas compiles \p MD's kernels for: its own, or the
+/// stand-in its description names for a target nvcc no longer compiles
+/// for, which counts registers capped at the target's per-thread limit, so
+/// what does not fit spills. The estimate from KIR it replaces had
+/// PolyBench's gemm at 52 registers on a GTX 480 where ptxas for sm_35 used
+/// 72, over Fermi's 63.
+std::string ptxasArch(const MachineDescription &MD) {
+  return MD.SmArch.empty() ? MD.PtxasStandIn : MD.SmArch;
+}
+
 /// Why ptxas cannot count \p MD's resources: no nvcc architecture, or no
 /// nvcc; nullopt when it can.
 std::optional<std::string> noPtxas(const MachineDescription &MD) {
-  if (MD.SmArch.empty())
+  if (ptxasArch(MD).empty())
     return "no nvcc architecture for " + MD.Name;
   if (auto N = findNvcc(); !N)
     return llvm::toString(N.takeError());
@@ -218,12 +228,19 @@ std::optional<PtxasFit> ptxasFit(const Function &Origin, const TileShape &S,
   // for whole groups and __restrict__ change what ptxas allocates.
   if (!S.WholeTiles)
     shareCopiesReads(*K->Kernel, S.Merge);
-  auto R = ptxasResources(emitStandaloneCuda(*K->Kernel, Helpers), MD.SmArch);
+  std::string Arch = ptxasArch(MD);
+  bool StandIn = Arch != MD.SmArch;
+  auto R = ptxasResources(emitStandaloneCuda(*K->Kernel, Helpers), Arch,
+                          StandIn ? MD.MaxRegistersPerThread : 0);
   if (!R || !R->count(Origin.Name)) {
     Why = R ? "not reported" : llvm::toString(R.takeError());
     return std::nullopt;
   }
-  const KernelResources &Res = R->at(Origin.Name);
+  KernelResources Res = R->at(Origin.Name);
+  if (StandIn)
+    Res.Source += llvm::formatv(" with {0}'s {1} registers a thread", MD.Name,
+                                MD.MaxRegistersPerThread)
+                      .str();
   BlockResources B{unsigned(S.Block[0] * S.Block[1]), Res.Registers,
                    Res.SharedBytes};
   return PtxasFit{Res, computeOccupancy(MD, B).BlocksPerSM};
@@ -240,15 +257,16 @@ RankedVersion checkWithPtxas(const Function &Origin,
                              const MachineDescription &MD,
                              const std::vector<const Function *> &Helpers,
                              std::string &Note,
-                             std::optional<KernelResources> &Used) {
+                             std::optional<KernelResources> &Used,
+                             size_t MaxVersions = 3) {
   if (auto Why = noPtxas(MD)) {
     Note = "resources estimated from KIR (" + *Why + ")";
     return Versions.front();
   }
-  // The first three versions, each unrolled and then, where it has a tile
-  // loop, as nvcc unrolls it.
+  // The first versions, each unrolled and then, where it has a tile loop,
+  // as nvcc unrolls it.
   std::vector<RankedVersion> Tries;
-  for (size_t I = 0; I < Versions.size() && I < 3; ++I)
+  for (size_t I = 0; I < Versions.size() && I < MaxVersions; ++I)
     for (bool Unroll : {true, false})
       if (Unroll || Versions[I].Shape.LoopTile > 0) {
         Tries.push_back(Versions[I]);
@@ -381,11 +399,22 @@ PassInfo blockMergePass() {
               }
               if (Ctx.Searched)
                 *Ctx.Searched = {Cur.Block, Versions};
-              const RankedVersion &Best = Versions.front();
+              // The block of the best version ptxas finds legal: the
+              // estimate from KIR can take a block whose threads leave no
+              // room for a second one (gemm's 32x16 on a GTX 480: 59
+              // registers a thread by ptxas, 19 estimated), and thread
+              // merge then finds nothing legal for it.
+              std::string Note;
+              std::optional<KernelResources> Used;
+              RankedVersion Best =
+                  checkWithPtxas(Origin, Versions, Ctx.Target, Ctx.Helpers,
+                                 Note, Used, /*MaxVersions=*/6);
               Ranked = topVersions(Versions);
               S.Block = Best.Shape.Block;
               Chosen = llvm::formatv("static model (cost {0:f4}, best of {1})",
                                      Best.Cost, Versions.size());
+              if (Best.Shape.Block != Versions.front().Shape.Block)
+                Chosen += "; " + Note;
               Bound = versionBound(Best, Ctx.Target);
             }
             if (S.Block == Cur.Block) {

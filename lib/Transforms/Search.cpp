@@ -17,6 +17,16 @@ static double sharedTraffic(const TiledKernel &K,
   return K.SharedLoadsPerOutput * dramToSharedBandwidth(MD);
 }
 
+/// The share of memory latency that \p Blocks resident blocks of \p S hide:
+/// all of it from a quarter of the SM's warps up.
+static double latencyHiding(const TileShape &S, std::int64_t Blocks,
+                            const MachineDescription &MD) {
+  double Resident = double(Blocks) * double(S.Block[0] * S.Block[1]) /
+                    double(MD.ThreadInWarp);
+  double Wanted = double(MD.WarpInMP) / 4;
+  return std::min(1.0, Resident / Wanted);
+}
+
 double versionCost(const TiledKernel &K, const TileShape &S,
                    const MachineDescription &MD, Occupancy &Occ) {
   BlockResources R;
@@ -24,16 +34,30 @@ double versionCost(const TiledKernel &K, const TileShape &S,
   R.RegistersPerThread = K.EstimatedRegisters;
   R.SharedBytesPerBlock = unsigned(K.Kernel->Plan->SharedBytes);
   Occ = computeOccupancy(MD, R);
-  double Resident = double(Occ.BlocksPerSM) * double(R.ThreadsPerBlock) /
-                    double(MD.ThreadInWarp);
-  double Wanted = double(MD.WarpInMP) / 4;
-  double Hiding = std::min(1.0, Resident / Wanted);
+  double Hiding = latencyHiding(S, Occ.BlocksPerSM, MD);
   // The slower of the two memories, in global elements per output: shared
   // reads count at the ratio of DRAM to shared-memory bandwidth, so they
   // decide only once tiling has made global traffic small (mm: 4x4 register
   // tiles read 0.5 shared elements per step and output, 8x8 tiles 0.25).
   double Traffic = std::max(K.LoadsPerOutput, sharedTraffic(K, MD));
   return Traffic / std::max(Hiding, 1e-6);
+}
+
+/// How much longer than its per-output cost says \p V runs on a grid of
+/// \p Blocks: the busiest SM holds ceil(Blocks / SMs) of them, and where
+/// those are fewer than it can keep resident, fewer warps hide the latency
+/// than the occupancy the cost assumed. 1 on a grid of many waves. gemm's
+/// 64 x 64 tiles at 128^2 are 4 blocks on a GTX 480's 15 SMs: 3.75 times
+/// the cost, where the simulator ran them 2.2 times slower than the input.
+static double gridFactor(const RankedVersion &V, std::int64_t Blocks,
+                         const MachineDescription &MD) {
+  if (Blocks <= 0 || MD.SMCount == 0 || V.Occ.BlocksPerSM == 0)
+    return 1;
+  std::int64_t Busiest = llvm::divideCeil(Blocks, std::int64_t(MD.SMCount));
+  std::int64_t Resident = std::min<std::int64_t>(Busiest, V.Occ.BlocksPerSM);
+  double Spread = double(MD.SMCount) * double(Busiest) / double(Blocks);
+  return Spread * latencyHiding(V.Shape, V.Occ.BlocksPerSM, MD) /
+         std::max(latencyHiding(V.Shape, Resident, MD), 1e-6);
 }
 
 std::string versionBound(const RankedVersion &V, const MachineDescription &MD) {
@@ -55,6 +79,11 @@ std::string versionBound(const RankedVersion &V, const MachineDescription &MD) {
     Bound += llvm::formatv("; latency: {0} resident warps, under the {1} "
                            "that hide it",
                            Warps, MD.WarpInMP / 4)
+                 .str();
+  if (V.GridFactor >= 1.05)
+    Bound += llvm::formatv("; grid: {0} blocks at the size hints on {1} "
+                           "SMs, {2:f2}x the cost",
+                           V.Blocks, MD.SMCount, V.GridFactor)
                  .str();
   return Bound;
 }
@@ -148,6 +177,12 @@ rankVersions(const Function &Origin, std::int64_t LoopTile,
         V.Cost = versionCost(*K, S, MD, V.Occ);
         if (V.Occ.BlocksPerSM < 2)
           continue;
+        if (Hinted) {
+          V.Blocks = llvm::divideCeil((*Hinted)[0], B[0] * Mx) *
+                     llvm::divideCeil((*Hinted)[1], B[1] * My);
+          V.GridFactor = gridFactor(V, V.Blocks, MD);
+          V.Cost *= V.GridFactor;
+        }
         V.LoadsPerOutput = K->LoadsPerOutput;
         V.LoadInstructions = K->LoadsPerOutput + K->SharedLoadsPerOutput;
         V.SharedBound = sharedTraffic(*K, MD) > K->LoadsPerOutput;

@@ -22,6 +22,10 @@
 // per thread and per merged copy they vary with), divided by
 // min(1, resident warps / (WarpInMP / 4)) so that versions keeping under a
 // quarter of the SM's warps resident pay for the latency they cannot hide.
+// At the kernel's size hints (a pragma, --size, or the sizes the host code
+// launches it with) the cost is multiplied by its grid's factor: the
+// busiest SM's blocks over the average, and the latency the warps they
+// leave resident cannot hide (gridFactor).
 // Ties go to markedly fewer load instructions per output (global and
 // shared, over 25% apart: merged outputs that share a cached or shared
 // value), then to fewer merged copies, then to more threads per block.
@@ -47,6 +51,12 @@ struct RankedVersion {
   unsigned Registers = 0; ///< estimated from KIR
   std::int64_t SharedBytes = 0;
   Occupancy Occ;
+  /// Its blocks at the kernel's size hints (0 without them), and how much
+  /// that grid slows it: an SM with fewer blocks than it can hold hides
+  /// less latency, and SMs left idle or a last partial wave lengthen the
+  /// run (1 on a grid of many waves). Cost includes it.
+  std::int64_t Blocks = 0;
+  double GridFactor = 1;
 };
 
 /// Every legal version of \p Origin with loop tile \p LoopTile, best first.

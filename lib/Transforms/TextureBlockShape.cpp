@@ -40,30 +40,40 @@ namespace gpumerge {
 /// On GPUs that read through __ldg (sm_35 and later) one-warp blocks
 /// cannot fill an SM (h100: 32 resident blocks of 32 threads are half its
 /// 2048), and measured on an H100 they ran at a quarter of the naive
-/// kernel's speed (bench/results, 2026-11-23): the warp-shaped block is
-/// stacked to StackedThreads along its short side, so the side that covers
-/// a cache line stays as it is.
+/// kernel's speed (bench/results, 2026-11-23). On Fermi 8 resident blocks
+/// of 32 threads are a sixth of its 1536 (the simulated GTX 480 ran them at
+/// about 16% occupancy). There the warp-shaped block is stacked to
+/// StackedThreads along its short side, so the side that covers a cache
+/// line stays as it is. GT200 and the HD 5870 keep the paper's shapes.
 constexpr std::int64_t StackedThreads = 256;
+
+static bool oneWarpStarves(const MachineDescription &MD, std::int64_t Threads) {
+  if (defaultTextureForm(MD) == TextureForm::Ldg)
+    return true;
+  bool FermiOrLater =
+      MD.GpuVendor == Vendor::Nvidia && MD.CoalescedThread >= MD.ThreadInWarp;
+  return FermiOrLater && Threads * MD.ThreadBlockInMP * 2 < MD.ThreadInMP;
+}
 
 static TextureBlock stacked(TextureBlock R, const MachineDescription &MD,
                             unsigned Dims) {
   std::int64_t Threads = R.Block[0] * R.Block[1];
-  if (defaultTextureForm(MD) != TextureForm::Ldg || Threads >= StackedThreads)
+  if (Threads >= StackedThreads || !oneWarpStarves(MD, Threads))
     return R;
   std::int64_t K = StackedThreads / Threads;
   if (Dims < 2) {
     R.Block[0] *= K;
     R.Why = llvm::formatv("{0} threads ({1} warps) for a 1-D output: "
-                          "one-warp blocks cannot fill an sm_35+ SM",
-                          R.Block[0], R.Block[0] / MD.ThreadInWarp)
+                          "one-warp blocks cannot fill {2}'s SMs",
+                          R.Block[0], R.Block[0] / MD.ThreadInWarp, MD.Name)
                 .str();
     return R;
   }
   bool High = R.Block[1] <= R.Block[0];
   R.Block[High ? 1 : 0] *= K;
   R.Why += llvm::formatv(", stacked {0} {1} to {2} threads (one-warp "
-                         "blocks cannot fill an sm_35+ SM)",
-                         K, High ? "high" : "wide", StackedThreads)
+                         "blocks cannot fill {3}'s SMs)",
+                         K, High ? "high" : "wide", StackedThreads, MD.Name)
                .str();
   return R;
 }

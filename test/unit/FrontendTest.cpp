@@ -505,6 +505,61 @@ __global__ void third(float *e, int n) {
   EXPECT_EQ(T->SizeHints, WantT);
 }
 
+// A whole program says the sizes it launches a kernel with (PolyBench:
+// `int ni = NI;` in main, passed down to the launch): those are the
+// kernel's size hints, followed through locals and every call of a
+// function, unless a value is written after its initialization, its
+// address is taken, or two launches disagree. A pragma's hint wins.
+TEST(Frontend, LaunchedSizesAreHints) {
+  auto M = parse(R"(
+#include <cuda_runtime.h>
+#define N 300
+__global__ void k(float *a, int n, int m, int t, int q) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) a[i] = m + t + q;
+}
+__global__ void two(float *a, int n) { a[0] = n; }
+#pragma gpumerge size(n=4096)
+__global__ void hinted(float *a, int n, int m) { a[0] = n + m; }
+__global__ void moved(float *a, int n, int m) { a[0] = n + m; }
+static void run(float *a, int n, int m) {
+  for (int t = 0; t < 3; t++)
+    k<<<n / 256 + 1, 256>>>(a, n, m + 1, t, (int)sizeof(float));
+}
+static void grow(int *p) { *p += 1; }
+int main() {
+  int n = N;
+  int m = n * 2;
+  float *a = 0;
+  run(a, n, m);
+  run(a, N, 600);
+  two<<<1, 1>>>(a, n);
+  two<<<1, 1>>>(a, m);
+  hinted<<<1, 1>>>(a, n, m);
+  int g = 7, h = 8;
+  grow(&g);
+  h = h + 1;
+  moved<<<1, 1>>>(a, g, h);
+  return 0;
+}
+)");
+  ASSERT_TRUE(M);
+  using Hints = std::map<std::string, std::int64_t>;
+  const Function *K = M->find("k");
+  ASSERT_NE(K, nullptr);
+  EXPECT_EQ(K->SizeHints, (Hints{{"n", 300}, {"m", 601}, {"q", 4}}));
+  const Function *Two = M->find("two");
+  ASSERT_NE(Two, nullptr);
+  EXPECT_TRUE(Two->SizeHints.empty()) << "two launches disagree on n";
+  const Function *H = M->find("hinted");
+  ASSERT_NE(H, nullptr);
+  EXPECT_EQ(H->SizeHints, (Hints{{"n", 4096}, {"m", 600}}));
+  const Function *Moved = M->find("moved");
+  ASSERT_NE(Moved, nullptr);
+  EXPECT_TRUE(Moved->SizeHints.empty())
+      << "g's address is taken and h is written: neither keeps its value";
+}
+
 // The hints before a kernel that is passed through are that kernel's: the
 // next (lowered) kernel must not inherit them.
 TEST(Frontend, PragmaHintsOfAPassedThroughKernelDoNotLeak) {

@@ -315,6 +315,48 @@ TEST(Search, RankingPrefersLessTrafficWithinTheLimits) {
   }
 }
 
+// At size hints a version's grid is weighed against the SMs: gemm at 128^2
+// on a GTX 480 (PolyBench's MINI size). Every ranked version's cost carries
+// its grid factor, no merged version leaves an SM without a block, and the
+// version the model takes at 4096^2 costs more at 128^2, where its few
+// blocks leave SMs idle or hide little latency.
+TEST(Search, SmallGridsCostWhatTheyLeaveIdle) {
+  auto M = parseKernelFile("mm.cu");
+  ASSERT_TRUE(M);
+  MachineDescription MD = shippedTarget("gtx480");
+  auto Small = M->find("mm")->clone();
+  Small->SizeHints = {{"w", 128}, {"h", 128}, {"k", 128}};
+  auto Large = M->find("mm")->clone();
+  Large->SizeHints = {{"w", 4096}, {"h", 4096}, {"k", 4096}};
+  auto AtSmall = rankVersions(*Small, MD.CoalescedThread, MD);
+  auto AtLarge = rankVersions(*Large, MD.CoalescedThread, MD);
+  ASSERT_FALSE(AtSmall.empty());
+  ASSERT_FALSE(AtLarge.empty());
+  for (const RankedVersion &V : AtSmall) {
+    std::int64_t Blocks = ((128 + V.Shape.Block[0] * V.Shape.Merge[0] - 1) /
+                           (V.Shape.Block[0] * V.Shape.Merge[0])) *
+                          ((128 + V.Shape.Block[1] * V.Shape.Merge[1] - 1) /
+                           (V.Shape.Block[1] * V.Shape.Merge[1]));
+    EXPECT_EQ(V.Blocks, Blocks);
+    EXPECT_GE(V.GridFactor, 1.0);
+    if (V.Shape.Merge[0] * V.Shape.Merge[1] > 1)
+      EXPECT_GE(V.Blocks, std::int64_t(MD.SMCount));
+  }
+  // Thousands of blocks: no factor worth a percent.
+  for (const RankedVersion &V : AtLarge)
+    EXPECT_LT(V.GridFactor, 1.01);
+  const RankedVersion &Big = AtLarge.front();
+  auto Same =
+      std::find_if(AtSmall.begin(), AtSmall.end(), [&](const RankedVersion &V) {
+        return V.Shape.Block == Big.Shape.Block &&
+               V.Shape.Merge == Big.Shape.Merge;
+      });
+  if (Same != AtSmall.end())
+    EXPECT_GT(Same->Cost, Big.Cost * 1.2);
+  EXPECT_LE(AtSmall.front().Shape.Merge[0] * AtSmall.front().Shape.Merge[1],
+            Big.Shape.Merge[0] * Big.Shape.Merge[1]);
+}
+
 TEST(Search, SharedMemoryBandwidthPicksTheEightByEightTile) {
   // H100: 3350 GB/s over 132 SMs at 1.98 GHz is 12.8 B a clock per SM,
   // against 128 B of shared memory.
