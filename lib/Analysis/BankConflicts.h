@@ -1,7 +1,7 @@
 //===- BankConflicts.h - Shared-memory bank conflicts and padding -*- C++
 //-*-===//
 //
-// reference/models.md, "Bank conflicts and padding" (Baskaran et al. 2007,
+// docs/design.md, "Bank conflicts and padding" (Baskaran et al. 2007,
 // Algorithm 2, corrected). A group of threads (a half-warp with 16 banks on
 // GT200, a warp with 32 banks since Fermi: the machine description's
 // BankConflictGroup and Banks) touches shared words; the degree of conflict

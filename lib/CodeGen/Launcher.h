@@ -3,7 +3,7 @@
 // An optimized kernel with a LaunchPlan runs only when the plan's
 // preconditions hold and with its own grid and block; the input's kernel,
 // kept in the output as <name>_naive, runs otherwise. This file writes the
-// code that decides (DESIGN.md, launch glue):
+// code that decides (docs/design.md, "Launch glue"):
 //
 // - CUDA: a host function placed right after the optimized kernel, which
 //   every `k<<<grid, block, smem, stream>>>(args)` of the host code calls

@@ -1,6 +1,6 @@
 //===- Carving.h - Pareto pruning of the tuner's candidates -----*- C++ -*-===//
 //
-// Optimization carving (Ryoo et al., JPDC 2008; reference/models.md): two
+// Optimization carving (Ryoo et al., JPDC 2008; docs/design.md): two
 // metrics per version, computed from its code and launch without running
 // it, and only the versions no other beats on both are timed.
 //

@@ -1570,7 +1570,7 @@ int runDriver(const DriverOptions &Given, llvm::raw_ostream &Out,
   if (Opts.JsonReport) {
     llvm::json::Object Report{{"target", MD->Name},
                               {"files", std::move(Files)}};
-    // One file: its object at top level with "kernels", as DESIGN.md shows.
+    // One file: its object at top level with "kernels" (docs/cli.md).
     llvm::json::Array &Fs = *Report.getArray("files");
     if (Fs.size() == 1)
       Out << llvm::formatv("{0:2}", Fs[0]) << "\n";

@@ -2,8 +2,8 @@
 //
 // The CLI parses options into DriverOptions and calls runDriver; everything
 // else (parse, analyze, transform, emit, verify, report, write files) is here
-// so tests link the same code. Exit codes follow DESIGN.md: 0 success, 1 bad
-// input, 2 bad usage, 3 --verify found a mismatch.
+// so tests link the same code. Exit codes (docs/cli.md): 0 success, 1 bad
+// input, 2 bad usage, 3 --verify found a mismatch, 4 internal error.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GPUMERGE_DRIVER_DRIVER_H

@@ -163,7 +163,7 @@ struct Unsupported {
 
 /// A launch `k<<<grid, block[, smem[, stream]]>>>(args)` in host code of the
 /// main file, as byte ranges of the source, so the emitter can rewrite it
-/// into a call of the generated launcher (DESIGN.md, launch glue).
+/// into a call of the generated launcher (docs/design.md, "Launch glue").
 struct KernelCallSite {
   /// The kernel's name in the module (`scale_float` for `scale<float>`).
   std::string Kernel;

@@ -292,7 +292,7 @@ llvm::Error validate(const MachineDescription &MD, llvm::StringRef FileName) {
   V.atMost("SectorBytes", MD.SectorBytes, "SegmentBytes", MD.SegmentBytes);
 
   // Residency limits must agree with each other, or the occupancy model
-  // (reference/models.md) would depend on which of two limits it reads.
+  // (docs/design.md) would depend on which of two limits it reads.
   if (MD.ThreadInWarp != 0 &&
       uint64_t(MD.WarpInMP) * MD.ThreadInWarp != MD.ThreadInMP)
     V.fail("ThreadInMP", "(" + llvm::Twine(MD.ThreadInMP) +

@@ -1,7 +1,7 @@
 //===- MachineDescription.h - A GPU described for the optimizer -*- C++ -*-===//
 //
 // The machine description of the paper's Table I plus what the analytic models
-// of reference/models.md need. Loaded from YAML in machine-descriptions/,
+// of docs/design.md need. Loaded from YAML in machine-descriptions/,
 // validated on load (errors name the field), looked up by name or path.
 //
 //===----------------------------------------------------------------------===//

@@ -1,6 +1,6 @@
 //===- Occupancy.cpp - Resident blocks per SM -----------------------------===//
 //
-// reference/models.md, "Occupancy" (Ryoo et al. 2008; Al-Mouhamed & Khan):
+// docs/design.md, "Occupancy" (Ryoo et al. 2008; Al-Mouhamed & Khan):
 //   B_SM = min(floor(RegsSM / alloc(r*T)), floor(SmemSM / alloc(s)),
 //              floor(ThreadsSM / T), BlocksSM)
 // with alloc() as in NVIDIA's CUDA Occupancy Calculator. Every division is a

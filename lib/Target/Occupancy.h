@@ -1,6 +1,6 @@
 //===- Occupancy.h - Resident blocks per SM -------------------*- C++ -*-===//
 //
-// reference/models.md, "Occupancy": B_SM = min(floor(RegsSM / alloc(r*T)),
+// docs/design.md, "Occupancy": B_SM = min(floor(RegsSM / alloc(r*T)),
 // floor(SmemSM / alloc(s)), floor(ThreadsSM / T), BlocksSM), with alloc()
 // rounding to the target's allocation granularity. The rounding follows
 // NVIDIA's CUDA Occupancy Calculator: registers per warp (Fermi and later) or

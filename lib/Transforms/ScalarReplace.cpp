@@ -1,6 +1,6 @@
 //===- ScalarReplace.cpp - Keep a loop's accumulator in a register --------===//
 //
-// scalar-replace (issue 3, item 6). Naive code often accumulates straight
+// scalar-replace (docs/passes.md). Naive code often accumulates straight
 // into global memory: each iteration reads and writes the thread's own
 // element. When every access to that array in the loop is at one index that
 // does not change in the loop, the element lives in a register across the

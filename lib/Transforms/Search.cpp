@@ -113,7 +113,7 @@ rankVersions(const Function &Origin, std::int64_t LoopTile,
   bool BothWays = MD.CoalescedThread >= MD.ThreadInWarp; // Fermi and later
   // 8x8 register tiles where a thread may hold enough registers (255: sm_70
   // and later): a step's shared-memory reads then feed twice the FMAs of a
-  // 4x4 tile (issue 11's cuBLAS-class mm).
+  // 4x4 tile (towards a cuBLAS-class mm).
   bool BigRegisterTiles = MD.MaxRegistersPerThread >= 255;
   std::vector<std::array<std::int64_t, 2>> Blocks;
   if (FixedBlock) {

@@ -16,7 +16,7 @@
 // SharedMemPerBlock; estimated registers ≤ MaxRegistersPerThread (no
 // spills); at least two resident blocks per SM (computeOccupancy).
 //
-// Model (reference/models.md, footprints and occupancy): the cost of a
+// Model (docs/design.md, "Traffic" and "Occupancy"): the cost of a
 // version is the global elements loaded per naive output per tile step
 // (staged tiles count their footprint once per block; other accesses once
 // per thread and per merged copy they vary with), divided by

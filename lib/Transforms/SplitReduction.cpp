@@ -1,6 +1,6 @@
 //===- SplitReduction.cpp - A thread's sum shared by the lanes of a block -===//
 //
-// split-reduction (not in the paper; issue 11). A 1-D kernel whose thread
+// split-reduction (not in the paper; docs/passes.md). A 1-D kernel whose thread
 // sums a long loop (mv, tmv, atax, cmv) has one thread per output: at 4096
 // outputs an H100 runs 4096 threads where 270,000 fit, and each thread
 // walks its loop alone, one load in flight at a time. Tiling cannot help;

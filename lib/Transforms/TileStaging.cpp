@@ -140,7 +140,7 @@ std::int64_t sharers(ThreadClass C, const TileShape &S) {
 }
 
 //===----------------------------------------------------------------------===//
-// Bank conflicts (reference/models.md, Baskaran et al.)
+// Bank conflicts (docs/design.md, "Bank conflicts"; Baskaran et al.)
 //===----------------------------------------------------------------------===//
 
 /// The padding of a [Rows][Cols] tile minimising the conflicts of its

@@ -17,7 +17,8 @@
 //     cooperative, coalesced loads;
 //   - the merged body: control flow and statements that do not depend on
 //     the merged position kept once, the others replicated with idy → idy*N
-//     + k (Y) or cyclic positions in X (models.md: never a contiguous run);
+//     + k (Y) or cyclic positions in X (never a contiguous run:
+//     docs/design.md, "Traffic");
 //   - the tiled loop's remainder: whole tiles up to k - k % T, then the loop
 //     as written (global reads) for the iterations past them;
 //   - the launch plan: block, coverage (the launch runs whole tiles of the
@@ -99,7 +100,7 @@ struct TiledKernel {
   /// divisor of a constant trip count (loopTile).
   std::int64_t TiledBy = 0;
   /// Global elements loaded per naive output per tile step: the static
-  /// model's traffic estimate (reference/models.md, footprints).
+  /// model's traffic estimate (docs/design.md, "Traffic").
   double LoadsPerOutput = 0;
   /// Shared-memory elements read per naive output per step of the tiled
   /// loop: (Mx + My) / (Mx * My) for mm's register tile. What bounds a

@@ -1,6 +1,6 @@
 // A loop with a constant trip count is tiled by a divisor of it (at most the
 // coalescing width), or not at all: no plan carries a condition that is
-// false on constants such as `5 % 32 == 0` (issue 13 item 6). A literal trip
+// false on constants such as `5 % 32 == 0`. A literal trip
 // count needs no check at launch; a macro's is checked by name, since a
 // rebuild with -D may change it.
 // RUN: rm -rf %t && mkdir -p %t

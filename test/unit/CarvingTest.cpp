@@ -9,7 +9,7 @@ using namespace gpumerge;
 
 namespace {
 
-// reference/models.md, the oracle: 256 threads (8 warps) per block, 2 blocks
+// docs/design.md, the carving oracle: 256 threads (8 warps) per block, 2 blocks
 // per SM, 15150 instructions per thread in 769 regions, 2^24 threads.
 TEST(Carving, PaperOracle) {
   EXPECT_NEAR(carvingEfficiency(15150, 16777216.0), 3.93e-12, 0.01e-12);

@@ -1,6 +1,6 @@
 //===- OccupancyTest.cpp - Resident blocks per SM -------------------------===//
 //
-// The oracles of reference/models.md, "Occupancy", exactly; one case per
+// The oracles of docs/design.md, "Occupancy", exactly; one case per
 // limiting resource; the allocation granularities of the shipped targets.
 //
 //===----------------------------------------------------------------------===//
@@ -13,7 +13,7 @@ using namespace gpumerge;
 
 namespace {
 
-/// G80 as models.md states it: 8192 registers, 16 KB shared memory, 768
+/// G80 as docs/design.md states it: 8192 registers, 16 KB shared memory, 768
 /// threads (24 warps), 8 blocks per SM, and no allocation granularity.
 MachineDescription g80() {
   MachineDescription MD;
@@ -34,9 +34,9 @@ MachineDescription g80() {
   return MD;
 }
 
-/// The Fermi C2070 of models.md with 16 KB of shared memory per SM, 512-byte
-/// shared granules plus 32 bytes per block (2080 B -> 2560 B), on a 32-warp
-/// SM, with registers to spare.
+/// The Fermi C2070 of docs/design.md with 16 KB of shared memory per SM,
+/// 512-byte shared granules plus 32 bytes per block (2080 B -> 2560 B), on a
+/// 32-warp SM, with registers to spare.
 MachineDescription c2070() {
   MachineDescription MD;
   MD.Name = "c2070";
@@ -74,7 +74,7 @@ Occupancy occupancy(const MachineDescription &MD, unsigned Threads,
   return computeOccupancy(MD, R);
 }
 
-// --- models.md oracles ----------------------------------------------------
+// --- docs/design.md oracles -----------------------------------------------
 
 TEST(OccupancyTest, G80Oracles) {
   const MachineDescription G80 = g80();

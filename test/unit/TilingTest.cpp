@@ -1,6 +1,6 @@
 //===- TilingTest.cpp - The generator behind coalesce and the merges ------===//
 //
-// Oracles from reference/models.md (bank-conflict degrees and padding; the
+// Oracles from docs/design.md (bank-conflict degrees and padding; the
 // footprint of a matrix-multiply tile), the launch plan the generator
 // derives (block, coverage, preconditions, disjoint arrays), which accesses
 // go through shared memory for a given shape, what it refuses, and the
@@ -34,7 +34,7 @@ std::vector<std::int64_t> strided(std::int64_t Stride, unsigned N) {
 }
 
 TEST(BankConflicts, DegreeIsTheGcdOfStrideAndBanks) {
-  // models.md: NB = 16, degree = gcd(stride, 16); stride 0 is a broadcast.
+  // docs/design.md: NB = 16, degree = gcd(stride, 16); stride 0 is a broadcast.
   for (std::int64_t Stride : {1, 2, 3, 4, 6, 8, 10, 12, 14, 16, 17})
     EXPECT_EQ(conflictDegree(strided(Stride, 16), 16),
               unsigned(std::gcd(Stride, std::int64_t(16))))
@@ -67,8 +67,9 @@ TEST(Tiling, MatrixMultiplyTileMatchesTheFootprintModel) {
   // 32 x 8 threads, 1 x 4 outputs each: a 32 x 32 tile of C, k tiled by 32.
   auto K = generateTiled(*M->find("mm"), {{32, 8}, {1, 4}, 32}, MD);
   ASSERT_TRUE(bool(K)) << llvm::toString(K.takeError());
-  // models.md: an N x N multiply with a ti x tj tile loads N^3 (1/ti + 1/tj)
-  // elements; per output and per step of k that is 1/32 + 1/32.
+  // docs/design.md: an N x N multiply with a ti x tj tile loads
+  // N^3 (1/ti + 1/tj) elements; per output and per step of k that is
+  // 1/32 + 1/32.
   EXPECT_DOUBLE_EQ(K->LoadsPerOutput, 1.0 / 32 + 1.0 / 32);
   ASSERT_EQ(K->Staged.size(), 2u);
   EXPECT_EQ(K->Staged[0].Array, "a");

@@ -60,7 +60,7 @@ want = min(1.0, 1.0 / (opt["shared_bytes"] / opt["fp_instructions"]))
 check(abs(smem - want) < 1e-3, "global mm: smem bound %s != %s" % (smem,
                                                                     want))
 check(0 < smem < 1, "global mm: shared memory bounds it below peak")
-# Issue 11's target: an 8x8 register tile reads 16 words a step for 64 FMAs,
+# The mm target: an 8x8 register tile reads 16 words a step for 64 FMAs,
 # so shared memory allows at least 90% of the FP32 peak (a 4x4 tile: 48%).
 check(smem >= 0.9, "global mm: smem bound %s below 90%% of peak" % smem)
 check(opt["bounds"]["smem"] <= opt["bounds"]["smem_broadcast"],
