@@ -525,17 +525,14 @@ private:
         return P.takeError();
       Names = *P;
     } else {
-      Names = defaultPipeline(V, MD);
+      Names = defaultPipeline(V);
       llvm::erase_if(Names, [&](const std::string &N) {
         return llvm::is_contained(Opts.DisabledPasses, N);
       });
     }
     if (auto E = writeStep(*R.Kernel, 0, "input", V))
       return E;
-    // A texture variant that follows the global one (PassRegistry.h):
-    // its passes optimize as for the global variant.
-    bool FollowsGlobal = !Opts.Passes && pipelineVariant(V, MD) != V;
-    PassContext Ctx{MD, FollowsGlobal ? MemoryVariant::Global : V};
+    PassContext Ctx{MD, V};
     Ctx.PipelineGiven = Opts.Passes.has_value();
     Ctx.Output = outputLang();
     Ctx.Helpers = M->helpersCalled(Naive);
@@ -630,13 +627,11 @@ private:
         return E;
     }
     // A texture variant whose arrays cannot be read through textures is
-    // not one: the kernel is written as it came in, with why. One that
-    // follows the global variant is that variant, its arrays read as there
-    // (the report says why).
+    // not one: the kernel is written as it came in, with why.
     auto Skip =
         std::find_if(R.Skipped.begin(), R.Skipped.end(),
                      [](const auto &S) { return S.first == "texture-memory"; });
-    if (V == MemoryVariant::Texture && !FollowsGlobal && !R.Passes.empty() &&
+    if (V == MemoryVariant::Texture && !R.Passes.empty() &&
         Skip != R.Skipped.end()) {
       R.Kernel = Naive.clone();
       R.Passes.clear();
@@ -838,8 +833,7 @@ private:
                       P.Block[1], P.Coverage[0], P.Coverage[1]);
     if (P.Lanes > 1)
       Label += llvm::formatv(", {0} threads per output", P.Lanes).str();
-    if (R.Variant == MemoryVariant::Texture && outputLang() == Language::Cuda &&
-        !P.TextureArrays.empty())
+    if (R.Variant == MemoryVariant::Texture && outputLang() == Language::Cuda)
       Label += std::string(", texture ") + textureFormName(P.Texture);
     return Label;
   }
@@ -851,8 +845,7 @@ private:
   void tune(const Function &Naive, MemoryVariant V, VariantResult &R,
             const SearchSpace &Space, bool &Mismatch) {
     std::optional<TextureForm> Other;
-    if (V == MemoryVariant::Texture && outputLang() == Language::Cuda &&
-        !R.Kernel->Plan->TextureArrays.empty())
+    if (V == MemoryVariant::Texture && outputLang() == Language::Cuda)
       Other = R.Kernel->Plan->Texture == TextureForm::Object
                   ? TextureForm::Ldg
                   : TextureForm::Object;

@@ -14,9 +14,6 @@ using namespace clang;
 namespace gpumerge {
 namespace {
 
-/// How far a value is followed through variables and calls.
-constexpr unsigned MaxDepth = 12;
-
 /// What the file's code does with its variables and functions: enough to
 /// tell a variable that keeps its initial value, and every call of a
 /// function whose parameters are followed.
@@ -90,8 +87,8 @@ class Evaluator {
 public:
   Evaluator(ASTContext &Ctx, const Uses &U) : Ctx(Ctx), U(U) {}
 
-  std::optional<std::int64_t> value(const Expr *E, unsigned Depth = 0) const {
-    if (!E || Depth > MaxDepth)
+  std::optional<std::int64_t> value(const Expr *E) const {
+    if (!E)
       return std::nullopt;
     E = E->IgnoreParens();
     if (E->isValueDependent() || E->isTypeDependent() ||
@@ -104,7 +101,7 @@ public:
       const Expr *Sub = C->getSubExpr();
       if (!Sub->getType()->isIntegralOrEnumerationType())
         return std::nullopt;
-      auto V = value(Sub, Depth + 1);
+      auto V = value(Sub);
       // A narrowing cast keeps the value only where it fits.
       if (V && Ctx.getIntWidth(E->getType()) < 64 &&
           (*V < -(std::int64_t(1) << (Ctx.getIntWidth(E->getType()) - 1)) ||
@@ -113,10 +110,10 @@ public:
       return V;
     }
     if (auto *B = dyn_cast<BinaryOperator>(E))
-      return arithmetic(*B, Depth);
+      return arithmetic(*B);
     if (auto *R = dyn_cast<DeclRefExpr>(E))
       if (auto *V = dyn_cast<VarDecl>(R->getDecl()))
-        return variable(*V, Depth);
+        return variable(*V);
     return std::nullopt;
   }
 
@@ -124,10 +121,9 @@ private:
   ASTContext &Ctx;
   const Uses &U;
 
-  std::optional<std::int64_t> arithmetic(const BinaryOperator &B,
-                                         unsigned Depth) const {
-    auto L = value(B.getLHS(), Depth + 1);
-    auto R = L ? value(B.getRHS(), Depth + 1) : std::nullopt;
+  std::optional<std::int64_t> arithmetic(const BinaryOperator &B) const {
+    auto L = value(B.getLHS());
+    auto R = L ? value(B.getRHS()) : std::nullopt;
     if (!L || !R)
       return std::nullopt;
     std::int64_t Out = 0;
@@ -158,8 +154,20 @@ private:
   }
 
   /// A variable that keeps its first value: a local's initializer, or a
-  /// parameter's argument in every call of its function.
-  std::optional<std::int64_t> variable(const VarDecl &V, unsigned Depth) const {
+  /// parameter's argument in every call of its function. Each variable is
+  /// followed once (a helper called from many places stays linear); one
+  /// reached again while it is followed (a recursive call) is unknown.
+  std::optional<std::int64_t> variable(const VarDecl &V) const {
+    const VarDecl *Key = V.getCanonicalDecl();
+    if (auto It = Memo.find(Key); It != Memo.end())
+      return It->second;
+    Memo[Key] = std::nullopt; // while it is followed
+    std::optional<std::int64_t> Value = follow(V);
+    Memo[Key] = Value;
+    return Value;
+  }
+
+  std::optional<std::int64_t> follow(const VarDecl &V) const {
     if (V.getType()->isReferenceType() || !U.readOnly(V))
       return std::nullopt;
     if (auto *P = dyn_cast<ParmVarDecl>(&V)) {
@@ -174,7 +182,7 @@ private:
       for (const CallExpr *C : *Calls) {
         if (I >= C->getNumArgs())
           return std::nullopt;
-        auto A = value(C->getArg(I), Depth + 1);
+        auto A = value(C->getArg(I));
         if (!A || (Agreed && *Agreed != *A))
           return std::nullopt;
         Agreed = A;
@@ -182,9 +190,11 @@ private:
       return Agreed;
     }
     if (V.hasLocalStorage() && V.getInit())
-      return value(V.getInit(), Depth + 1);
+      return value(V.getInit());
     return std::nullopt;
   }
+
+  mutable std::map<const VarDecl *, std::optional<std::int64_t>> Memo;
 };
 
 } // namespace

@@ -399,16 +399,20 @@ PassInfo blockMergePass() {
               }
               if (Ctx.Searched)
                 *Ctx.Searched = {Cur.Block, Versions};
-              // The block of the best version ptxas finds legal: the
-              // estimate from KIR can take a block whose threads leave no
-              // room for a second one (gemm's 32x16 on a GTX 480: 59
-              // registers a thread by ptxas, 19 estimated), and thread
-              // merge then finds nothing legal for it.
+              // On a stand-in architecture (PtxasStandIn) the block of the
+              // best version ptxas finds legal: the estimate from KIR takes
+              // blocks whose capped registers leave room for one block a SM
+              // (gemm's 32x16 on a GTX 480: 59 registers by ptxas, 19
+              // estimated), and thread merge then finds nothing legal.
+              RankedVersion Best = Versions.front();
               std::string Note;
-              std::optional<KernelResources> Used;
-              RankedVersion Best =
-                  checkWithPtxas(Origin, Versions, Ctx.Target, Ctx.Helpers,
-                                 Note, Used, /*MaxVersions=*/6);
+              if (!Ctx.Target.PtxasStandIn.empty() &&
+                  Ctx.Target.SmArch.empty()) {
+                std::optional<KernelResources> Used;
+                Best = checkWithPtxas(Origin, Versions, Ctx.Target, Ctx.Helpers,
+                                      Note, Used,
+                                      /*MaxVersions=*/6);
+              }
               Ranked = topVersions(Versions);
               S.Block = Best.Shape.Block;
               Chosen = llvm::formatv("static model (cost {0:f4}, best of {1})",

@@ -6,8 +6,6 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
 
-#include <algorithm>
-
 namespace gpumerge {
 
 const char *memoryVariantName(MemoryVariant V) {
@@ -68,26 +66,6 @@ std::vector<std::string> defaultPipeline(MemoryVariant V) {
     if (passRegistry().count(N))
       Available.push_back(N);
   return Available;
-}
-
-bool textureFollowsGlobal(const MachineDescription &MD) {
-  return defaultTextureForm(MD) == TextureForm::Ldg;
-}
-
-MemoryVariant pipelineVariant(MemoryVariant V, const MachineDescription &MD) {
-  return V == MemoryVariant::Texture && textureFollowsGlobal(MD)
-             ? MemoryVariant::Global
-             : V;
-}
-
-std::vector<std::string> defaultPipeline(MemoryVariant V,
-                                         const MachineDescription &MD) {
-  if (pipelineVariant(V, MD) == V)
-    return defaultPipeline(V);
-  std::vector<std::string> Names = defaultPipeline(MemoryVariant::Global);
-  auto Vectorize = std::find(Names.begin(), Names.end(), "vectorize");
-  Names.insert(Vectorize, "texture-memory");
-  return Names;
 }
 
 llvm::Expected<MergeRequest> parseMergeRequest(llvm::StringRef Spec) {

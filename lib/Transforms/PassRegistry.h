@@ -93,23 +93,7 @@ LaunchPlan &sameLaunchPlan(Function &F);
 const std::map<std::string, PassInfo> &passRegistry();
 
 /// The default pipeline of a variant (Fig. 1), as names of registered passes.
-/// The paper's pipeline of variant \p V.
 std::vector<std::string> defaultPipeline(MemoryVariant V);
-
-/// Does \p MD's texture variant follow the global one? Where reads through
-/// the texture path are another way into L1 (__ldg, sm_35 and later), the
-/// paper's texture variant (no shared memory, one-warp blocks) lost to the
-/// global one on an H100 (0.47-0.85x), so there the texture variant keeps
-/// every optimization of the global variant and differs only in how its
-/// read-only arrays are read (texture-memory before vectorize). GT200,
-/// Fermi and AMD's Evergreen keep the paper's.
-bool textureFollowsGlobal(const MachineDescription &MD);
-
-/// The pipeline of variant \p V on \p MD, and the variant its passes
-/// optimize for (the global one where the texture variant follows it).
-std::vector<std::string> defaultPipeline(MemoryVariant V,
-                                         const MachineDescription &MD);
-MemoryVariant pipelineVariant(MemoryVariant V, const MachineDescription &MD);
 
 /// Parses "--passes=a,b" ("none" is the empty pipeline); errors name an
 /// unknown pass and list the known ones.

@@ -108,6 +108,17 @@ std::string refusal(const Function &F, const Param &P, TextureForm Form,
   return "";
 }
 
+/// The arrays \p F copies asynchronously (cp.async) into shared memory.
+std::set<std::string> asyncCopySources(Function &F) {
+  std::set<std::string> Out;
+  walkStmts(*F.Body, [&](Stmt &S) {
+    if (auto *A = llvm::dyn_cast<AssignStmt>(&S); A && A->Async)
+      if (auto *R = llvm::dyn_cast<ArrayRef>(A->RHS.get()))
+        Out.insert(R->Array);
+  });
+  return Out;
+}
+
 } // namespace
 
 PassInfo textureMemoryPass() {
@@ -138,11 +149,19 @@ PassInfo textureMemoryPass() {
         // argument) is used as a pointer.
         std::set<std::string> PassedOn = arraysUsedAsPointers(Origin);
 
+        // Arrays cp.async copies into shared memory (async-prefetch, where
+        // the texture variant follows the global one) are read by address.
+        std::set<std::string> Copied = asyncCopySources(F);
+
         std::vector<std::string> Arrays, Refused;
         for (const Param &P : Origin.Params) {
           if (!P.isArray() || !Read.count(P.Name))
             continue;
-          std::string No = refusal(Origin, P, Form, Written, PassedOn);
+          std::string No =
+              Copied.count(P.Name)
+                  ? "copied into shared memory by cp.async, which reads "
+                    "global memory by address"
+                  : refusal(Origin, P, Form, Written, PassedOn);
           if (No.empty())
             Arrays.push_back(P.Name);
           else if (!Written.count(P.Name))

@@ -467,7 +467,11 @@ def ndrange_driver(h, calls):
             label = call_label(k, sizes)
             naive = ", ".join(str(x) for x in stage["global"][:n])
             lines.append("  {")
+            # A helper's local size 0 is the caller's own (a plan that keeps
+            # the naive launch): the caller enqueues with its naive one.
+            own = ", ".join(str(max(1, x)) for x in stage["local"][:n])
             lines.append(f"    const size_t naive[{n}] = {{{naive}}};")
+            lines.append(f"    const size_t own[{n}] = {{{own}}};")
             lines.append(f"    size_t global[{n}], local[{n}];")
             if edges:
                 lines.append("    gpumerge_edges e;")
@@ -478,7 +482,8 @@ def ndrange_driver(h, calls):
             lines.append(f"    if ({call}) {{")
             lines.append(f'      printf("run global {zu} local {zu}\\n", '
                          + ", ".join(f"global[{i}]" for i in range(n)) + ", "
-                         + ", ".join(f"local[{i}]" for i in range(n)) + ");")
+                         + ", ".join(f"local[{i}] ? local[{i}] : own[{i}]"
+                                     for i in range(n)) + ");")
             if edges:
                 lines.append("      for (int i = 0; i < e.count; ++i)")
                 lines.append(f'        printf("edge global {zu} local {zu}\\n", '

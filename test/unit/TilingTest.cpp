@@ -340,8 +340,9 @@ TEST(Search, SmallGridsCostWhatTheyLeaveIdle) {
                            (V.Shape.Block[1] * V.Shape.Merge[1]));
     EXPECT_EQ(V.Blocks, Blocks);
     EXPECT_GE(V.GridFactor, 1.0);
-    if (V.Shape.Merge[0] * V.Shape.Merge[1] > 1)
+    if (V.Shape.Merge[0] * V.Shape.Merge[1] > 1) {
       EXPECT_GE(V.Blocks, std::int64_t(MD.SMCount));
+    }
   }
   // Thousands of blocks: no factor worth a percent.
   for (const RankedVersion &V : AtLarge)
@@ -352,8 +353,17 @@ TEST(Search, SmallGridsCostWhatTheyLeaveIdle) {
         return V.Shape.Block == Big.Shape.Block &&
                V.Shape.Merge == Big.Shape.Merge;
       });
-  if (Same != AtSmall.end())
+  // The 4096^2 choice is dropped at 128^2 (its grid leaves SMs without a
+  // block) or costs more there.
+  std::int64_t BigTileX = Big.Shape.Block[0] * Big.Shape.Merge[0],
+               BigTileY = Big.Shape.Block[1] * Big.Shape.Merge[1];
+  if (Same != AtSmall.end()) {
     EXPECT_GT(Same->Cost, Big.Cost * 1.2);
+  } else {
+    EXPECT_LT(((128 + BigTileX - 1) / BigTileX) *
+                  ((128 + BigTileY - 1) / BigTileY),
+              std::int64_t(MD.SMCount));
+  }
   EXPECT_LE(AtSmall.front().Shape.Merge[0] * AtSmall.front().Shape.Merge[1],
             Big.Shape.Merge[0] * Big.Shape.Merge[1]);
 }
