@@ -410,8 +410,8 @@ apply(Function &F, const PassContext &Ctx, std::string &Why) {
   // The tile pays for itself where the neighbours' reads would each go to
   // DRAM. Where the L1 caches global loads they hit there already, and the
   // tile adds its copies, the halo's bounds and a barrier: on GPGPU-Sim's
-  // GTX 480, PolyBench's jacobi-2d ran at 0.58x the input with it and 2-D
-  // convolution at 0.99x (2.2-2.5x the instructions, 32 registers for 10).
+  // GTX 480, PolyBench's jacobi-2d ran at 0.57x the input with it and 2-D
+  // convolution at 0.67x (bench/results/sim-gtx480-2026-12-01.md).
   const MachineDescription &MD = Ctx.Target;
   if (MD.L1CachesGlobalLoads && !Ctx.PipelineGiven) {
     Why = MD.Name + "'s L1 caches global loads, so the neighbours' reads "

@@ -192,6 +192,11 @@ std::string ptxasArch(const MachineDescription &MD) {
   return MD.SmArch.empty() ? MD.PtxasStandIn : MD.SmArch;
 }
 
+/// Does ptxas count \p MD's registers on a stand-in architecture?
+bool countsOnStandIn(const MachineDescription &MD) {
+  return ptxasArch(MD) != MD.SmArch;
+}
+
 /// Why ptxas cannot count \p MD's resources: no nvcc architecture, or no
 /// nvcc; nullopt when it can.
 std::optional<std::string> noPtxas(const MachineDescription &MD) {
@@ -228,10 +233,10 @@ std::optional<PtxasFit> ptxasFit(const Function &Origin, const TileShape &S,
   // for whole groups and __restrict__ change what ptxas allocates.
   if (!S.WholeTiles)
     shareCopiesReads(*K->Kernel, S.Merge);
-  std::string Arch = ptxasArch(MD);
-  bool StandIn = Arch != MD.SmArch;
-  auto R = ptxasResources(emitStandaloneCuda(*K->Kernel, Helpers), Arch,
-                          StandIn ? MD.MaxRegistersPerThread : 0);
+  bool StandIn = countsOnStandIn(MD);
+  auto R =
+      ptxasResources(emitStandaloneCuda(*K->Kernel, Helpers), ptxasArch(MD),
+                     StandIn ? MD.MaxRegistersPerThread : 0);
   if (!R || !R->count(Origin.Name)) {
     Why = R ? "not reported" : llvm::toString(R.takeError());
     return std::nullopt;
@@ -406,8 +411,7 @@ PassInfo blockMergePass() {
               // estimated), and thread merge then finds nothing legal.
               RankedVersion Best = Versions.front();
               std::string Note;
-              if (!Ctx.Target.PtxasStandIn.empty() &&
-                  Ctx.Target.SmArch.empty()) {
+              if (countsOnStandIn(Ctx.Target)) {
                 std::optional<KernelResources> Used;
                 Best = checkWithPtxas(Origin, Versions, Ctx.Target, Ctx.Helpers,
                                       Note, Used,
