@@ -485,14 +485,24 @@ private:
                               N.Extent[P.naiveDim(1)]);
       check(Out, Fits);
     }
+    bool Copies = P.CopiesAllowed[0] || P.CopiesAllowed[1];
     if (F.GridStrideLine)
       comment(Out, llvm::formatv(
                        "The optimized kernel computes the whole domain once. "
                        "The input's grid-stride loop (line {0}) covers it "
-                       "with any {1}, so that need not; it must have one "
-                       "{2} in the dimensions the kernel does not index.",
+                       "with any {1}, so that need not{2}",
                        F.GridStrideLine, Cuda ? "grid" : "NDRange",
-                       Cuda ? "thread" : "work-item"));
+                       Copies ? std::string(".")
+                              : llvm::formatv("; it must have one {0} in the "
+                                              "dimensions the kernel does not "
+                                              "index.",
+                                              Cuda ? "thread" : "work-item")
+                                    .str()));
+    else if (Copies)
+      comment(Out, Cuda ? "The optimized kernel computes the whole domain "
+                          "once: the naive launch must have covered it."
+                        : "The optimized kernel computes the whole domain "
+                          "once: the naive NDRange must have covered it.");
     else
       comment(Out, Cuda ? "The optimized kernel computes the whole domain "
                           "once: the naive launch must have covered it, with "
@@ -502,7 +512,21 @@ private:
                           "once: the naive NDRange must have covered it, "
                           "with one work-item in a dimension the kernel does "
                           "not index.");
+    std::vector<std::string> Copied;
+    for (unsigned D = 1; D < 3; ++D)
+      if (P.CopiesAllowed[D - 1] && (D < 2 || Cuda))
+        Copied.push_back(D == 1 ? "Y" : "Z");
+    if (!Copied.empty())
+      comment(Out, llvm::formatv("Where it has more than one {0} in {1}, the "
+                                 "{0}s that differ only there compute the "
+                                 "same elements, and each reads only what it "
+                                 "wrote: the copies leave what one leaves, so "
+                                 "their number does not matter.",
+                                 Cuda ? "thread" : "work-item",
+                                 llvm::join(Copied, " or ")));
     for (unsigned D = 0; D < 2; ++D) {
+      if (D >= P.Dims && P.CopiesAllowed[D - 1])
+        continue;
       if (D >= P.Dims)
         check(Out, naiveThreads(D) + " == 1");
       else if (P.Extent[D] && !F.GridStrideLine)
@@ -524,7 +548,7 @@ private:
       check(Out, llvm::formatv("{0} > 0 && {0} <= 65535 && (long long){1}.z * "
                                "{2}.z >= {0}",
                                N.Layers, N.Grid, N.Block));
-    } else if (Fl == Flavor::Cuda) {
+    } else if (Fl == Flavor::Cuda && !P.CopiesAllowed[1]) {
       check(Out,
             llvm::formatv("(long long){0}.z * {1}.z == 1", N.Grid, N.Block));
     }

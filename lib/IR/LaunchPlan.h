@@ -147,6 +147,11 @@ struct LaunchPlan {
   /// trip has no such bound. Verify widens its floating-point tolerance by
   /// it: the two orders' rounding errors grow with the terms.
   std::shared_ptr<const Expr> ReassociatedTerms;
+  /// In Y and Z (where the kernel indexes neither), may the naive launch
+  /// have more than one thread: copies of each thread, which leave what one
+  /// of them leaves (Analysis/Reruns.h)? The launcher then does not ask for
+  /// one thread there.
+  std::array<bool, 2> CopiesAllowed = {false, false};
   /// Threads per block of the launch in dimension \p D.
   std::int64_t threads(unsigned D) const {
     return D == 0 ? Block[0] * Lanes : Block[1];

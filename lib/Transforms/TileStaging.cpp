@@ -816,7 +816,7 @@ llvm::Error Generator::stageWrites(NaiveShape &NS, LaunchPlan &Plan) {
     SA.IsWrite = true;
     Result.Staged.push_back(std::move(SA));
     for (const std::string &Other : Read)
-      Plan.Disjoint.push_back({Other, A->Array});
+      Plan.requireDisjoint(Other, A->Array, {});
   }
   if (Stores.empty())
     return llvm::Error::success();

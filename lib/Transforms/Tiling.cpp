@@ -383,7 +383,7 @@ llvm::Expected<TiledKernel> Generator::run() {
           return E;
         if (auto E = requireElements(Plan, W))
           return E;
-        Plan.Disjoint.push_back({R, W});
+        Plan.requireDisjoint(R, W, {});
       }
   } else {
     Plan.GuardsDomain = NS.Guard != nullptr;

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "CodeGen/Launcher.h"
 #include "Analysis/Domain.h"
+#include "Analysis/Reruns.h"
 #include "CodeGen/Emitter.h"
 #include "Frontend/Frontend.h"
 
@@ -260,6 +261,49 @@ TEST(Launcher, NamesOfTheLauncherDoNotClashWithParameters) {
       << L;
   EXPECT_TRUE(contains(L, "bool ok_ = true;")) << L;
   EXPECT_TRUE(contains(L, "(long long)grid_.y * block_.y == 1;")) << L;
+}
+
+TEST(Launcher, CopiesOfAThreadInRowsTheKernelDoesNotIndex) {
+  // PolyBench launches its 1-D kernels with 32 x 8 blocks: eight copies of
+  // each thread. atax's leave what one leaves; mvt's add their sums again.
+  auto Launcher = [](const std::string &Body) {
+    auto M = parse("__global__ void k(const float *a, const float *x, float "
+                   "*y, int n) {\n  int i = blockIdx.x * blockDim.x + "
+                   "threadIdx.x;\n  if (i < n) {\n" +
+                       Body + "\n  }\n}\n",
+                   "k.cu");
+    EXPECT_TRUE(M);
+    const Function &Naive = *M->kernels()[0];
+    LaunchPlan P;
+    P.Block = {128, 1};
+    P.Extent[0] = shared(var("n"));
+    std::map<std::string, std::shared_ptr<const Expr>> Counts = {
+        {"a", shared(mul(var("n"), var("n")))},
+        {"x", shared(var("n"))},
+        {"y", shared(var("n"))}};
+    P.requireDisjoint("a", "y", Counts);
+    P.requireDisjoint("x", "y", Counts);
+    allowHarmlessCopies(P, Naive);
+    return emitCudaLauncher(*withPlan(Naive, P));
+  };
+  std::string Atax = Launcher("y[i] = 0;\nfor (int j = 0; j < n; j++)\n  "
+                              "y[i] += a[i * n + j] * x[j];");
+  EXPECT_FALSE(contains(Atax, "block.y == 1")) << Atax;
+  EXPECT_FALSE(contains(Atax, "block.z == 1")) << Atax;
+  EXPECT_TRUE(contains(Atax, "// Where it has more than one thread in Y or "
+                             "Z, the threads that differ only\n  // there "
+                             "compute the same elements"))
+      << Atax;
+  EXPECT_TRUE(contains(Atax, "ok = ok && (long long)grid.x * block.x >= "
+                             "extent_x;"))
+      << Atax;
+  std::string Mvt = Launcher("for (int j = 0; j < n; j++)\n  y[i] += a[i * "
+                             "n + j] * x[j];");
+  EXPECT_TRUE(contains(Mvt, "ok = ok && (long long)grid.y * block.y == 1;"))
+      << Mvt;
+  EXPECT_TRUE(contains(Mvt, "ok = ok && (long long)grid.z * block.z == 1;"))
+      << Mvt;
+  EXPECT_FALSE(contains(Mvt, "more than one thread")) << Mvt;
 }
 
 TEST(Launcher, ModuleKeepsTheNaiveKernelAndCompiles) {
