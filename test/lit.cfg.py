@@ -34,6 +34,11 @@ config.environment["GPUMERGE_TARGETS_DIR"] = os.path.join(config.gpumerge_src_di
 # --device=auto finds no CUDA driver here (device.test says what it reports).
 # The CUDA path runs on a GPU through scripts/verify-gpu.
 config.environment["GPUMERGE_LIBCUDA"] = "/nonexistent/libcuda.so.1"
+# gpumerge compiles every CUDA file it writes with nvcc (Driver/NvccCheck.h):
+# about a second a file, which most tests, whose outputs the RUN lines
+# compile themselves where it matters, do without. nvcc-check.test turns it
+# on (env -u GPUMERGE_NO_NVCC_CHECK).
+config.environment["GPUMERGE_NO_NVCC_CHECK"] = "1"
 for var in ["HOME", "PATH", "OCL_ICD_VENDORS", "POCL_CACHE_DIR", "POCL_DEVICES"]:
     if var in os.environ:
         config.environment[var] = os.environ[var]

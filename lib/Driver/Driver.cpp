@@ -7,6 +7,7 @@
 #include "CodeGen/Emitter.h"
 #include "Driver/Batch.h"
 #include "Driver/Carving.h"
+#include "Driver/NvccCheck.h"
 #include "Driver/Tune.h"
 #include "Frontend/Frontend.h"
 #include "IR/Printer.h"
@@ -1236,6 +1237,60 @@ private:
     O["verify_runs"] = std::move(Runs);
   }
 
+  /// Writes as the input's each kernel of variant \p I whose optimized form
+  /// keeps \p E, the CUDA file about to be written, from compiling with
+  /// nvcc (NvccCheck.h), with a warning, and emits \p E again without
+  /// them. True when any was: a gpumerge bug.
+  bool revertWhatNvccRejects(
+      size_t I, std::map<std::string, std::vector<VariantResult>> &Results,
+      std::map<std::string, const Function *> &Replacements, EmittedModule &E) {
+    std::string Arch = MD.SmArch.empty() ? MD.PtxasStandIn : MD.SmArch;
+    std::optional<NvccCheck> Check = NvccCheck::forInput(
+        Input, Opts.ClangArgs, Arch.empty() ? "sm_75" : Arch);
+    if (!Check)
+      return false;
+    std::vector<std::string> Changed;
+    for (auto &[Name, Rs] : Results)
+      if (Rs[I].Status == "optimized")
+        Changed.push_back(Name);
+    auto Emit = [&](llvm::ArrayRef<std::string> Kept) {
+      std::map<std::string, const Function *> Part;
+      bool Reject = false;
+      for (const std::string &K : Kept) {
+        Part[K] = Replacements.at(K);
+        Reject |= Opts.DebugFail == "nvcc-reject=" + K;
+      }
+      return emitModule(*M, Language::Cuda, Part).Text +
+             (Reject ? "static_assert(false, \"--debug-fail\");\n" : "");
+    };
+    bool InputFails = false;
+    std::map<std::string, std::string> Broken =
+        kernelsBreakingTheBuild(*Check, Changed, Emit, InputFails);
+    for (const Function *Naive : M->kernels()) {
+      auto It = Broken.find(Naive->Name);
+      if (It == Broken.end())
+        continue;
+      VariantResult &R = Results[Naive->Name][I];
+      R.Kernel = Naive->clone();
+      R.Passes.clear();
+      R.Status = "passed-through";
+      R.InternalError = true;
+      R.Reason = llvm::formatv("gpumerge bug: the optimized kernel did not "
+                               "compile with {0} ({1}); the kernel is written "
+                               "as the input's",
+                               Check->command(), It->second);
+      R.Launch = launchReport(*R.Kernel, R.Shape);
+      Replacements[Naive->Name] = R.Kernel.get();
+      Err << llvm::formatv("{0}:{1}: warning: kernel '{2}' ({3} variant): "
+                           "{4}\n",
+                           Input, Naive->Span.Line, Naive->Name,
+                           memoryVariantName(R.Variant), R.Reason);
+    }
+    if (!Broken.empty())
+      E = emitModule(*M, Language::Cuda, Replacements);
+    return !Broken.empty();
+  }
+
   int optimize(llvm::json::Array &ReportFiles) {
     std::vector<MemoryVariant> Vs = variants();
     // kernel name → one result per variant
@@ -1289,6 +1344,8 @@ private:
       for (auto &[Name, Rs] : Results)
         Replacements[Name] = Rs[I].Kernel.get();
       EmittedModule E = emitModule(*M, outputLang(), Replacements);
+      if (outputLang() == Language::Cuda)
+        Internal |= revertWhatNvccRejects(I, Results, Replacements, E);
       for (const std::string &W : E.Warnings)
         if (!llvm::is_contained(Warned, W)) {
           Warned.push_back(W);

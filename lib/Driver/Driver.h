@@ -62,7 +62,8 @@ struct DriverOptions {
   /// Hidden --debug-fail=WHAT, for the tests of gpumerge's own failures:
   /// lower-crash=NAME (lowering that function aborts), pass-crash=NAME (the
   /// pass aborts), pass-error=NAME (it returns an error),
-  /// pass-malformed=NAME (it leaves malformed KIR),
+  /// pass-malformed=NAME (it leaves malformed KIR), nvcc-reject=KERNEL
+  /// (the kernel's optimized form does not compile with nvcc),
   /// verify-candidate=crash|hang (the emitted kernel's run on the device),
   /// tune-kill-after=N (--tune is killed after N measurements).
   std::string DebugFail;

@@ -232,16 +232,14 @@ gpumerge::parsePtxasReport(llvm::StringRef Report) {
   return ByName;
 }
 
-/// Runs \p Program and waits for it at most \p Seconds (then kills it): its
-/// exit status, -2 after a signal or the deadline (\p ErrMsg says which), -1
-/// when it could not start. ExecuteAndWait's own time limit arms alarm(), one
-/// per process: batch workers (-j) running nvcc at once would cancel each
-/// other's, and the SIGALRM may reach a thread other than the waiting one,
-/// which then waits without a limit. Polling needs no signal.
-static int
-runWithDeadline(llvm::StringRef Program, llvm::ArrayRef<llvm::StringRef> Args,
-                llvm::ArrayRef<std::optional<llvm::StringRef>> Redirects,
-                unsigned Seconds, std::string &ErrMsg, bool &ExecFailed) {
+// ExecuteAndWait's own time limit arms alarm(), one per process: batch
+// workers (-j) running nvcc at once would cancel each other's, and the
+// SIGALRM may reach a thread other than the waiting one, which then waits
+// without a limit. Polling needs no signal.
+int gpumerge::runWithDeadline(
+    llvm::StringRef Program, llvm::ArrayRef<llvm::StringRef> Args,
+    llvm::ArrayRef<std::optional<llvm::StringRef>> Redirects, unsigned Seconds,
+    std::string &ErrMsg, bool &ExecFailed) {
   llvm::sys::ProcessInfo PI = llvm::sys::ExecuteNoWait(
       Program, Args, std::nullopt, Redirects, 0, &ErrMsg, &ExecFailed);
   if (ExecFailed || PI.Pid <= 0) {

@@ -130,7 +130,7 @@ static cl::opt<std::string>
     DebugFail("debug-fail",
               cl::desc("Make gpumerge fail on purpose, for its tests: "
                        "pass-crash=NAME, pass-error=NAME, "
-                       "pass-malformed=NAME, "
+                       "pass-malformed=NAME, nvcc-reject=KERNEL, "
                        "verify-candidate=crash|hang|drop-barrier|weaken-wait, "
                        "tune-kill-after=N"),
               cl::Hidden, cl::cat(Category));
