@@ -820,6 +820,24 @@ size_t stridedStores(const Function &F) {
   return N;
 }
 
+/// Global reads of \p F in loops whose neighbouring threads in X do not
+/// read neighbouring elements (a symbolic or unresolved stride counts too;
+/// vectors do not). A merge whose copies each run their own loop (bounds
+/// read per thread: ELLPACK's rowLengths[t]) makes every such read of the
+/// loop Width elements apart across the warp: Width times the sectors of
+/// each load, for a vector load or store outside the loop.
+size_t stridedLoopReads(const Function &F) {
+  size_t N = 0;
+  for (const Access &A : collectAccesses(F)) {
+    if (A.IsWrite || A.Loops.empty() || A.Ref->VectorWidth > 1)
+      continue;
+    std::optional<std::int64_t> S =
+        A.Index ? strideInX(*A.Index).asConstant() : std::nullopt;
+    N += !S || *S < -1 || *S > 1;
+  }
+  return N;
+}
+
 /// \p F with each compound store to a global scalar element written out
 /// (`y[i] += x[i]` as `y[i] = y[i] + x[i]`), so that a merge's copies read
 /// their neighbours' elements where the vectorizer combines reads, and
@@ -898,6 +916,14 @@ std::unique_ptr<Function> mergedForVectors(const Function &Input,
     if (stridedStores(*Trial) > stridedStores(*Plain) * Policy.Width) {
       Refused = llvm::formatv("merging {0} threads in X would leave stores "
                               "{0} elements apart",
+                              Policy.Width)
+                    .str();
+      continue;
+    }
+    if (stridedLoopReads(*Trial) > stridedLoopReads(*Plain) * Policy.Width) {
+      Refused = llvm::formatv("merging {0} threads in X would leave the "
+                              "reads of the loops each copy runs {0} "
+                              "elements apart",
                               Policy.Width)
                     .str();
       continue;
