@@ -505,6 +505,13 @@ Type Lowering::lowerScalar(QualType Q, SourceLocation Loc) {
     if (isUserCode(TD->getLocation())) {
       Named = TD;
       TypedefName = TD->getNameAsString();
+    } else if (llvm::StringRef N = TD->getName();
+               N == "cudaTextureObject_t" || N == "cudaSurfaceObject_t") {
+      // The CUDA runtime's handles keep their names: tex2D<float> takes a
+      // cudaTextureObject_t, and no unsigned long long converts to one
+      // where the call deduces its template. No translation declares them:
+      // OpenCL has no such handle.
+      TypedefName = N.str();
     }
   }
   auto Keep = [&] {
@@ -1234,6 +1241,27 @@ ExprPtr Lowering::lowerExprImpl(const clang::Expr *E) {
                             "' whose template arguments gpumerge cannot "
                             "name a function after",
                         Loc);
+    }
+    // A texture fetch of an object (`tex2D<float>(tex, x, y)`) keeps the
+    // template argument it was written with: nothing deduces it, and
+    // without it nvcc finds no tex2D to call.
+    if (const auto *R = llvm::dyn_cast<DeclRefExpr>(
+            C->getCallee()->IgnoreParenImpCasts());
+        R && R->hasExplicitTemplateArgs() &&
+        !isUserCode(Callee->getLocation()) &&
+        (llvm::StringRef(Name).startswith("tex") ||
+         llvm::StringRef(Name).startswith("surf"))) {
+      std::string Written = Lexer::getSourceText(
+                                CharSourceRange::getTokenRange(
+                                    SM.getSpellingLoc(R->getLAngleLoc()),
+                                    SM.getSpellingLoc(R->getRAngleLoc())),
+                                SM, Ctx.getLangOpts())
+                                .str();
+      if (Written.empty() || Written.front() != '<' || Written.back() != '>')
+        return failExpr("call of '" + Name +
+                            "' with template arguments written in a macro",
+                        Loc);
+      Name += Written;
     }
     auto Call = std::make_unique<gpumerge::CallExpr>(
         Name, std::move(Args), lowerType(C->getType(), Loc));
