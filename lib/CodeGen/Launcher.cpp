@@ -706,6 +706,40 @@ void emitTextureCleanup(const Function &F, const std::string &Stream,
   }
 }
 
+/// The scalar types \p F spells with a name of the input's (a typedef or a
+/// macro: `FPTYPE` → `float`), but the CUDA runtime's handles: the
+/// optimized kernel was made for those types (its vectors, tiles and
+/// alignment), and a build that names other ones must run the input's.
+std::map<std::string, std::string> namedScalarTypes(const Function &F) {
+  std::map<std::string, std::string> Named;
+  std::string Unused;
+  llvm::raw_string_ostream OS(Unused);
+  std::unique_ptr<Printer> Cuda = makeEmitter(Language::Cuda, OS);
+  forEachType(F, [&](const Type &T) {
+    if (T.TypedefName.empty() || T.VectorWidth != 1 ||
+        T.TypedefName == "cudaTextureObject_t" ||
+        T.TypedefName == "cudaSurfaceObject_t")
+      return;
+    Type Plain = T.element();
+    Plain.TypedefName.clear();
+    Plain.IsConst = false;
+    Named.emplace(T.TypedefName, Cuda->typeSpelling(Plain));
+  });
+  return Named;
+}
+
+/// A trait the launchers' type checks use, defined once per file.
+constexpr llvm::StringLiteral SameTypeTrait =
+    "#ifndef GPUMERGE_SAME_TYPE\n"
+    "#define GPUMERGE_SAME_TYPE\n"
+    "template <typename A, typename B> struct gpumerge_same_type {\n"
+    "  static const bool value = false;\n"
+    "};\n"
+    "template <typename A> struct gpumerge_same_type<A, A> {\n"
+    "  static const bool value = true;\n"
+    "};\n"
+    "#endif\n";
+
 std::string cudaLauncherSignature(const Function &F, const LocalNames &N) {
   std::string Params = cudaParams(F);
   return "[[maybe_unused]] static void " + launcherName(F.Name) + "(dim3 " +
@@ -738,8 +772,22 @@ std::string emitCudaLauncher(const Function &F) {
                          F.Name, fallbackCall(F),
                          F.TemplateCall.empty() ? F.Name : F.TemplateCall)
                .str());
+  std::map<std::string, std::string> Named = namedScalarTypes(F);
+  if (!Named.empty())
+    Out = SameTypeTrait.str() + Out;
   emitLine(Out, 0, cudaLauncherSignature(F, N) + " {");
   Checks.emit(Out);
+  for (const auto &[Name, Spelled] : Named) {
+    emitLine(Out, 2,
+             llvm::formatv("// {0} was optimized where {1} is {2}: built "
+                           "with another {1}, the input's kernel runs.",
+                           F.Name, Name, Spelled)
+                 .str());
+    emitLine(Out, 2,
+             llvm::formatv("{0} = {0} && gpumerge_same_type<{1}, {2}>::value;",
+                           N.Ok, Name, Spelled)
+                 .str());
+  }
   std::string Args = argumentList(F);
   std::string OptArgs = optimizedArgumentList(F);
   if (takesTextureObjects(F))

@@ -219,6 +219,8 @@ Lowering::run(const FunctionDecl &FD) {
     if (KP.Name.empty())
       fail("unnamed parameter", P->getBeginLoc());
     KP.Ty = lowerType(P->getType(), P->getBeginLoc());
+    if (const TypeSourceInfo *TSI = P->getTypeSourceInfo())
+      spellTypeMacro(TSI->getTypeLoc(), KP.Ty);
     KP.Restrict = KP.Ty.IsPointer && P->getType().isRestrictQualified();
     if (const auto *A = Ctx.getAsConstantArrayType(P->getOriginalType()))
       KP.DeclaredRows = A->getSize().getSExtValue();
@@ -402,6 +404,46 @@ void Lowering::noteTypedef(const TypedefNameDecl *TD) {
   M.Typedefs.emplace_back(
       Name, "typedef " + (Vec ? Vec->getNameAsString() : Under.getAsString()) +
                 " " + Name + ";");
+}
+
+void Lowering::spellTypeMacro(TypeLoc TL, Type &T) {
+  // The CUDA launcher checks the type the kernel was optimized for
+  // (Launcher.h); an OpenCL host's helper cannot.
+  if (!T.TypedefName.empty() || T.VectorWidth != 1 || M.Lang != Language::Cuda)
+    return;
+  // The scalar under qualifiers and one pointer, as lowerType reads it.
+  TL = TL.getUnqualifiedLoc();
+  if (auto P = TL.getAs<PointerTypeLoc>())
+    TL = P.getPointeeLoc().getUnqualifiedLoc();
+  auto B = TL.getAs<BuiltinTypeLoc>();
+  if (!B)
+    return;
+  SourceLocation Begin = B.getBeginLoc(), End = B.getEndLoc();
+  if (!Begin.isMacroID() ||
+      !Lexer::isAtStartOfMacroExpansion(Begin, SM, Ctx.getLangOpts()) ||
+      !Lexer::isAtEndOfMacroExpansion(End, SM, Ctx.getLangOpts()))
+    return;
+  llvm::StringRef Name =
+      Lexer::getImmediateMacroName(Begin, SM, Ctx.getLangOpts());
+  const IdentifierInfo *II =
+      Name.empty() ? nullptr : PP.getIdentifierInfo(Name);
+  const MacroInfo *MI = II ? PP.getMacroInfo(II) : nullptr;
+  if (!MI || !MI->isObjectLike() || MI->getNumTokens() == 0 ||
+      !isUserCode(MI->getDefinitionLoc()))
+    return;
+  std::string Text;
+  for (const Token &Tok : MI->tokens()) {
+    if (!Tok.isOneOf(tok::kw_float, tok::kw_double, tok::kw_int,
+                     tok::kw_unsigned, tok::kw_signed, tok::kw_long,
+                     tok::kw_short, tok::kw_char))
+      return;
+    Text += (Text.empty() ? "" : " ") + PP.getSpelling(Tok);
+  }
+  T.TypedefName = Name.str();
+  for (auto &[N, _] : M.Macros)
+    if (N == T.TypedefName)
+      return;
+  M.Macros.emplace_back(T.TypedefName, "#define " + T.TypedefName + " " + Text);
 }
 
 const RecordDecl *Lowering::cudaVectorRecord(QualType Q) const {
@@ -1245,18 +1287,18 @@ ExprPtr Lowering::lowerExprImpl(const clang::Expr *E) {
     // A texture fetch of an object (`tex2D<float>(tex, x, y)`) keeps the
     // template argument it was written with: nothing deduces it, and
     // without it nvcc finds no tex2D to call.
-    if (const auto *R = llvm::dyn_cast<DeclRefExpr>(
-            C->getCallee()->IgnoreParenImpCasts());
+    if (const auto *R =
+            llvm::dyn_cast<DeclRefExpr>(C->getCallee()->IgnoreParenImpCasts());
         R && R->hasExplicitTemplateArgs() &&
         !isUserCode(Callee->getLocation()) &&
         (llvm::StringRef(Name).startswith("tex") ||
          llvm::StringRef(Name).startswith("surf"))) {
-      std::string Written = Lexer::getSourceText(
-                                CharSourceRange::getTokenRange(
-                                    SM.getSpellingLoc(R->getLAngleLoc()),
-                                    SM.getSpellingLoc(R->getRAngleLoc())),
-                                SM, Ctx.getLangOpts())
-                                .str();
+      std::string Written =
+          Lexer::getSourceText(CharSourceRange::getTokenRange(
+                                   SM.getSpellingLoc(R->getLAngleLoc()),
+                                   SM.getSpellingLoc(R->getRAngleLoc())),
+                               SM, Ctx.getLangOpts())
+              .str();
       if (Written.empty() || Written.front() != '<' || Written.back() != '>')
         return failExpr("call of '" + Name +
                             "' with template arguments written in a macro",

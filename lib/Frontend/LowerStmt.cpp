@@ -49,6 +49,9 @@ StmtPtr Lowering::lowerVarDecl(const Decl *D, std::vector<StmtPtr> &Stores) {
     return failStmt("variable-length array '" + V->getNameAsString() + "'",
                     V->getBeginLoc());
   Type T = lowerType(Q, V->getBeginLoc());
+  if (const TypeSourceInfo *TSI = V->getTypeSourceInfo();
+      TSI && Extents.empty())
+    spellTypeMacro(TSI->getTypeLoc(), T);
   if (V->hasAttr<CUDASharedAttr>() ||
       V->getType().getAddressSpace() == LangAS::opencl_local) {
     if (Q.isVolatileQualified()) // warp-synchronous code

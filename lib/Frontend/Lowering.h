@@ -126,6 +126,13 @@ private:
 
   // --- types -------------------------------------------------------------
   void noteTypedef(const TypedefNameDecl *TD);
+  /// Where \p TL spells its scalar with an object-like macro of the user's
+  /// whose tokens are all the type's (`#define DATA_TYPE float`, `DATA_TYPE
+  /// *a`), sets \p T's TypedefName to the macro, so the output keeps it (a
+  /// rebuild with -DDATA_TYPE=double builds, and its launcher runs the
+  /// input's kernel then), and notes its definition for translations.
+  /// CUDA inputs only.
+  void spellTypeMacro(TypeLoc TL, Type &T);
 
   // --- vectors -------------------------------------------------------------
   /// CUDA's float2, int4, uchar4 ...: the toolkit's struct of fields x, y
