@@ -430,14 +430,20 @@ innermostAt(FileID File, unsigned Offset,
   return In;
 }
 
+/// The device functions and file-scope device variables Clang rejects
+/// where nvcc does not: functions by deviceKey, variables by their
+/// canonical declaration.
+using BrokenDeviceMap = std::map<const Decl *, DeviceError>;
+
 namespace {
-/// Finds the first function in Broken that a body calls, through the
-/// helpers it calls (lowered or inlined where they are called alike).
+/// Finds the first function or variable in Broken that a body names,
+/// through the helpers it calls (lowered or inlined where they are called
+/// alike).
 class BrokenCalls : public RecursiveASTVisitor<BrokenCalls> {
 public:
-  BrokenCalls(const std::map<const FunctionDecl *, DeviceError> &Broken)
-      : Broken(Broken) {}
-  const FunctionDecl *Found = nullptr;
+  BrokenCalls(const BrokenDeviceMap &Broken) : Broken(Broken) {}
+  const NamedDecl *Found = nullptr;
+  const DeviceError *Why = nullptr;
   void search(const FunctionDecl &FD) {
     const FunctionDecl *Def = nullptr;
     if (Found || !FD.hasBody(Def) || !Seen.insert(Def).second)
@@ -445,21 +451,64 @@ public:
     TraverseStmt(Def->getBody());
   }
   bool VisitDeclRefExpr(DeclRefExpr *E) {
+    const Decl *Key = nullptr;
     const auto *Callee = llvm::dyn_cast<FunctionDecl>(E->getDecl());
-    if (!Callee || isKernelDecl(*Callee))
+    if (Callee && !isKernelDecl(*Callee))
+      Key = deviceKey(*Callee);
+    else if (const auto *V = llvm::dyn_cast<VarDecl>(E->getDecl()))
+      Key = V->getCanonicalDecl();
+    if (!Key)
       return !Found;
-    if (Broken.count(deviceKey(*Callee)))
-      Found = Callee;
-    else
+    if (auto It = Broken.find(Key); It != Broken.end()) {
+      Found = E->getDecl();
+      Why = &It->second;
+    } else if (Callee) {
       search(*Callee);
+    }
     return !Found;
   }
 
 private:
-  const std::map<const FunctionDecl *, DeviceError> &Broken;
+  const BrokenDeviceMap &Broken;
   std::set<const FunctionDecl *> Seen;
 };
+
+/// Collects the main file's variables of device memory at namespace scope
+/// (`__device__ int [[maybe_unused]] g;`, `__constant__ float w[9];`).
+class DeviceVariables : public MatchFinder::MatchCallback {
+public:
+  std::vector<const VarDecl *> Variables;
+  void run(const MatchFinder::MatchResult &R) override {
+    const auto *V = R.Nodes.getNodeAs<VarDecl>("var");
+    if (V && V->isFileVarDecl() &&
+        (V->hasAttr<CUDADeviceAttr>() || V->hasAttr<CUDAConstantAttr>()) &&
+        R.SourceManager->isInMainFile(
+            R.SourceManager->getExpansionLoc(V->getLocation())))
+      Variables.push_back(V);
+  }
+};
 } // namespace
+
+/// The variable of \p Variables whose declaration holds \p Offset of the
+/// main file, from its attributes to its end.
+static const VarDecl *variableAt(FileID File, unsigned Offset,
+                                 const std::vector<const VarDecl *> &Variables,
+                                 const SourceManager &SM) {
+  if (File != SM.getMainFileID())
+    return nullptr;
+  for (const VarDecl *V : Variables) {
+    unsigned Begin =
+        SM.getFileOffset(SM.getExpansionLoc(V->getOuterLocStart()));
+    for (const Attr *A : V->attrs())
+      if (SourceLocation L = SM.getExpansionLoc(A->getLocation());
+          L.isValid() && SM.isInMainFile(L))
+        Begin = std::min(Begin, SM.getFileOffset(L));
+    unsigned End = SM.getFileOffset(SM.getExpansionLoc(V->getEndLoc()));
+    if (Begin <= Offset && Offset <= End)
+      return V;
+  }
+  return nullptr;
+}
 
 /// Why a device function with an error Clang reports (and nvcc does not)
 /// is passed through: what gpumerge does not model, and Clang's words.
@@ -618,8 +667,13 @@ parseSource(const std::string &Source, const std::string &FileName,
   // where nvcc compiles the file, that function costs itself alone, passed
   // through as written with Clang's message, and so does what calls it.
   std::vector<std::pair<const FunctionDecl *, std::string>> BrokenHost;
-  std::map<const FunctionDecl *, DeviceError> BrokenDevice; // by deviceKey
+  BrokenDeviceMap BrokenDevice;
   std::map<const FunctionDecl *, unsigned> LaunchedFromDevice;
+  std::vector<const VarDecl *> BrokenVariables;
+  DeviceVariables Variables;
+  bool SearchedVariables = false;
+  MatchFinder VariableFinder;
+  VariableFinder.addMatcher(varDecl().bind("var"), &Variables);
   if (AST->getDiagnostics().hasErrorOccurred()) {
     bool Contained = Cuda && !Recorder->Fatal && !Recorder->Errors.empty();
     std::vector<const FunctionDecl *> AllHost = Collector.Host;
@@ -641,6 +695,19 @@ parseSource(const std::string &Source, const std::string &FileName,
       }
       const FunctionDecl *In = innermostAt(E.File, E.FileOffset, AllHost, SM);
       if (!In) {
+        if (!SearchedVariables) {
+          VariableFinder.matchAST(Ctx);
+          SearchedVariables = true;
+        }
+        if (const VarDecl *V =
+                variableAt(E.File, E.FileOffset, Variables.Variables, SM)) {
+          if (BrokenDevice
+                  .try_emplace(V->getCanonicalDecl(),
+                               DeviceError{E.Line, deviceErrorReason(E)})
+                  .second)
+            BrokenVariables.push_back(V);
+          continue;
+        }
         Contained = false;
         break;
       }
@@ -659,6 +726,12 @@ parseSource(const std::string &Source, const std::string &FileName,
                                      DiagText.empty()
                                          ? ("cannot parse " + FileName).c_str()
                                          : DiagText.c_str());
+    for (const VarDecl *V : BrokenVariables)
+      M->Warnings.push_back(llvm::formatv(
+          "{0}:{1}: device variable '{2}' is kept as written, and what uses "
+          "it passed through: {3}",
+          FileName, BrokenDevice.at(V->getCanonicalDecl()).Line,
+          V->getNameAsString(), BrokenDevice.at(V->getCanonicalDecl()).Reason));
     for (const auto &[FD, Why] : BrokenHost)
       M->Warnings.push_back(llvm::formatv(
           "{0}:{1}: host function '{2}' does not compile with the CUDA "
@@ -750,15 +823,14 @@ parseSource(const std::string &Source, const std::string &FileName,
     else if (!BrokenDevice.empty()) {
       BrokenCalls Calls(BrokenDevice);
       Calls.search(*FD);
-      if (Calls.Found) {
-        const DeviceError &Callee = BrokenDevice.at(deviceKey(*Calls.Found));
+      if (Calls.Found)
         Broken = DeviceError{
             SM.getExpansionLineNumber(FD->getLocation()),
-            llvm::formatv("call of '{0}', which Clang rejects at line {1} "
-                          "where nvcc does not: {2}",
-                          Calls.Found->getNameAsString(), Callee.Line,
-                          Callee.Reason)};
-      }
+            llvm::formatv("{0} of '{1}', which Clang rejects at line {2} "
+                          "where nvcc does not: {3}",
+                          llvm::isa<VarDecl>(Calls.Found) ? "use" : "call",
+                          Calls.Found->getNameAsString(), Calls.Why->Line,
+                          Calls.Why->Reason)};
     }
     if (Included.count(FD)) {
       if (Broken)

@@ -18,3 +18,11 @@ __global__ void scale(float *a, const float *b, int n) {
   if (i < n)
     a[i] = 2.0f * b[i];
 }
+
+__device__ int [[maybe_unused]] hits;
+
+__global__ void count(float *a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    a[i] = hits;
+}
