@@ -11,8 +11,10 @@
 #include "Frontend/Toolkit.h"
 
 #include "clang/AST/Attr.h"
+#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/ASTMatchers/ASTMatchers.h"
+#include "clang/Basic/DiagnosticSema.h"
 #include "clang/Frontend/ASTUnit.h"
 #include "clang/Frontend/TextDiagnosticPrinter.h"
 #include "clang/Tooling/Tooling.h"
@@ -94,7 +96,12 @@ public:
     llvm::SmallString<128> Text;
     Info.FormatDiagnostic(Text);
     SourceLocation L = Info.getLocation();
-    Error E{0, Text.str().str(), FileID(), 0};
+    Error E{0, Text.str().str(), FileID(), 0, Info.getID(), nullptr};
+    // `child<<<...>>>` in a kernel: the kernel launched from device code.
+    if (Info.getID() == diag::err_ref_bad_target && Info.getNumArgs() > 2 &&
+        Info.getArgKind(2) == DiagnosticsEngine::ak_nameddecl)
+      E.Referenced = llvm::dyn_cast_or_null<FunctionDecl>(
+          reinterpret_cast<const NamedDecl *>(Info.getRawArg(2)));
     if (L.isValid() && Info.hasSourceManager()) {
       const SourceManager &SM = Info.getSourceManager();
       SourceLocation X = SM.getExpansionLoc(L);
@@ -108,6 +115,9 @@ public:
     std::string Message;
     FileID File; ///< where it is (expanded), any file
     unsigned FileOffset;
+    unsigned ID; ///< Clang's diagnostic
+    /// For err_ref_bad_target: the function referenced.
+    const FunctionDecl *Referenced;
   };
   std::vector<Error> Errors;
   bool Fatal = false;
@@ -385,6 +395,141 @@ static std::string headerDeclaration(const FunctionDecl &K,
   return "";
 }
 
+/// A kernel or helper Clang rejects where nvcc does not, and why.
+struct DeviceError {
+  unsigned Line;
+  std::string Reason;
+};
+
+/// One function for all its instantiations and declarations: the errors
+/// Clang reports in a template's body are the template's.
+static const FunctionDecl *deviceKey(const FunctionDecl &FD) {
+  const FunctionDecl *Pattern = FD.getTemplateInstantiationPattern();
+  return (Pattern ? Pattern : &FD)->getCanonicalDecl();
+}
+
+/// The innermost of \p Functions whose definition holds \p Offset of
+/// \p File.
+static const FunctionDecl *
+innermostAt(FileID File, unsigned Offset,
+            const std::vector<const FunctionDecl *> &Functions,
+            const SourceManager &SM) {
+  const FunctionDecl *In = nullptr;
+  unsigned Size = 0;
+  if (File.isInvalid())
+    return nullptr;
+  for (const FunctionDecl *FD : Functions) {
+    if (fileIdOf(*FD, SM) != File)
+      continue;
+    SourceSpan S = FD->isTemplated() || FD->isTemplateInstantiation()
+                       ? templateSpanOf(*FD, SM)
+                       : spanOf(*FD, SM);
+    if (S.Begin <= Offset && Offset < S.End && (!In || S.End - S.Begin < Size))
+      std::tie(In, Size) = std::make_pair(FD, S.End - S.Begin);
+  }
+  return In;
+}
+
+/// The device functions and file-scope device variables Clang rejects
+/// where nvcc does not: functions by deviceKey, variables by their
+/// canonical declaration.
+using BrokenDeviceMap = std::map<const Decl *, DeviceError>;
+
+namespace {
+/// Finds the first function or variable in Broken that a body names,
+/// through the helpers it calls (lowered or inlined where they are called
+/// alike).
+class BrokenCalls : public RecursiveASTVisitor<BrokenCalls> {
+public:
+  BrokenCalls(const BrokenDeviceMap &Broken) : Broken(Broken) {}
+  const NamedDecl *Found = nullptr;
+  const DeviceError *Why = nullptr;
+  void search(const FunctionDecl &FD) {
+    const FunctionDecl *Def = nullptr;
+    if (Found || !FD.hasBody(Def) || !Seen.insert(Def).second)
+      return;
+    TraverseStmt(Def->getBody());
+  }
+  bool VisitDeclRefExpr(DeclRefExpr *E) {
+    const Decl *Key = nullptr;
+    const auto *Callee = llvm::dyn_cast<FunctionDecl>(E->getDecl());
+    if (Callee && !isKernelDecl(*Callee))
+      Key = deviceKey(*Callee);
+    else if (const auto *V = llvm::dyn_cast<VarDecl>(E->getDecl()))
+      Key = V->getCanonicalDecl();
+    if (!Key)
+      return !Found;
+    if (auto It = Broken.find(Key); It != Broken.end()) {
+      Found = E->getDecl();
+      Why = &It->second;
+    } else if (Callee) {
+      search(*Callee);
+    }
+    return !Found;
+  }
+
+private:
+  const BrokenDeviceMap &Broken;
+  std::set<const FunctionDecl *> Seen;
+};
+
+/// Collects the main file's variables of device memory at namespace scope
+/// (`__device__ int [[maybe_unused]] g;`, `__constant__ float w[9];`).
+class DeviceVariables : public MatchFinder::MatchCallback {
+public:
+  std::vector<const VarDecl *> Variables;
+  void run(const MatchFinder::MatchResult &R) override {
+    const auto *V = R.Nodes.getNodeAs<VarDecl>("var");
+    if (V && V->isFileVarDecl() &&
+        (V->hasAttr<CUDADeviceAttr>() || V->hasAttr<CUDAConstantAttr>()) &&
+        R.SourceManager->isInMainFile(
+            R.SourceManager->getExpansionLoc(V->getLocation())))
+      Variables.push_back(V);
+  }
+};
+} // namespace
+
+/// The variable of \p Variables whose declaration holds \p Offset of the
+/// main file, from its attributes to its end.
+static const VarDecl *variableAt(FileID File, unsigned Offset,
+                                 const std::vector<const VarDecl *> &Variables,
+                                 const SourceManager &SM) {
+  if (File != SM.getMainFileID())
+    return nullptr;
+  for (const VarDecl *V : Variables) {
+    unsigned Begin =
+        SM.getFileOffset(SM.getExpansionLoc(V->getOuterLocStart()));
+    for (const Attr *A : V->attrs())
+      if (SourceLocation L = SM.getExpansionLoc(A->getLocation());
+          L.isValid() && SM.isInMainFile(L))
+        Begin = std::min(Begin, SM.getFileOffset(L));
+    unsigned End = SM.getFileOffset(SM.getExpansionLoc(V->getEndLoc()));
+    if (Begin <= Offset && Offset <= End)
+      return V;
+  }
+  return nullptr;
+}
+
+/// Why a device function with an error Clang reports (and nvcc does not)
+/// is passed through: what gpumerge does not model, and Clang's words.
+static std::string deviceErrorReason(const ErrorRecorder::Error &E) {
+  llvm::StringRef Message(E.Message);
+  std::string What = "code Clang rejects";
+  if (E.Referenced && isKernelDecl(*E.Referenced))
+    What = "launch of kernel '" + E.Referenced->getNameAsString() +
+           "' from device code (dynamic parallelism, nvcc -rdc=true), which "
+           "Clang does not compile";
+  else if (E.ID == diag::err_shared_var_init)
+    What = "a __shared__ object with a constructor (a cuda::barrier or a "
+           "cuda::pipeline's shared state), which gpumerge does not model";
+  else if (Message.contains("inline asm") ||
+           Message.contains("inline assembly"))
+    What = "inline asm that Clang's checker rejects";
+  else if (Message.contains("attribute"))
+    What = "an attribute where Clang does not take one";
+  return What + " (Clang: \"" + E.Message + "\"; nvcc compiles the file)";
+}
+
 llvm::Expected<std::unique_ptr<Module>>
 parseSource(const std::string &Source, const std::string &FileName,
             const FrontendOptions &Opts) {
@@ -516,24 +661,54 @@ parseSource(const std::string &Source, const std::string &FileName,
   // functions with errors are kept as written. Their launches cannot be
   // trusted to be seen, so a kernel they name is not given a launch plan
   // (CallSites with a reason).
+  // An error inside a kernel or a device helper is where Clang 16 and nvcc
+  // disagree (a launch from device code, a __shared__ cuda::barrier, an
+  // attribute list after the return type, PTX's %laneid in inline asm):
+  // where nvcc compiles the file, that function costs itself alone, passed
+  // through as written with Clang's message, and so does what calls it.
   std::vector<std::pair<const FunctionDecl *, std::string>> BrokenHost;
+  BrokenDeviceMap BrokenDevice;
+  std::map<const FunctionDecl *, unsigned> LaunchedFromDevice;
+  std::vector<const VarDecl *> BrokenVariables;
+  DeviceVariables Variables;
+  bool SearchedVariables = false;
+  MatchFinder VariableFinder;
+  VariableFinder.addMatcher(varDecl().bind("var"), &Variables);
   if (AST->getDiagnostics().hasErrorOccurred()) {
-    bool HostOnly = Cuda && !Recorder->Fatal && !Recorder->Errors.empty();
+    bool Contained = Cuda && !Recorder->Fatal && !Recorder->Errors.empty();
     std::vector<const FunctionDecl *> AllHost = Collector.Host;
     AllHost.insert(AllHost.end(), Collector.IncludedHost.begin(),
                    Collector.IncludedHost.end());
+    std::vector<const FunctionDecl *> AllDevice = Collector.Kernels;
+    AllDevice.insert(AllDevice.end(), Collector.Helpers.begin(),
+                     Collector.Helpers.end());
+    AllDevice.insert(AllDevice.end(), Collector.IncludedHelpers.begin(),
+                     Collector.IncludedHelpers.end());
     for (const ErrorRecorder::Error &E : Recorder->Errors) {
-      const FunctionDecl *In = nullptr;
-      if (E.File.isValid())
-        for (const FunctionDecl *FD : AllHost) {
-          if (fileIdOf(*FD, SM) != E.File)
-            continue;
-          SourceSpan S = spanOf(*FD, SM);
-          if (S.Begin <= E.FileOffset && E.FileOffset < S.End)
-            In = FD;
-        }
+      if (const FunctionDecl *In =
+              innermostAt(E.File, E.FileOffset, AllDevice, SM)) {
+        BrokenDevice.try_emplace(deviceKey(*In),
+                                 DeviceError{E.Line, deviceErrorReason(E)});
+        if (E.Referenced && isKernelDecl(*E.Referenced))
+          LaunchedFromDevice.try_emplace(deviceKey(*E.Referenced), E.Line);
+        continue;
+      }
+      const FunctionDecl *In = innermostAt(E.File, E.FileOffset, AllHost, SM);
       if (!In) {
-        HostOnly = false;
+        if (!SearchedVariables) {
+          VariableFinder.matchAST(Ctx);
+          SearchedVariables = true;
+        }
+        if (const VarDecl *V =
+                variableAt(E.File, E.FileOffset, Variables.Variables, SM)) {
+          if (BrokenDevice
+                  .try_emplace(V->getCanonicalDecl(),
+                               DeviceError{E.Line, deviceErrorReason(E)})
+                  .second)
+            BrokenVariables.push_back(V);
+          continue;
+        }
+        Contained = false;
         break;
       }
       if (std::none_of(BrokenHost.begin(), BrokenHost.end(),
@@ -541,11 +716,22 @@ parseSource(const std::string &Source, const std::string &FileName,
         BrokenHost.push_back(
             {In, llvm::formatv("line {0}: {1}", E.Line, E.Message).str()});
     }
-    if (!HostOnly)
+    // Clang's verdict on device code stands where nvcc's agrees, or where
+    // there is no nvcc to ask.
+    if (Contained && !BrokenDevice.empty() &&
+        !nvccCompiles(findCudaPath(), Source, FileName, Opts.ExtraArgs))
+      Contained = false;
+    if (!Contained)
       return llvm::createStringError(llvm::inconvertibleErrorCode(), "%s",
                                      DiagText.empty()
                                          ? ("cannot parse " + FileName).c_str()
                                          : DiagText.c_str());
+    for (const VarDecl *V : BrokenVariables)
+      M->Warnings.push_back(llvm::formatv(
+          "{0}:{1}: device variable '{2}' is kept as written, and what uses "
+          "it passed through: {3}",
+          FileName, BrokenDevice.at(V->getCanonicalDecl()).Line,
+          V->getNameAsString(), BrokenDevice.at(V->getCanonicalDecl()).Reason));
     for (const auto &[FD, Why] : BrokenHost)
       M->Warnings.push_back(llvm::formatv(
           "{0}:{1}: host function '{2}' does not compile with the CUDA "
@@ -622,8 +808,41 @@ parseSource(const std::string &Source, const std::string &FileName,
     // (Inlining.h); it stays as written, and a translation needs no copy.
     if (!IsKernel && takesPointers(*FD))
       continue;
+    // Clang rejects it, or what it calls, where nvcc does not.
+    std::optional<DeviceError> Broken;
+    if (auto It = BrokenDevice.find(deviceKey(*FD)); It != BrokenDevice.end())
+      Broken = It->second;
+    else if (auto It = LaunchedFromDevice.find(deviceKey(*FD));
+             It != LaunchedFromDevice.end())
+      Broken = DeviceError{
+          It->second,
+          llvm::formatv("launched from device code at line {0} (dynamic "
+                        "parallelism): that launch keeps the grid of the "
+                        "kernel as written",
+                        It->second)};
+    else if (!BrokenDevice.empty()) {
+      BrokenCalls Calls(BrokenDevice);
+      Calls.search(*FD);
+      if (Calls.Found)
+        Broken = DeviceError{
+            SM.getExpansionLineNumber(FD->getLocation()),
+            llvm::formatv("{0} of '{1}', which Clang rejects at line {2} "
+                          "where nvcc does not: {3}",
+                          llvm::isa<VarDecl>(Calls.Found) ? "use" : "call",
+                          Calls.Found->getNameAsString(), Calls.Why->Line,
+                          Calls.Why->Reason)};
+    }
     if (Included.count(FD)) {
-      lowerIncludedHelper(*FD, Ctx, AST->getPreprocessor(), *M, FailedHelpers);
+      if (Broken)
+        FailedHelpers.emplace(
+            FD->getNameAsString(),
+            llvm::formatv(" ({0}, line {1}: {2})",
+                          llvm::sys::path::filename(fileOf(*FD, SM, FileName)),
+                          Broken->Line, Broken->Reason)
+                .str());
+      else
+        lowerIncludedHelper(*FD, Ctx, AST->getPreprocessor(), *M,
+                            FailedHelpers);
       continue;
     }
     SourceSpan Span = spanOf(*FD, SM); // in the input: not an included helper
@@ -662,6 +881,15 @@ parseSource(const std::string &Source, const std::string &FileName,
           FailedHelpers.emplace(Name, "");
         continue;
       }
+    }
+    if (Broken &&
+        !(FD->getDescribedFunctionTemplate() && hasInstantiations(*FD))) {
+      M->PassedThrough.push_back({TemplateCall.empty() ? Name : TemplateCall,
+                                  Broken->Reason, Broken->Line, Span,
+                                  IsKernel});
+      if (!IsKernel)
+        FailedHelpers.emplace(Name, "");
+      continue;
     }
     if (FD->getDescribedFunctionTemplate()) {
       if (hasInstantiations(*FD))

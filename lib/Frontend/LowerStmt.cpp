@@ -189,6 +189,12 @@ StmtPtr Lowering::lowerOneStmt(const clang::Stmt *S) {
   }
   if (llvm::isa<GotoStmt>(S))
     return failStmt("goto statement", Loc);
+  // What it reads and writes, and in which thread, is out of KIR's sight.
+  if (llvm::isa<AsmStmt>(S))
+    return failStmt("inline asm '" + sourceText(S->getSourceRange()) +
+                        "' (not modelled: what it reads and writes is out "
+                        "of sight)",
+                    Loc);
   return failStmt("statement '" + sourceText(S->getSourceRange()) + "'", Loc);
 }
 

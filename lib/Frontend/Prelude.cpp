@@ -98,6 +98,24 @@ template <class... A> cudaError_t cudaBindTexture2D(A &&...);
 template <class... A> cudaError_t cudaBindTextureToArray(A &&...);
 template <class... A> cudaError_t cudaUnbindTexture(A &&...);
 #endif
+// Surface objects' loads and stores (surf2Dwrite(v, s, x * 4, y)): nvcc
+// declares them in surface_indirect_functions.h, which Clang 16's CUDA
+// wrapper does not include (its __nv_tex_surf_handler knows textures only).
+// Declared here, and the header kept out, so that a file using them parses;
+// a kernel calling one is then passed through.
+#define __SURFACE_INDIRECT_FUNCTIONS_H__
+#define GPUMERGE_SURF(f, ...)                                                  \
+  template <class T> __device__ void f##write(T, cudaSurfaceObject_t,          \
+      __VA_ARGS__, cudaSurfaceBoundaryMode = cudaBoundaryModeTrap);            \
+  template <class T> __device__ void f##read(T *, cudaSurfaceObject_t,         \
+      __VA_ARGS__, cudaSurfaceBoundaryMode = cudaBoundaryModeTrap);            \
+  template <class T> __device__ T f##read(cudaSurfaceObject_t, __VA_ARGS__,    \
+      cudaSurfaceBoundaryMode = cudaBoundaryModeTrap);
+GPUMERGE_SURF(surf1D, int) GPUMERGE_SURF(surf2D, int, int)
+GPUMERGE_SURF(surf3D, int, int, int) GPUMERGE_SURF(surf1DLayered, int, int)
+GPUMERGE_SURF(surf2DLayered, int, int, int) GPUMERGE_SURF(surfCubemap, int, int, int)
+GPUMERGE_SURF(surfCubemapLayered, int, int, int)
+#undef GPUMERGE_SURF
 // The sm_80 warp reductions: declared by crt/sm_80_rt.h, which Clang 16's
 // CUDA wrapper does not include; cooperative_groups/reduce.h calls them.
 __device__ unsigned __reduce_add_sync(unsigned, unsigned);

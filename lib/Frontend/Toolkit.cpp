@@ -7,6 +7,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/Regex.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <map>
 #include <mutex>
@@ -99,6 +100,54 @@ const std::vector<std::string> &nvccParseArgs(const std::string &CudaPath) {
       Args.push_back("-D__CUDACC_VER_BUILD__=" + std::to_string(*V->Build));
   }
   return Args;
+}
+
+bool nvccCompiles(const std::string &CudaPath, const std::string &Source,
+                  const std::string &FileName,
+                  const std::vector<std::string> &ParseArgs) {
+  std::string Nvcc = CudaPath + "/bin/nvcc";
+  if (CudaPath.empty() || !llvm::sys::fs::can_execute(Nvcc))
+    return false;
+  llvm::SmallString<128> Copy;
+  int FD = -1;
+  if (llvm::sys::fs::createTemporaryFile("gpumerge-nvcc-check", "cu", FD, Copy))
+    return false;
+  {
+    llvm::raw_fd_ostream OS(FD, /*shouldClose=*/true);
+    OS << Source;
+  }
+  llvm::SmallString<256> Dir(FileName);
+  llvm::sys::fs::make_absolute(Dir);
+  llvm::sys::path::remove_filename(Dir);
+  std::vector<std::string> Args = {Nvcc,
+                                   "-ptx",
+                                   "-rdc=true",
+                                   "-arch=sm_90",
+                                   "-x",
+                                   "cu",
+                                   "-I" + std::string(Dir)};
+  // The parse's flags a compile of the file takes too (gpumerge's own
+  // -Xclang and -W ones are not nvcc's).
+  for (size_t I = 0; I < ParseArgs.size(); ++I) {
+    llvm::StringRef A = ParseArgs[I];
+    bool Separate = A == "-I" || A == "-D" || A == "-U" || A == "-include" ||
+                    A == "-isystem";
+    if (Separate && I + 1 < ParseArgs.size()) {
+      Args.push_back(ParseArgs[I]);
+      Args.push_back(ParseArgs[++I]);
+    } else if (A.startswith("-I") || A.startswith("-D") || A.startswith("-U") ||
+               A.startswith("-std=") || A.startswith("-isystem")) {
+      Args.push_back(ParseArgs[I]);
+    }
+  }
+  Args.insert(Args.end(), {"-o", "/dev/null", std::string(Copy)});
+  std::vector<llvm::StringRef> Refs(Args.begin(), Args.end());
+  std::optional<llvm::StringRef> Quiet[] = {
+      llvm::StringRef(""), llvm::StringRef(""), llvm::StringRef("")};
+  int RC = llvm::sys::ExecuteAndWait(Nvcc, Refs, std::nullopt, Quiet,
+                                     /*SecondsToWait=*/120);
+  llvm::sys::fs::remove(Copy);
+  return RC == 0;
 }
 
 } // namespace gpumerge

@@ -47,6 +47,16 @@ std::optional<CudaVersion> parseCudaHeaderVersion(llvm::StringRef CudaH);
 /// file comment), for the toolkit at \p CudaPath. Computed once a process.
 const std::vector<std::string> &nvccParseArgs(const std::string &CudaPath);
 
+/// Does the toolkit's nvcc at \p CudaPath compile \p Source (the text of
+/// \p FileName, whose directory its quoted includes are searched in) with
+/// the -I, -D, -U, -include and -std flags of \p ParseArgs? Device code only,
+/// to PTX, relocatable (a kernel may launch kernels), for sm_90. False where
+/// there is no nvcc to ask: where Clang and nvcc may disagree, gpumerge
+/// trusts Clang's "no" unless nvcc says "yes".
+bool nvccCompiles(const std::string &CudaPath, const std::string &Source,
+                  const std::string &FileName,
+                  const std::vector<std::string> &ParseArgs);
+
 } // namespace gpumerge
 
 #endif
