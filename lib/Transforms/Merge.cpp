@@ -1,5 +1,4 @@
-//===- Merge.cpp - Thread-block merge and thread merge
-//----------------------===//
+//===- Merge.cpp - Thread-block merge and thread merge --------------------===//
 //
 // §3.5. block-merge puts several neighbouring blocks into one, so the data
 // they share (G2S) is loaded into shared memory once per merged block:
