@@ -1283,7 +1283,14 @@ private:
       std::map<std::string, const Function *> Replacements;
       for (auto &[Name, Rs] : Results)
         Replacements[Name] = Rs[I].Kernel.get();
-      EmittedModule E = emitModule(*M, outputLang(), Replacements);
+      auto Emitted = emitModule(*M, outputLang(), Replacements);
+      if (!Emitted) {
+        Err << "error: " << llvm::toString(Emitted.takeError()) << "; "
+            << outputPath(Vs[I]) << " not written\n";
+        return ExitInternal;
+      }
+      EmittedModule &E = *Emitted;
+      Internal |= E.InternalError;
       for (const std::string &W : E.Warnings)
         if (!llvm::is_contained(Warned, W)) {
           Warned.push_back(W);
