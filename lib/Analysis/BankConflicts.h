@@ -1,5 +1,4 @@
-//===- BankConflicts.h - Shared-memory bank conflicts and padding -*- C++
-//-*-===//
+//===- BankConflicts.h - Bank conflicts and padding -------------*- C++ -*-===//
 //
 // docs/design.md, "Bank conflicts and padding" (Baskaran et al. 2007,
 // Algorithm 2, corrected). A group of threads (a half-warp with 16 banks on

@@ -1,5 +1,4 @@
-//===- BlockBounds.h - Block sizes a kernel's shared arrays admit -*- C++
-//-*-===//
+//===- BlockBounds.h - Block sizes that shared arrays allow -----*- C++ -*-===//
 //
 // A kernel with shared memory often sizes it for the block it is launched
 // with and indexes it by the thread's position in the block:

@@ -1,5 +1,4 @@
-//===- Races.h - Do threads of a naive kernel write the same element? -*- C++
-//-*-//
+//===- Races.h - Do naive threads write the same element? -------*- C++ -*-===//
 //
 // A naive kernel is one thread per output element, but at some sizes two
 // threads may write one element: `c[i * n + j]` over a domain of m > n

@@ -14,6 +14,8 @@
 #include "IR/Kernel.h"
 #include "IR/Printer.h"
 
+#include "llvm/Support/Error.h"
+
 #include <map>
 #include <set>
 
@@ -45,6 +47,9 @@ struct EmittedModule {
   std::string Text;
   /// Kernels that could not be written in the output language, with why.
   std::vector<std::string> Warnings;
+  /// Was a kernel written unoptimized because of a gpumerge bug (a warning
+  /// names it)?
+  bool InternalError = false;
 };
 
 /// Writes \p M in \p L. \p Replacements maps a function name to the KIR that
@@ -55,7 +60,12 @@ struct EmittedModule {
 /// call the launcher. A plan that cannot be used (launchPlanProblem) leaves
 /// the input's kernel alone in the output, with a warning. \p Extra is
 /// appended after the functions.
-EmittedModule
+///
+/// Written in place, the replacements are edits of the input text. Where two
+/// edits overlap (a gpumerge bug), the kernels that made them are written
+/// unoptimized, with a warning, and InternalError is set; where no kernel
+/// made them, the result is an error and nothing should be written.
+llvm::Expected<EmittedModule>
 emitModule(const Module &M, Language L,
            const std::map<std::string, const Function *> &Replacements = {},
            const std::string &Extra = "");

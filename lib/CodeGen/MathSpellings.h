@@ -1,5 +1,4 @@
-//===- MathSpellings.h - CUDA and OpenCL names of math functions -*- C++
-//-*-===//
+//===- MathSpellings.h - CUDA and OpenCL math function names ----*- C++ -*-===//
 //
 // The math functions and intrinsics the two languages spell differently:
 // CUDA's float-suffixed sqrtf is OpenCL's overloaded sqrt, CUDA's fast

@@ -16,6 +16,7 @@
 #include <cassert>
 #include <regex>
 #include <set>
+#include <variant>
 
 namespace gpumerge {
 
@@ -167,20 +168,53 @@ phasedLauncherAfter(const Module &M, const Function &F,
   return emitCudaPhasedLauncher(*PK, *M.find(PK->Phases.front()), UsesPlan);
 }
 
+namespace {
+/// One edit of the input text: [Begin, End) becomes Text.
+struct Edit {
+  unsigned Begin, End;
+  std::string Text;
+  /// The kernels whose replacements made the edit; none where it is made
+  /// whatever the replacements (a split kernel's phases, a helper
+  /// template's instantiation).
+  std::set<std::string> Kernels = {};
+};
+
+/// The input text with \p Edits applied, last to first so that offsets stay
+/// valid; or, where two of them overlap (a gpumerge bug), the two.
+std::variant<std::string, std::pair<const Edit *, const Edit *>>
+applyEdits(const std::string &Source, std::vector<Edit> &Edits) {
+  std::stable_sort(
+      Edits.begin(), Edits.end(),
+      [](const Edit &A, const Edit &B) { return A.Begin > B.Begin; });
+  const Edit *Previous = nullptr;
+  for (const Edit &E : Edits) {
+    if (E.End > (Previous ? Previous->Begin : Source.size()) || E.Begin > E.End)
+      return std::make_pair(&E, Previous);
+    Previous = &E;
+  }
+  std::string Text = Source;
+  for (const Edit &E : Edits)
+    Text.replace(E.Begin, E.End - E.Begin, E.Text);
+  return Text;
+}
+
+std::string describe(const Edit *E) {
+  return E ? llvm::formatv("[{0}, {1})", E->Begin, E->End).str()
+           : std::string("the end of the input");
+}
+} // namespace
+
 /// Same language: the input text with each lowered function's definition
 /// replaced and, for a kernel written with its plan, every launch in host
 /// code replaced by a call of its launcher (declared before the first
 /// launch where that precedes the kernel: at the kernel's prototype). The
-/// edited ranges do not overlap and are applied last to first, so offsets
-/// stay valid.
-static EmittedModule
+/// edited ranges must not overlap: where two do (a gpumerge bug), the
+/// kernels that made them are written unoptimized, with a warning, and
+/// where no kernel made them the file is an error.
+static llvm::Expected<EmittedModule>
 emitInPlace(const Module &M,
-            const std::map<std::string, const Function *> &Replacements,
+            std::map<std::string, const Function *> Replacements,
             const std::string &Extra) {
-  struct Edit {
-    unsigned Begin, End;
-    std::string Text;
-  };
   EmittedModule Result;
   std::vector<Edit> Edits;
   std::map<std::string, const Function *> Planned; // name → optimized
@@ -191,6 +225,7 @@ emitInPlace(const Module &M,
     if (New)
       Edits.push_back({F.Span.End, F.Span.End, ""});
     Edits[It->second].Text += "\n\n" + Body;
+    return It->second;
   };
   for (const auto &FP : M.Functions) {
     const Function &F = *FP;
@@ -217,7 +252,7 @@ emitInPlace(const Module &M,
       std::string Body = emitOptimized(Out, M.Lang);
       if (!Body.empty() && Body.back() == '\n')
         Body.pop_back();
-      AfterTemplateOf(F, Body);
+      Edits[AfterTemplateOf(F, Body)].Kernels.insert(F.Name);
       continue;
     }
     if (&Out != &F || !F.PhaseOf.empty() || F.PaperDialect)
@@ -236,20 +271,24 @@ emitInPlace(const Module &M,
       if (P != M.PrototypeNames.end())
         for (const SourceSpan &N : P->second)
           if (M.text(N) == F.Name)
-            Edits.push_back({N.Begin, N.End, fallbackName(F.Name)});
+            Edits.push_back({N.Begin, N.End, fallbackName(F.Name), {F.Name}});
     }
     if (M.Lang == Language::Cuda)
       if (std::string L = phasedLauncherAfter(M, F, Planned); !L.empty())
         Body += "\n" + L;
     if (!Body.empty() && Body.back() == '\n')
       Body.pop_back();
+    std::set<std::string> Made;
+    if (&Out != &F)
+      Made.insert(F.Name);
     // The phases of a split kernel stand in order where it stood.
     if (F.PhaseIndex > 0 && !Edits.empty() &&
         Edits.back().Begin == F.Span.Begin) {
       Edits.back().Text += "\n\n" + Body;
+      Edits.back().Kernels.insert(Made.begin(), Made.end());
       continue;
     }
-    Edits.push_back({F.Span.Begin, F.Span.End, Body});
+    Edits.push_back({F.Span.Begin, F.Span.End, Body, Made});
   }
   // The instantiations of helper templates that the functions written from
   // KIR call (sq_float for sq<float>), and those they call, each after its
@@ -306,35 +345,61 @@ emitInPlace(const Module &M,
           Instances.end())
         Instances.push_back(It->second);
       if (DispatchSites.insert(C.Call.Begin).second)
-        Edits.push_back({C.Call.Begin, C.Call.End, launcherCall(M, C)});
+        Edits.push_back(
+            {C.Call.Begin, C.Call.End, launcherCall(M, C), {C.Kernel}});
       continue;
     }
     // launchPlanProblem made sure every launch of a planned kernel can be
     // rewritten and has a prototype to follow where it precedes the kernel.
-    Edits.push_back({C.Call.Begin, C.Call.End, launcherCall(M, C)});
+    Edits.push_back({C.Call.Begin, C.Call.End, launcherCall(M, C), {C.Kernel}});
     if (C.Call.Begin < M.find(C.Kernel)->Span.Begin &&
         Declared.insert(C.Kernel).second) {
       size_t Line = M.Source.rfind('\n', *C.PrototypeBegin);
       unsigned At = Line == std::string::npos ? 0 : Line + 1;
-      Edits.push_back({At, At, emitCudaLauncherDeclaration(*It->second)});
+      Edits.push_back(
+          {At, At, emitCudaLauncherDeclaration(*It->second), {C.Kernel}});
     }
   }
   for (const auto &[Name, Instances] : Dispatched) {
     std::string Body =
         emitCudaTemplateDispatcher(*M.findTemplate(Name), Instances);
     Body.pop_back();
-    AfterTemplateOf(*M.find(Instances.front()->Name), Body);
+    Edit &E = Edits[AfterTemplateOf(*M.find(Instances.front()->Name), Body)];
+    for (const Function *I : Instances)
+      E.Kernels.insert(I->Name);
   }
-  std::stable_sort(
-      Edits.begin(), Edits.end(),
-      [](const Edit &A, const Edit &B) { return A.Begin > B.Begin; });
-  std::string Text = M.Source;
-  [[maybe_unused]] unsigned Applied = Text.size();
-  for (const Edit &E : Edits) {
-    assert(E.End <= Applied && "overlapping edits");
-    Text.replace(E.Begin, E.End - E.Begin, E.Text);
-    Applied = E.Begin;
+  auto Applied = applyEdits(M.Source, Edits);
+  if (auto *Overlap = std::get_if<1>(&Applied)) {
+    // Kept as written, the kernels that made the two edits make neither.
+    std::set<std::string> Dropped;
+    for (const Edit *E : {Overlap->first, Overlap->second})
+      if (E)
+        for (const std::string &K : E->Kernels)
+          if (Replacements.erase(K))
+            Dropped.insert(K);
+    std::string Where =
+        describe(Overlap->first) + " and " + describe(Overlap->second);
+    if (Dropped.empty())
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "%s: internal error: two edits of the input overlap (%s), and no "
+          "kernel made them (a gpumerge bug)",
+          M.FileName.c_str(), Where.c_str());
+    auto Retried = emitInPlace(M, Replacements, Extra);
+    if (!Retried)
+      return Retried.takeError();
+    std::vector<std::string> Warnings;
+    for (const std::string &K : Dropped)
+      Warnings.push_back(llvm::formatv(
+          "{0}:{1}: kernel '{2}' written unoptimized: internal error: its "
+          "edits of the input overlap another's ({3}; a gpumerge bug)",
+          M.FileName, M.find(K) ? M.find(K)->Span.Line : 0, K, Where));
+    Retried->Warnings.insert(Retried->Warnings.begin(), Warnings.begin(),
+                             Warnings.end());
+    Retried->InternalError = true;
+    return Retried;
   }
+  std::string &Text = std::get<0>(Applied);
   if (!Extra.empty()) {
     if (!Text.empty() && Text.back() != '\n')
       Text += "\n";
@@ -536,7 +601,7 @@ emitTranslated(const Module &M, Language L,
   return Out;
 }
 
-EmittedModule
+llvm::Expected<EmittedModule>
 emitModule(const Module &M, Language L,
            const std::map<std::string, const Function *> &Replacements,
            const std::string &Extra) {

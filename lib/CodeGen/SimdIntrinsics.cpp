@@ -1,5 +1,4 @@
-//===- SimdIntrinsics.cpp - CUDA's SIMD video intrinsics in OpenCL
-//---------===//
+//===- SimdIntrinsics.cpp - CUDA SIMD video intrinsics in OpenCL ----------===//
 #include "CodeGen/SimdIntrinsics.h"
 
 #include "llvm/Support/FormatVariadic.h"

@@ -1,5 +1,4 @@
-//===- SimdIntrinsics.h - CUDA's SIMD video intrinsics in OpenCL -*- C++
-//-*-===//
+//===- SimdIntrinsics.h - CUDA SIMD video intrinsics in OpenCL --*- C++ -*-===//
 //
 // CUDA's SIMD intrinsics treat an unsigned int as four bytes (`__vmaxs4`) or
 // two halfwords (`__vadd2`) and work lane by lane: wrapping or saturating

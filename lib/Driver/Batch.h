@@ -1,5 +1,4 @@
-//===- Batch.h - gpumerge over a tree of files --------------------*- C++
-//-*-===//
+//===- Batch.h - gpumerge over a tree of files ------------------*- C++ -*-===//
 //
 // `gpumerge --target=h100 --out-dir=opt src/` (or `-p build/`) runs the
 // per-file pipeline (runFile) over every file BatchInputs takes, on -j

@@ -1,5 +1,4 @@
-//===- BatchInputs.h - Which files a batch takes, and where they go -*- C++
-//-*-===//
+//===- BatchInputs.h - Which files a batch takes, where they go -*- C++ -*-===//
 //
 // A batch (Batch.h) is given directories, files and/or a compilation
 // database (-p, compile_commands.json as clang-tidy and hipify-clang read it).

@@ -1,5 +1,4 @@
-//===- BatchSummary.h - What a batch came to, counted ------------*- C++
-//-*-===//
+//===- BatchSummary.h - What a batch came to, counted -----------*- C++ -*-===//
 //
 // Counts a batch's outcomes from the files' report objects (the same JSON a
 // single file's --report=json prints), so the table and the batch JSON say

@@ -96,8 +96,9 @@ struct DriverOptions {
 
 struct MachineDescription;
 
-/// Runs gpumerge. Results go to \p Out (reports, analysis), messages to
-/// \p Err (warnings and errors with file and line).
+/// Runs gpumerge (RunDriver.cpp): checks the options, then runs a batch
+/// (Batch.h) or each file (runFile). Results go to \p Out (reports,
+/// analysis), messages to \p Err (warnings and errors with file and line).
 int runDriver(const DriverOptions &Opts, llvm::raw_ostream &Out,
               llvm::raw_ostream &Err);
 

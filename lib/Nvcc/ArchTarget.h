@@ -1,5 +1,4 @@
-//===- ArchTarget.h - The machine description for a build's GPUs -*- C++
-//-*-===//
+//===- ArchTarget.h - Machine description for a build's GPUs ----*- C++ -*-===//
 //
 // nvcc builds name GPUs by architecture (-arch=sm_90, -gencode
 // arch=compute_80,code=sm_80); gpumerge optimizes for a machine description

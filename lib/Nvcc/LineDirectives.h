@@ -1,5 +1,4 @@
-//===- LineDirectives.h - Point a rewritten file at the original -*- C++
-//-*-===//
+//===- LineDirectives.h - Point a rewrite at the original file --*- C++ -*-===//
 //
 // gpumerge-nvcc compiles gpumerge's rewrite of a source, a temporary file;
 // the user's build must still say where in *their* file a diagnostic, an

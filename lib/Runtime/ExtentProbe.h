@@ -1,5 +1,4 @@
-//===- ExtentProbe.h - Array sizes measured where no bound is known -*- C++
-//-*-===//
+//===- ExtentProbe.h - Array sizes measured where none is known -*- C++ -*-===//
 //
 // Verify sizes every array from its index ranges (bufferExtents). Where an
 // index is not affine (`in[idl * w + idk]` after `if (idk < 0) idk = -idk`,

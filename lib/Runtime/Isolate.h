@@ -1,5 +1,4 @@
-//===- Isolate.h - Run device code where it cannot hurt gpumerge -*- C++
-//-*-===//
+//===- Isolate.h - Run device code where it cannot hurt us ------*- C++ -*-===//
 //
 // --verify runs the user's kernels (and ours) on PoCL, which executes them in
 // the calling process: a kernel that writes out of bounds would corrupt

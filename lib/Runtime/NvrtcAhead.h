@@ -1,5 +1,4 @@
-//===- NvrtcAhead.h - NVRTC compiles started before they are needed -*- C++
-//-*-===//
+//===- NvrtcAhead.h - NVRTC compiles started ahead of need ------*- C++ -*-===//
 //
 // A --tune run on a CUDA device builds one program per candidate, and NVRTC
 // takes most of a second for each (a whole emitted file), while the GPU

@@ -1094,11 +1094,16 @@ static bool probeExtents(const Module &M,
       Roots.push_back(St.Naive);
     }
     const std::set<std::string> Reached = M.callClosure(Roots);
-    std::string Text =
-        M.Lang == Language::Cuda
-            ? emitTranslatedPart(M, Language::OpenCL, Reached, Replacements)
-                  .Text
-            : emitModule(M, Language::OpenCL, Replacements).Text;
+    std::string Text;
+    if (M.Lang == Language::Cuda)
+      Text =
+          emitTranslatedPart(M, Language::OpenCL, Reached, Replacements).Text;
+    else if (auto E = emitModule(M, Language::OpenCL, Replacements))
+      Text = std::move(E->Text);
+    else {
+      Why = llvm::toString(E.takeError());
+      return false;
+    }
     std::vector<std::string> Kernels;
     for (const Launch &L : Run.Launches) {
       Kernels.push_back(translatedKernelName(M, L.Naive));
@@ -1494,12 +1499,23 @@ prepareRun(const Module &M, const std::vector<const Function *> &DomainFrom,
     for (const VerifyStage &St : Stages)
       Roots.insert(Roots.end(), {St.Naive, St.Emitted});
     Reached = M.callClosure(Roots);
-    auto Translated = [&](const std::map<std::string, const Function *> &R) {
-      return M.Lang == Language::Cuda
-                 ? emitTranslatedPart(M, Language::OpenCL, Reached, R).Text
-                 : emitModule(M, Language::OpenCL, R).Text;
+    auto Translated = [&](const std::map<std::string, const Function *> &R)
+        -> llvm::Expected<std::string> {
+      if (M.Lang == Language::Cuda)
+        return emitTranslatedPart(M, Language::OpenCL, Reached, R).Text;
+      auto E = emitModule(M, Language::OpenCL, R);
+      if (!E)
+        return E.takeError();
+      return std::move(E->Text);
     };
-    Run.Reference = AsWritten ? M.Source : Translated({});
+    if (AsWritten) {
+      Run.Reference = M.Source;
+    } else if (auto T = Translated({})) {
+      Run.Reference = std::move(*T);
+    } else {
+      Result.Detail = llvm::toString(T.takeError());
+      return Out;
+    }
     Run.ReferencePrinted = !AsWritten;
     if (!Opts.ReferenceSource.empty()) {
       // The reference runs kernel by kernel: a kernel split at its global
@@ -1513,7 +1529,12 @@ prepareRun(const Module &M, const std::vector<const Function *> &DomainFrom,
       Run.Reference = Opts.ReferenceSource;
       Run.ReferencePrinted = false;
     }
-    Run.Candidate = Translated(Replacements);
+    if (auto T = Translated(Replacements)) {
+      Run.Candidate = std::move(*T);
+    } else {
+      Result.Detail = llvm::toString(T.takeError());
+      return Out;
+    }
     std::string Checking = Run.Candidate;
     // The optimized kernels run checking their shared-memory accesses for
     // races, which PoCL's order of work-items hides (a --tune candidate on

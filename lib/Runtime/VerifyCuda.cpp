@@ -22,8 +22,10 @@ cudaVerifyPrograms(const Module &M,
     P.Reference = M.DeviceCode;
     P.ReferenceNote = "the CUDA input as written (host code left out)";
   } else {
-    auto Phases =
-        deviceCodeOf(emitModule(M, Language::Cuda).Text, M.FileName, Parse);
+    auto Emitted = emitModule(M, Language::Cuda);
+    if (!Emitted)
+      return Emitted.takeError();
+    auto Phases = deviceCodeOf(Emitted->Text, M.FileName, Parse);
     if (!Phases)
       return llvm::createStringError(
           llvm::inconvertibleErrorCode(),
@@ -34,8 +36,10 @@ cudaVerifyPrograms(const Module &M,
     P.ReferenceNote =
         "the CUDA input with its split kernels' phases printed from KIR";
   }
-  auto Candidate = deviceCodeOf(
-      emitModule(M, Language::Cuda, Replacements).Text, M.FileName, Parse);
+  auto Emitted = emitModule(M, Language::Cuda, Replacements);
+  if (!Emitted)
+    return Emitted.takeError();
+  auto Candidate = deviceCodeOf(Emitted->Text, M.FileName, Parse);
   if (!Candidate)
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),

@@ -33,7 +33,60 @@ namespace {
 struct MappingSeen {
   bool Seen = false;
 };
+
+/// The checks a numeric field takes in every description (validate()); the
+/// rules between fields are written out there.
+enum FieldChecks : unsigned {
+  NoCheck = 0,
+  /// Counts and sizes: zero is never meaningful.
+  Positive = 1,
+  /// Hardware sizes that the analyses divide and align by (warp, banks,
+  /// segments, cache lines, allocation units) are powers of two on every GPU
+  /// we know; another value is a typo.
+  PowerOfTwo = 2,
+  PositivePowerOfTwo = Positive | PowerOfTwo,
+};
 } // namespace
+
+/// Every field of a MachineDescription, named once, in the header's order.
+/// The YAML key is the field's name; a field is REQUIRED(Field, Checks) or
+/// OPTIONAL(Field, Default, Checks). The YAML mapping and validate()'s
+/// per-field checks are generated from this list.
+#define GPUMERGE_MACHINE_FIELDS(REQUIRED, OPTIONAL)                            \
+  REQUIRED(Name, NoCheck)                                                      \
+  REQUIRED(DisplayName, NoCheck)                                               \
+  REQUIRED(GpuVendor, NoCheck)                                                 \
+  REQUIRED(CoalescedThread, PositivePowerOfTwo)                                \
+  REQUIRED(ThreadInWarp, PositivePowerOfTwo)                                   \
+  REQUIRED(WarpInMP, Positive)                                                 \
+  REQUIRED(ThreadInMP, Positive)                                               \
+  REQUIRED(ThreadBlockInMP, Positive)                                          \
+  REQUIRED(RegisterInMP, Positive)                                             \
+  REQUIRED(ThreadInBlock, Positive)                                            \
+  REQUIRED(ShareMemoryInMP, Positive)                                          \
+  REQUIRED(Vectorization, NoCheck)                                             \
+  OPTIONAL(StreamVectorization, 0u, NoCheck)                                   \
+  REQUIRED(CacheLineSize, PositivePowerOfTwo)                                  \
+  REQUIRED(SMCount, Positive)                                                  \
+  REQUIRED(MaxRegistersPerThread, Positive)                                    \
+  REQUIRED(RegisterAllocation, NoCheck)                                        \
+  REQUIRED(RegisterAllocUnit, PositivePowerOfTwo)                              \
+  REQUIRED(SharedMemPerBlock, Positive)                                        \
+  REQUIRED(SharedMemAllocUnit, PositivePowerOfTwo)                             \
+  REQUIRED(SharedMemReservedPerBlock, NoCheck) /* 0 before sm_80 */            \
+  REQUIRED(Banks, PositivePowerOfTwo)                                          \
+  REQUIRED(BankWidth, PositivePowerOfTwo)                                      \
+  REQUIRED(BankConflictGroup, PositivePowerOfTwo)                              \
+  REQUIRED(SegmentBytes, PositivePowerOfTwo)                                   \
+  REQUIRED(SectorBytes, PositivePowerOfTwo)                                    \
+  REQUIRED(MemoryPartitions, Positive)                                         \
+  REQUIRED(PartitionWidth, Positive)                                           \
+  REQUIRED(SmArch, NoCheck)                                                    \
+  OPTIONAL(PtxasStandIn, std::string(), NoCheck)                               \
+  REQUIRED(MemoryBandwidthGBs, NoCheck)                                        \
+  REQUIRED(PeakFP32GFlops, NoCheck)                                            \
+  OPTIONAL(FP32LanesPerMP, 0u, NoCheck)                                        \
+  OPTIONAL(L1CachesGlobalLoads, false, NoCheck)
 
 namespace llvm {
 namespace yaml {
@@ -55,41 +108,12 @@ template <> struct MappingTraits<MachineDescription> {
   static void mapping(IO &Io, MachineDescription &MD) {
     if (void *Ctx = Io.getContext())
       static_cast<MappingSeen *>(Ctx)->Seen = true;
-    // Keys are the field names, in the header's order; all required.
-    Io.mapRequired("Name", MD.Name);
-    Io.mapRequired("DisplayName", MD.DisplayName);
-    Io.mapRequired("GpuVendor", MD.GpuVendor);
-    Io.mapRequired("CoalescedThread", MD.CoalescedThread);
-    Io.mapRequired("ThreadInWarp", MD.ThreadInWarp);
-    Io.mapRequired("WarpInMP", MD.WarpInMP);
-    Io.mapRequired("ThreadInMP", MD.ThreadInMP);
-    Io.mapRequired("ThreadBlockInMP", MD.ThreadBlockInMP);
-    Io.mapRequired("RegisterInMP", MD.RegisterInMP);
-    Io.mapRequired("ThreadInBlock", MD.ThreadInBlock);
-    Io.mapRequired("ShareMemoryInMP", MD.ShareMemoryInMP);
-    Io.mapRequired("Vectorization", MD.Vectorization);
-    Io.mapOptional("StreamVectorization", MD.StreamVectorization, 0u);
-    Io.mapRequired("CacheLineSize", MD.CacheLineSize);
-    Io.mapRequired("SMCount", MD.SMCount);
-    Io.mapRequired("MaxRegistersPerThread", MD.MaxRegistersPerThread);
-    Io.mapRequired("RegisterAllocation", MD.RegisterAllocation);
-    Io.mapRequired("RegisterAllocUnit", MD.RegisterAllocUnit);
-    Io.mapRequired("SharedMemPerBlock", MD.SharedMemPerBlock);
-    Io.mapRequired("SharedMemAllocUnit", MD.SharedMemAllocUnit);
-    Io.mapRequired("SharedMemReservedPerBlock", MD.SharedMemReservedPerBlock);
-    Io.mapRequired("Banks", MD.Banks);
-    Io.mapRequired("BankWidth", MD.BankWidth);
-    Io.mapRequired("BankConflictGroup", MD.BankConflictGroup);
-    Io.mapRequired("SegmentBytes", MD.SegmentBytes);
-    Io.mapRequired("SectorBytes", MD.SectorBytes);
-    Io.mapRequired("MemoryPartitions", MD.MemoryPartitions);
-    Io.mapRequired("PartitionWidth", MD.PartitionWidth);
-    Io.mapRequired("SmArch", MD.SmArch);
-    Io.mapOptional("PtxasStandIn", MD.PtxasStandIn, std::string());
-    Io.mapRequired("MemoryBandwidthGBs", MD.MemoryBandwidthGBs);
-    Io.mapRequired("PeakFP32GFlops", MD.PeakFP32GFlops);
-    Io.mapOptional("FP32LanesPerMP", MD.FP32LanesPerMP, 0u);
-    Io.mapOptional("L1CachesGlobalLoads", MD.L1CachesGlobalLoads, false);
+#define REQUIRED_FIELD(Field, Checks) Io.mapRequired(#Field, MD.Field);
+#define OPTIONAL_FIELD(Field, Default, Checks)                                 \
+  Io.mapOptional(#Field, MD.Field, Default);
+    GPUMERGE_MACHINE_FIELDS(REQUIRED_FIELD, OPTIONAL_FIELD)
+#undef REQUIRED_FIELD
+#undef OPTIONAL_FIELD
   }
 };
 } // namespace yaml
@@ -186,13 +210,20 @@ public:
       fail(Field, "must be greater than 0");
   }
 
-  /// Hardware sizes that the analyses divide and align by (warp, banks,
-  /// segments, cache lines, allocation units) are powers of two on every GPU
-  /// we know; another value is a typo.
   void powerOfTwo(llvm::StringRef Field, unsigned V) {
     if (V != 0 && !llvm::isPowerOf2_32(V))
       fail(Field, "must be a power of two, got " + llvm::Twine(V));
   }
+
+  /// \p Checks (FieldChecks) on the numeric field \p Field; the fields of
+  /// other types take none.
+  void check(llvm::StringRef Field, unsigned V, unsigned Checks) {
+    if (Checks & Positive)
+      positive(Field, V);
+    if (Checks & PowerOfTwo)
+      powerOfTwo(Field, V);
+  }
+  template <typename T> void check(llvm::StringRef, const T &, unsigned) {}
 
   void atMost(llvm::StringRef Field, unsigned V, llvm::StringRef LimitField,
               unsigned Limit) {
@@ -230,48 +261,15 @@ llvm::Error validate(const MachineDescription &MD, llvm::StringRef FileName) {
   if (MD.DisplayName.empty())
     V.fail("DisplayName", "must not be empty");
 
-  // Counts and sizes: zero is never meaningful. SharedMemReservedPerBlock is
-  // the exception (no reservation before sm_80).
-  const std::pair<llvm::StringRef, unsigned> Counts[] = {
-      {"CoalescedThread", MD.CoalescedThread},
-      {"ThreadInWarp", MD.ThreadInWarp},
-      {"WarpInMP", MD.WarpInMP},
-      {"ThreadInMP", MD.ThreadInMP},
-      {"ThreadBlockInMP", MD.ThreadBlockInMP},
-      {"RegisterInMP", MD.RegisterInMP},
-      {"ThreadInBlock", MD.ThreadInBlock},
-      {"ShareMemoryInMP", MD.ShareMemoryInMP},
-      {"CacheLineSize", MD.CacheLineSize},
-      {"SMCount", MD.SMCount},
-      {"MaxRegistersPerThread", MD.MaxRegistersPerThread},
-      {"RegisterAllocUnit", MD.RegisterAllocUnit},
-      {"SharedMemPerBlock", MD.SharedMemPerBlock},
-      {"SharedMemAllocUnit", MD.SharedMemAllocUnit},
-      {"Banks", MD.Banks},
-      {"BankWidth", MD.BankWidth},
-      {"BankConflictGroup", MD.BankConflictGroup},
-      {"SegmentBytes", MD.SegmentBytes},
-      {"SectorBytes", MD.SectorBytes},
-      {"MemoryPartitions", MD.MemoryPartitions},
-      {"PartitionWidth", MD.PartitionWidth},
-  };
-  for (const auto &[Field, Value] : Counts)
-    V.positive(Field, Value);
-
-  const std::pair<llvm::StringRef, unsigned> PowersOfTwo[] = {
-      {"CoalescedThread", MD.CoalescedThread},
-      {"ThreadInWarp", MD.ThreadInWarp},
-      {"CacheLineSize", MD.CacheLineSize},
-      {"RegisterAllocUnit", MD.RegisterAllocUnit},
-      {"SharedMemAllocUnit", MD.SharedMemAllocUnit},
-      {"Banks", MD.Banks},
-      {"BankWidth", MD.BankWidth},
-      {"BankConflictGroup", MD.BankConflictGroup},
-      {"SegmentBytes", MD.SegmentBytes},
-      {"SectorBytes", MD.SectorBytes},
-  };
-  for (const auto &[Field, Value] : PowersOfTwo)
-    V.powerOfTwo(Field, Value);
+  // The checks GPUMERGE_MACHINE_FIELDS lists: every field's Positive check,
+  // then every field's PowerOfTwo check.
+  for (unsigned Only : {Positive, PowerOfTwo}) {
+#define REQUIRED_FIELD(Field, Checks) V.check(#Field, MD.Field, (Checks)&Only);
+#define OPTIONAL_FIELD(Field, Default, Checks) REQUIRED_FIELD(Field, Checks)
+    GPUMERGE_MACHINE_FIELDS(REQUIRED_FIELD, OPTIONAL_FIELD)
+#undef REQUIRED_FIELD
+#undef OPTIONAL_FIELD
+  }
 
   // §3.1: the global-memory variant uses float2 (or float4) vector types.
   if (MD.Vectorization != 2 && MD.Vectorization != 4)

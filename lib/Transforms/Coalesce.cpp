@@ -9,20 +9,38 @@
 // the tile too: that is the data sharing of §3.4. An access with no reuse
 // and already coalesced stays in global memory.
 //
-//   mv before:                           after (gtx285, T = 16):
-//   for (int j = 0; j < w; j++)          for (int j0 = 0; j0 < w; j0 += 16) {
-//     sum += a[i*w + j] * x[j];            for (l = tidx; l < 256; l += 16)
-//                                            a_s[l / 16][l % 16] =
-//                                                a[(bidx*16 + l / 16)*w + j0 +
-//                                                l % 16];
-//                                          for (l = tidx; l < 16; l += 16)
-//                                            x_s[l] = x[j0 + l];
-//                                          __syncthreads();
-//                                          for (int j = j0; j < j0 + 16; j++)
-//                                            sum += a_s[tidx][j - j0] * x_s[j -
-//                                            j0];
-//                                          __syncthreads();
-//                                        }
+//   mv before (block 256):
+//     int i = idx;
+//     if (i < h) {
+//       float sum = 0.0f;
+//       for (int j = 0; j < w; j++)
+//         sum += a[i * w + j] * x[j];
+//       y[i] = sum;
+//     }
+//
+//   after (gtx285, T = 16: block 16, a row of a per thread):
+//     int i = idx;
+//     __shared__ float a_s[16][17];      // padded: column reads, no conflicts
+//     __shared__ float x_s[16];
+//     float sum = 0.0f;
+//     for (int j0 = 0; j0 < w - w % 16; j0 += 16) {
+//       for (int l = tidx; l < 256; l += 16)
+//         a_s[l / 16][l % 16] = a[(bidx * 16 + l / 16) * w + (j0 + l % 16)];
+//       for (int l2 = tidx; l2 < 16; l2 += 16)
+//         x_s[l2] = x[j0 + l2];
+//       __syncthreads();
+//       #pragma unroll 16
+//       for (int j = j0; j < j0 + 16; j++)
+//         sum += a_s[tidx][j - j0] * x_s[j - j0];
+//       __syncthreads();
+//     }
+//     for (int j = w - w % 16; j < w; j++)   // the last w % 16 columns
+//       sum += a[i * w + j] * x[j];
+//     y[i] = sum;
+//
+// The guard goes: the kernel computes whole tiles of 16 rows, mv_edge the
+// rows they leave, and mv_naive runs where the launch checks fail
+// (EdgeKernel.h, Launcher.h).
 //
 // The generation itself is Tiling.cpp's; this pass picks the shape.
 //

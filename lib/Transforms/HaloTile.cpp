@@ -1,5 +1,4 @@
-//===- HaloTile.cpp - A stencil's reads through a shared tile with its halo
-//===//
+//===- HaloTile.cpp - A stencil's reads through a shared tile and halo ----===//
 //
 // §3.4's data sharing for kernels without a loop to tile: when the threads
 // of a block read neighbouring elements of one array (a stencil: a[i-1],

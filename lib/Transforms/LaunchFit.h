@@ -1,5 +1,4 @@
-//===- LaunchFit.h - Registers, spills and blocks per SM of a kernel -*- C++
-//-*-//
+//===- LaunchFit.h - Registers, spills and blocks per SM --------*- C++ -*-===//
 //
 // What a pass that adds registers or shared memory to a planned kernel
 // checks before keeping the change: ptxas's count where the target has an

@@ -1,5 +1,4 @@
-//===- NaiveShape.h - A naive kernel as prologue, guard and body -*- C++
-//-*-===//
+//===- NaiveShape.h - A naive kernel: prologue, guard and body --*- C++ -*-===//
 //
 // The generators (Tiling.h, HaloTile.cpp) rebuild a naive kernel around its
 // bounds guard: the declarations and scalar set-up before it (kept as they

@@ -28,7 +28,7 @@ PassInfo coalescePass();
 PassInfo haloTilePass();
 
 /// block-merge and thread-merge: the factors of Fig. 12 chosen by the
-/// static model or forced by --merge (Merge.cpp).
+/// static model or forced by --merge (BlockMerge.cpp, ThreadMerge.cpp).
 PassInfo blockMergePass();
 PassInfo threadMergePass();
 

@@ -5,18 +5,36 @@
 // on the current one (the paper's Fig. 14), so the global latency overlaps
 // the arithmetic instead of following a barrier:
 //
-//   for (i0 = 0; i0 < k; i0 += 32) {        int l_0 = tidy * 32 + tidx, ...;
-//     for (l = tidy * 32 + tidx;            float a_pf_0, ...;
-//          l < 2048; l += 512)              if (0 < k) { a_pf_0 =
-//          a[..l_0..0..]; ... }
-//       a_s[l / 32][l % 32] = a[..l..i0..]; for (i0 = 0; i0 < k; i0 += 32) {
-//     __syncthreads();              →         a_s[l_0 / 32][l_0 % 32] = a_pf_0;
-//     ... compute on a_s;                         __syncthreads();
-//     __syncthreads();                        if (i0 + 32 < k) { a_pf_0 =
-//     a[..l_0..i0 + 32..]; ... }
-//   }                                         compute on a_s;
-//                                             __syncthreads();
-//                                           }
+//   before (hd5870 mm: a's share of the tile loop; b's is alike):
+//     for (int i0 = 0; i0 < k - k % 16; i0 += 16) {
+//       for (int l = tidy * 16 + tidx; l < 2048; l += 256)
+//         a_s[l / 16][l % 16] = a[(bidy * 128 + l / 16) * k + (i0 + l % 16)];
+//       __syncthreads();
+//       ... compute on a_s ...
+//       __syncthreads();
+//     }
+//
+//   after:
+//     int l_0 = tidy * 16 + tidx;
+//     float a_pf_0;
+//     int l_1 = l_0 + 256;
+//     float a_pf_1;
+//     ...                                        // up to l_7, a_pf_7
+//     if (0 < k - k % 16) {
+//       a_pf_0 = a[(bidy * 128 + l_0 / 16) * k + l_0 % 16];
+//       ...
+//     }
+//     for (int i0 = 0; i0 < k - k % 16; i0 += 16) {
+//       a_s[l_0 / 16][l_0 % 16] = a_pf_0;
+//       ...
+//       __syncthreads();
+//       if (i0 + 16 < k - k % 16) {
+//         a_pf_0 = a[(bidy * 128 + l_0 / 16) * k + (i0 + 16 + l_0 % 16)];
+//         ...
+//       }
+//       ... compute on a_s ...
+//       __syncthreads();
+//     }
 //
 // The cooperative load loops are unrolled into their per-thread slots: a
 // loop `for (l = t; l < N; l += P)` with 0 <= t < P runs ceil(N / P) times,
@@ -24,10 +42,10 @@
 //
 // Skipped, with the reason in the report, when the tile loop has another
 // shape, when it would take more than 16 registers, or when they would not
-// fit: ptxas (targets with an nvcc
-// architecture) or the KIR estimate must show no spills, at least two
-// blocks per SM and no fewer blocks per SM than without prefetching (the
-// paper: merges often use the registers up, and then the gain is small).
+// fit: ptxas (targets with an nvcc architecture) or the KIR estimate must
+// show no spills, at least two blocks per SM and no fewer blocks per SM than
+// without prefetching (the paper: merges often use the registers up, and
+// then the gain is small).
 //
 //===----------------------------------------------------------------------===//
 #include "IR/Substitute.h"

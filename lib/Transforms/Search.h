@@ -1,5 +1,4 @@
-//===- Search.h - The Fig. 12 search space, ranked without a GPU -*- C++
-//-*-===//
+//===- Search.h - The Fig. 12 search space, ranked statically ---*- C++ -*-===//
 //
 // The paper runs every legal version and keeps the fastest. Without a GPU we
 // rank them with a static model and emit the best; the ranked list is the

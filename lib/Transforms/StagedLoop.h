@@ -1,5 +1,4 @@
-//===- StagedLoop.h - A loop over tiles staged through shared memory -*- C++
-//-*-//
+//===- StagedLoop.h - A loop over tiles staged in shared memory -*- C++ -*-===//
 //
 // The shape TileStaging gives a tiled loop, which both forms of the §3.6
 // prefetch rewrite (Prefetch.cpp into registers, AsyncPrefetch.cpp into a

@@ -1,5 +1,4 @@
-//===- TextureBlockShape.h - The block shape of the texture variant -*- C++
-//-*-//
+//===- TextureBlockShape.h - The texture variant's block shape --*- C++ -*-===//
 //
 // §3.5.1: in the texture variant the block is one warp (wavefront), shaped
 // for the texture cache rather than for coalescing: 32x1 (64x1) for a 1-D

@@ -5,18 +5,26 @@
 // plan lists the arrays and the form, and the emitters spell the reads
 // (Printer::printTextureRead); the launchers set the textures up.
 //
-//   mv before:                         after, CUDA object form (gtx285):
-//   __global__ void mv(const float *a,   __global__ void mv(
-//       const float *x, float *y, ...)       cudaTextureObject_t a_tex,
-//     sum += a[i*w + j] * x[j];              cudaTextureObject_t x_tex, ...)
-//                                          sum += tex1Dfetch<float>(a_tex,
-//                                              i*w + j) * tex1Dfetch<float>(
-//                                              x_tex, j);
-//   ldg form (sm_35 and later):         const float *__restrict__ a, ...
-//                                          sum += __ldg(&a[i*w + j]) * ...
-//   OpenCL:                             __read_only image1d_buffer_t a_img
-//                                          sum += read_imagef(a_img, i*w +
-//                                              j).x * ...
+//   mv before:
+//     __global__ void mv(const float *a, const float *x, float *y, ...)
+//       sum += a[i * w + j] * x[j];
+//
+//   after, CUDA object form (gtx285):
+//     __global__ void mv(cudaTextureObject_t a_tex, cudaTextureObject_t x_tex,
+//                        float *y, ...)
+//       sum += tex1Dfetch<float>(a_tex, i * w + j) *
+//              tex1Dfetch<float>(x_tex, j);
+//
+//   after, ldg form (sm_35 and later: h100):
+//     __global__ void mv(const float *__restrict__ a,
+//                        const float *__restrict__ x, float *y, ...)
+//       sum += __ldg(&a[i * w + j]) * __ldg(&x[j]);
+//
+//   after, OpenCL (mv.cl; an image in either form):
+//     __kernel void mv(__read_only image1d_buffer_t a_img,
+//                      __read_only image1d_buffer_t x_img, __global float *y,
+//                      ...)
+//       sum += read_imagef(a_img, i * w + j).x * read_imagef(x_img, j).x;
 //
 // An array qualifies when it is a global array parameter the kernel never
 // writes, reads only by indexing (never passes it on), whose element count

@@ -1,5 +1,4 @@
-//===- Tiling.h - One generator for coalescing, block and thread merge -*- C++
-//-*-===//
+//===- Tiling.h - One generator for coalescing and merges -------*- C++ -*-===//
 //
 // The coalesce, block-merge and thread-merge passes (§3.3-3.5) decide; this
 // generator writes. A TileShape says how many threads a block has, how many

@@ -3,26 +3,31 @@
 // vectorize: accesses of one thread to neighbouring elements of a global
 // array become one vector access (Fig. 3). Intra-thread, reads:
 //
-//   float re = in[2 * j];                 float2 in_v = ((const float2
-//   *)in)[j]; float im = in[2 * j + 1];      →      float re = in_v.x;
-//                                         float im = in_v.y;
+//   cmv before:                     after (h100):
+//     float xr = x[2 * j];            float2 x_v = ((const float2 *)x)[j];
+//     float xi = x[2 * j + 1];        float xr = x_v.x;
+//                                     float xi = x_v.y;
 //
 // and writes of neighbouring elements by consecutive statements:
 //
-//   out[2 * i] = re;               →      ((float2 *)out)[i] = make_float2(re,
-//   im); out[2 * i + 1] = im;
+//     y[2 * i] = re;                  ((float2 *)y)[i] = make_float2(re, im);
+//     y[2 * i + 1] = im;
 //
 // Loop-based (where the target's policy allows it): a unit-step loop whose
 // body reads a[i + N] is unrolled by the vector width so that the copies'
 // reads become neighbours, and then combined as above:
 //
-//   for (j = 0; j < w; j++)               for (j = 0; j < w; j += 2) {
-//     sum += a[y * w + j] * x[j];    →      float2 a_v = ((const float2 *)a)[(y
-//     * w + j) / 2];
-//                                           float2 x_v = ((const float2 *)x)[j
-//                                           / 2]; sum += a_v.x * x_v.x; sum +=
-//                                           a_v.y * x_v.y;
-//                                         }
+//   mv before:
+//     for (int j = 0; j < w; j++)
+//       sum += a[i * w + j] * x[j];
+//
+//   after (hd5870, width 2):
+//     for (int j = 0; j < w; j += 2) {
+//       float2 a_v = ((const float2 *)a)[(i * w + j) / 2];
+//       float2 x_v = ((const float2 *)x)[j / 2];
+//       sum += a_v.x * x_v.x;
+//       sum += a_v.y * x_v.y;
+//     }
 //
 // A group of W accesses combines when the first index is provably a
 // multiple of W (every term of its affine form is, or its symbolic factor

@@ -125,8 +125,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *Data,
       // Both languages, as --lang would write them; the text itself is
       // checked by the campaign's nvcc and PoCL runs, not here.
       for (Language Out : {Language::Cuda, Language::OpenCL}) {
-        EmittedModule E = emitModule(**M, Out, Replacements);
-        if (E.Text.empty() && !Source.empty())
+        auto E = emitModule(**M, Out, Replacements);
+        if (!E)
+          finding(llvm::toString(E.takeError()));
+        else if (E->Text.empty() && !Source.empty())
           finding("empty output");
       }
     }

@@ -174,7 +174,7 @@ __global__ void k(const __half *x, const __half *y, __half *z,
 }
 )");
   ASSERT_TRUE(M);
-  EmittedModule E = emitModule(*M, Language::OpenCL);
+  EmittedModule E = llvm::cantFail(emitModule(*M, Language::OpenCL));
   auto S = session();
   ASSERT_TRUE(S);
   auto P = S->buildProgram(E.Text, "");

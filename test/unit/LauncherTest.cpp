@@ -311,7 +311,8 @@ TEST(Launcher, ModuleKeepsTheNaiveKernelAndCompiles) {
   ASSERT_TRUE(M);
   const Function &Naive = *M->kernels()[0];
   auto Opt = withPlan(Naive, mmPlan(Naive));
-  EmittedModule E = emitModule(*M, Language::Cuda, {{"mm", Opt.get()}});
+  EmittedModule E =
+      llvm::cantFail(emitModule(*M, Language::Cuda, {{"mm", Opt.get()}}));
   EXPECT_TRUE(E.Warnings.empty());
   size_t NaiveAt = E.Text.find("__global__ void mm_naive(");
   size_t OptAt = E.Text.find("__global__ void mm(");
@@ -324,7 +325,8 @@ TEST(Launcher, ModuleKeepsTheNaiveKernelAndCompiles) {
   EXPECT_TRUE(contains(E.Text, "}\n\n__global__ void mm(")) << E.Text;
 
   // Translated: both kernels, no launcher in OpenCL...
-  EmittedModule CL = emitModule(*M, Language::OpenCL, {{"mm", Opt.get()}});
+  EmittedModule CL =
+      llvm::cantFail(emitModule(*M, Language::OpenCL, {{"mm", Opt.get()}}));
   EXPECT_TRUE(contains(CL.Text, "__kernel void mm_naive(")) << CL.Text;
   EXPECT_TRUE(contains(CL.Text, "__kernel void mm(")) << CL.Text;
   EXPECT_FALSE(contains(CL.Text, "gpumerge_launch")) << CL.Text;
@@ -334,8 +336,8 @@ TEST(Launcher, ModuleKeepsTheNaiveKernelAndCompiles) {
   const Function *NaiveCL = MCL->find("mm_naive");
   ASSERT_TRUE(NaiveCL);
   auto OptCL = withPlan(*NaiveCL, mmPlan(*NaiveCL));
-  EmittedModule CU =
-      emitModule(*MCL, Language::Cuda, {{"mm_naive", OptCL.get()}});
+  EmittedModule CU = llvm::cantFail(
+      emitModule(*MCL, Language::Cuda, {{"mm_naive", OptCL.get()}}));
   EXPECT_TRUE(contains(CU.Text, "__global__ void mm_naive_naive(")) << CU.Text;
   EXPECT_TRUE(contains(CU.Text, "static void gpumerge_launch_mm_naive("))
       << CU.Text;
@@ -443,11 +445,12 @@ TEST(Launcher, UnusablePlansLeaveTheInputKernel) {
   LaunchPlan NoCount = mmPlan(Naive);
   NoCount.Elements.erase("b");
   auto Opt2 = withPlan(Naive, NoCount);
-  EmittedModule Out = emitModule(*M, Language::Cuda, {{"mm", Opt2.get()}});
+  EmittedModule Out =
+      llvm::cantFail(emitModule(*M, Language::Cuda, {{"mm", Opt2.get()}}));
   ASSERT_EQ(Out.Warnings.size(), 1u);
   EXPECT_TRUE(contains(Out.Warnings[0], "element count of 'b'"))
       << Out.Warnings[0];
-  EXPECT_EQ(Out.Text, emitModule(*M, Language::Cuda).Text);
+  EXPECT_EQ(Out.Text, llvm::cantFail(emitModule(*M, Language::Cuda)).Text);
   EXPECT_EQ(emitOpenCLLaunchHeader(*M, {{"mm", Opt2.get()}}), "");
 
   // The input already has an mm_naive.
@@ -499,7 +502,7 @@ TEST(LaunchSites, FrontendRecordsLaunches) {
 /// saxpy_app.cu written with a replacement of saxpy carrying \p P.
 EmittedModule emitSaxpyApp(const Module &M, LaunchPlan P) {
   auto Opt = withPlan(*M.find("saxpy"), std::move(P));
-  return emitModule(M, Language::Cuda, {{"saxpy", Opt.get()}});
+  return llvm::cantFail(emitModule(M, Language::Cuda, {{"saxpy", Opt.get()}}));
 }
 
 TEST(LaunchSites, SaxpyAppHostCodeKeptLaunchesRewritten) {
@@ -586,7 +589,8 @@ int main() {
   P.Block = {128, 1};
   P.Extent[0] = shared(var("n"));
   auto Opt = withPlan(*M->kernels()[0], P);
-  EmittedModule E = emitModule(*M, Language::Cuda, {{"scale", Opt.get()}});
+  EmittedModule E =
+      llvm::cantFail(emitModule(*M, Language::Cuda, {{"scale", Opt.get()}}));
   EXPECT_TRUE(E.Warnings.empty());
   EXPECT_TRUE(contains(E.Text, "#include <cuda_runtime.h>\n// Defined after "
                                "scale; launches before it call it.\n"
@@ -643,8 +647,8 @@ int main() {
   P.Extent[0] = shared(var("n"));
   auto Scale = withPlan(*M->find("scale"), P);
   auto Shift = withPlan(*M->find("shift"), P);
-  EmittedModule E = emitModule(
-      *M, Language::Cuda, {{"scale", Scale.get()}, {"shift", Shift.get()}});
+  EmittedModule E = llvm::cantFail(emitModule(
+      *M, Language::Cuda, {{"scale", Scale.get()}, {"shift", Shift.get()}}));
   ASSERT_EQ(E.Warnings.size(), 2u);
   EXPECT_TRUE(contains(E.Warnings[0], "two.cu:3: kernel 'scale' written "
                                       "unoptimized: two.cu:15:"))
@@ -675,7 +679,8 @@ void go(float *v) {
   LaunchPlan P;
   P.SameLaunch = true;
   auto Opt = withPlan(*M->find("q"), P);
-  EmittedModule E = emitModule(*M, Language::Cuda, {{"q", Opt.get()}});
+  EmittedModule E =
+      llvm::cantFail(emitModule(*M, Language::Cuda, {{"q", Opt.get()}}));
   EXPECT_TRUE(E.Warnings.empty());
   EXPECT_TRUE(contains(E.Text, "  ns::gpumerge_launch_q(1, 2, 0, 0, v, 3);\n"))
       << E.Text;

@@ -219,7 +219,7 @@ TEST(SplitPhases, PhasesComputeWhatTheBarrierKernelComputes) {
   Whole.replace(At, std::strlen("gpumerge_global_sync();"),
                 "barrier(CLK_GLOBAL_MEM_FENCE);");
   splitGlobalBarriers(*M);
-  std::string Phases = emitModule(*M, Language::OpenCL).Text;
+  std::string Phases = llvm::cantFail(emitModule(*M, Language::OpenCL)).Text;
   auto WholeProg = S.buildProgram(Whole);
   ASSERT_TRUE(bool(WholeProg)) << llvm::toString(WholeProg.takeError());
   auto PhaseProg = S.buildProgram(Phases);

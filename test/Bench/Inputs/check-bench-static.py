@@ -98,8 +98,8 @@ check(sx["global_bytes"] == by[("saxpy", "naive")]["global_bytes"] == 12,
 
 vg = by[("vv", "global")]
 # vv's 8x8 merged copies read a[y_k] and b[x_k] once each on their whole
-# groups' branch (__restrict__, Merge.cpp): 4 bytes stored and about 1 read
-# per output, where each copy re-reading both made the naive 12.
+# groups' branch (__restrict__, MergeCommon.cpp): 4 bytes stored and about 1
+# read per output, where each copy re-reading both made the naive 12.
 check(vg["status"] == "optimized" and vg["global_bytes"] < 6,
       "global vv: %s B/output, its copies' common reads not shared" %
       vg["global_bytes"])

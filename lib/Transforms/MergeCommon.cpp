@@ -1,47 +1,22 @@
-//===- Merge.cpp - Thread-block merge and thread merge
-//----------------------===//
+//===- MergeCommon.cpp - What block-merge and thread-merge share ----------===//
 //
-// §3.5. block-merge puts several neighbouring blocks into one, so the data
-// they share (G2S) is loaded into shared memory once per merged block:
-// after coalescing the block is T x 1; merging by 8 in Y gives T x 8, and
-// the a tile of mm then serves 8 rows of threads. thread-merge makes one
-// thread compute several naive threads' outputs, so what those share (G2R)
-// is loaded once into a register: in Y, idy → idy*N + k for copy k (Fig. 10);
-// in X the copies are cyclic, blockDim.x apart, so a warp still reads
-// consecutive elements. Control flow and statements that do not depend on
-// the merged position are kept once, the rest replicated with their locals
-// renamed (sum_0, sum_1, ...).
-//
-// Factors come from the ranked Fig. 12 space (Search.h) or from --merge.
-// In the texture variant there is no shared memory: thread merge shares
-// what merged copies read in registers (G2R) within the texture block, and
-// the kernel is generated without staging (loop tile 0).
-// Both passes regenerate the kernel from the naive one (Tiling.h).
+// See MergeCommon.h.
 //
 //===----------------------------------------------------------------------===//
+#include "Transforms/MergeCommon.h"
 #include "Analysis/Accesses.h"
 #include "Analysis/Domain.h"
 #include "Analysis/Extents.h"
 #include "CodeGen/Emitter.h"
 #include "Target/Ptxas.h"
-#include "Transforms/Passes.h"
-#include "Transforms/Search.h"
 #include "Transforms/TextureBlockShape.h"
 #include "Transforms/WholeGroups.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
-#include <algorithm>
-
 namespace gpumerge {
 
-namespace {
-
-/// The shape \p F has now (the naive launch when it has no plan). In the
-/// texture variant an unplanned kernel starts from the texture block
-/// (§3.5.1), so thread merge picks its factors for the block it will run
-/// with; texture-block-shape then keeps them.
 TileShape currentShape(const Function &F, const PassContext &Ctx) {
   if (F.Plan && F.Plan->Origin)
     return {F.Plan->Block, F.Plan->Coverage, F.Plan->LoopTile,
@@ -55,6 +30,8 @@ TileShape currentShape(const Function &F, const PassContext &Ctx) {
     return {{16, 16}, {1, 1}, 0};
   return {{256, 1}, {1, 1}, 0};
 }
+
+namespace {
 
 /// What \p F may print `__restrict__`: its read-only arrays (parameter
 /// order), the arrays it writes (by name), and the element counts of both
@@ -101,14 +78,8 @@ std::optional<Restrictable> restrictable(const Function &F) {
   return R;
 }
 
-/// Thread merge without staging in the global variant: the copies keep the
-/// naive guard each, so they share no control flow, and so no read; a
-/// branch where every copy is inside the guard (WholeGroups.h) gives most
-/// threads straight code. There nvcc keeps the copies' common reads (vv's
-/// a[y_0], b[x_0]) in registers only where the arrays written cannot
-/// overlap them: the read-only arrays are printed `__restrict__`, and the
-/// launcher checks their address ranges (the naive kernel runs where they
-/// overlap). Returns what the report says of it.
+} // namespace
+
 std::map<std::string, std::string>
 shareCopiesReads(Function &F, const std::array<std::int64_t, 2> &Merge) {
   std::map<std::string, std::string> Said;
@@ -136,16 +107,20 @@ shareCopiesReads(Function &F, const std::array<std::int64_t, 2> &Merge) {
   return Said;
 }
 
+namespace {
+
 std::string direction(std::int64_t X, std::int64_t Y) {
   if (X > 1 && Y > 1)
     return "X and Y";
   return X > 1 ? "X" : Y > 1 ? "Y" : "none";
 }
 
+} // namespace
+
 llvm::Expected<std::optional<AppliedPass>>
-apply(Function &F, const PassContext &Ctx, const TileShape &S,
-      const std::string &Name, std::int64_t Fx, std::int64_t Fy,
-      const std::string &Chosen, const std::string &Factor = "") {
+applyMerge(Function &F, const PassContext &Ctx, const TileShape &S,
+           const std::string &Name, std::int64_t Fx, std::int64_t Fy,
+           const std::string &Chosen, const std::string &Factor) {
   auto K = generateTiled(tilingOrigin(F), S, Ctx.Target);
   if (!K)
     return llvm::createStringError(llvm::inconvertibleErrorCode(), "%s: %s",
@@ -182,6 +157,8 @@ apply(Function &F, const PassContext &Ctx, const TileShape &S,
   return P;
 }
 
+namespace {
+
 /// The architecture ptxas compiles \p MD's kernels for: its own, or the
 /// stand-in its description names for a target nvcc no longer compiles
 /// for, which counts registers capped at the target's per-thread limit, so
@@ -192,10 +169,13 @@ std::string ptxasArch(const MachineDescription &MD) {
   return MD.SmArch.empty() ? MD.PtxasStandIn : MD.SmArch;
 }
 
-/// Does ptxas count \p MD's registers on a stand-in architecture?
+} // namespace
+
 bool countsOnStandIn(const MachineDescription &MD) {
   return ptxasArch(MD) != MD.SmArch;
 }
+
+namespace {
 
 /// Why ptxas cannot count \p MD's resources: no nvcc architecture, or no
 /// nvcc; nullopt when it can.
@@ -251,19 +231,15 @@ std::optional<PtxasFit> ptxasFit(const Function &Origin, const TileShape &S,
   return PtxasFit{Res, computeOccupancy(MD, B).BlocksPerSM};
 }
 
-/// The first of \p Versions that ptxas finds legal (no spills, two blocks
-/// per SM with its register and shared-memory use), trying at most three,
-/// each with its tile loop unrolled and then, where that needs too many
-/// registers, as nvcc unrolls it (mm_paper_dialect's 8x8 tile: 168
-/// registers unrolled, 128 not); the model's best when the target's arch
-/// is not one nvcc compiles for, or nvcc is missing (\p Note says which).
+} // namespace
+
 RankedVersion checkWithPtxas(const Function &Origin,
                              const std::vector<RankedVersion> &Versions,
                              const MachineDescription &MD,
                              const std::vector<const Function *> &Helpers,
                              std::string &Note,
                              std::optional<KernelResources> &Used,
-                             size_t MaxVersions = 3) {
+                             size_t MaxVersions) {
   if (auto Why = noPtxas(MD)) {
     Note = "resources estimated from KIR (" + *Why + ")";
     return Versions.front();
@@ -316,13 +292,6 @@ RankedVersion checkWithPtxas(const Function &Origin,
   return Versions.back();
 }
 
-/// Whether a forced merge (--merge, a --tune candidate) keeps its tile loop
-/// unrolled: yes where ptxas compiles it unrolled without spills at two
-/// blocks per SM or more (checkWithPtxas's test of the model's choice), or
-/// cannot tell; otherwise the loop as nvcc unrolls it is taken where it
-/// spills no more and holds more blocks, or spills less and holds no fewer
-/// (\p Note says so). Without this, --tune would time such candidates at
-/// their worst.
 bool forcedUnroll(const Function &Origin, TileShape S,
                   const MachineDescription &MD,
                   const std::vector<const Function *> &Helpers,
@@ -349,181 +318,11 @@ bool forcedUnroll(const Function &Origin, TileShape S,
   return false;
 }
 
-/// Does an earlier pass fix the block shape (a write tile sized for
-/// coalescing)? Forced factors override it.
 bool shapeFixed(const Function &F, const PassContext &Ctx, std::string &Why) {
   if (!F.Plan || F.Plan->ShapeFixedBy.empty() || Ctx.Merge.any())
     return false;
   Why = F.Plan->ShapeFixedBy;
   return true;
-}
-
-/// The first few ranked versions, for the report (the seam of a timed
-/// search: these are the versions it would run).
-std::string topVersions(const std::vector<RankedVersion> &Vs) {
-  std::vector<std::string> Items;
-  for (size_t I = 0; I < Vs.size() && I < 5; ++I)
-    Items.push_back(llvm::formatv("block {0}x{1} merge {2}x{3}: cost {4:f4}, "
-                                  "{5} regs, {6} B shared, {7} blocks/SM",
-                                  Vs[I].Shape.Block[0], Vs[I].Shape.Block[1],
-                                  Vs[I].Shape.Merge[0], Vs[I].Shape.Merge[1],
-                                  Vs[I].Cost, Vs[I].Registers,
-                                  Vs[I].SharedBytes, Vs[I].Occ.BlocksPerSM)
-                        .str());
-  return llvm::join(Items, "; ");
-}
-
-} // namespace
-
-PassInfo blockMergePass() {
-  return {"block-merge",
-          "neighbouring blocks merged so shared tiles serve more threads "
-          "(§3.5, G2S)",
-          [](Function &F, const PassContext &Ctx,
-             std::string &Why) -> llvm::Expected<std::optional<AppliedPass>> {
-            if (shapeFixed(F, Ctx, Why))
-              return std::nullopt;
-            TileShape Cur = currentShape(F, Ctx);
-            const Function &Origin = tilingOrigin(F);
-            std::string Chosen = "--merge", Ranked, Bound;
-            TileShape S = Cur;
-            if (Ctx.Merge.BlockX || Ctx.Merge.BlockY) {
-              S.Block = {Cur.Block[0] * Ctx.Merge.BlockX.value_or(1),
-                         Cur.Block[1] * Ctx.Merge.BlockY.value_or(1)};
-            } else {
-              if (Cur.LoopTile == 0) {
-                Why = "no data is shared between neighbouring blocks "
-                      "(nothing is read through shared memory)";
-                return std::nullopt;
-              }
-              auto Versions = rankVersions(Origin, Cur.LoopTile, Ctx.Target,
-                                           std::nullopt, Cur.Interchange);
-              if (Versions.empty()) {
-                Why = "no legal merged version";
-                return std::nullopt;
-              }
-              if (Ctx.Searched)
-                *Ctx.Searched = {Cur.Block, Versions};
-              // On a stand-in architecture (PtxasStandIn) the block of the
-              // best version ptxas finds legal: the estimate from KIR takes
-              // blocks whose capped registers leave room for one block a SM
-              // (gemm's 32x16 on a GTX 480: 59 registers by ptxas, 19
-              // estimated), and thread merge then finds nothing legal.
-              RankedVersion Best = Versions.front();
-              std::string Note;
-              if (countsOnStandIn(Ctx.Target)) {
-                std::optional<KernelResources> Used;
-                Best = checkWithPtxas(Origin, Versions, Ctx.Target, Ctx.Helpers,
-                                      Note, Used,
-                                      /*MaxVersions=*/6);
-              }
-              Ranked = topVersions(Versions);
-              S.Block = Best.Shape.Block;
-              Chosen = llvm::formatv("static model (cost {0:f4}, best of {1})",
-                                     Best.Cost, Versions.size());
-              if (Best.Shape.Block != Versions.front().Shape.Block)
-                Chosen += "; " + Note;
-              Bound = versionBound(Best, Ctx.Target);
-            }
-            if (S.Block == Cur.Block) {
-              Why = "the model keeps the block as it is";
-              return std::nullopt;
-            }
-            // A block half as wide (Search.cpp: thread merge widens the
-            // tile again) is a factor of 1/2 in X.
-            std::int64_t Fx = S.Block[0] / Cur.Block[0],
-                         Fy = S.Block[1] / Cur.Block[1];
-            std::string Factor =
-                S.Block[0] < Cur.Block[0]
-                    ? llvm::formatv("1/{0}x{1}", Cur.Block[0] / S.Block[0], Fy)
-                          .str()
-                    : "";
-            S.Merge = {1, 1};
-            auto R = apply(F, Ctx, S, "block-merge",
-                           std::max<std::int64_t>(Fx, 1), Fy, Chosen, Factor);
-            if (R && *R && !Ranked.empty())
-              (**R).Parameters["ranked"] = Ranked;
-            if (R && *R && !Bound.empty())
-              (**R).Parameters["bound"] = Bound;
-            return R;
-          }};
-}
-
-PassInfo threadMergePass() {
-  return {
-      "thread-merge",
-      "neighbouring threads merged so one thread keeps shared data in "
-      "registers (§3.5, G2R, Fig. 10)",
-      [](Function &F, const PassContext &Ctx,
-         std::string &Why) -> llvm::Expected<std::optional<AppliedPass>> {
-        if (shapeFixed(F, Ctx, Why))
-          return std::nullopt;
-        TileShape S = currentShape(F, Ctx);
-        std::string Chosen = "--merge", Bound;
-        std::optional<KernelResources> Used;
-        if (Ctx.Merge.ThreadX || Ctx.Merge.ThreadY) {
-          S.Merge = {Ctx.Merge.ThreadX.value_or(1),
-                     Ctx.Merge.ThreadY.value_or(1)};
-          std::string Note;
-          S.UnrollTile =
-              forcedUnroll(tilingOrigin(F), S, Ctx.Target, Ctx.Helpers, Note);
-          if (!Note.empty())
-            Chosen += "; " + Note;
-        } else {
-          auto Versions = rankVersions(tilingOrigin(F), S.LoopTile, Ctx.Target,
-                                       S.Block, S.Interchange,
-                                       Ctx.Variant == MemoryVariant::Texture);
-          if (Versions.empty()) {
-            Why = "no legal merged version for this block";
-            return std::nullopt;
-          }
-          // Block merge's space holds this one, and more.
-          if (Ctx.Searched && Ctx.Searched->Versions.empty())
-            *Ctx.Searched = {S.Block, Versions};
-          if (Versions.front().Shape.Merge ==
-              std::array<std::int64_t, 2>{1, 1}) {
-            Why = "merged threads would share no data, or leave SMs "
-                  "without a block at the size hints (the model finds no "
-                  "gain)";
-            return std::nullopt;
-          }
-          std::string Note;
-          RankedVersion Best = checkWithPtxas(
-              tilingOrigin(F), Versions, Ctx.Target, Ctx.Helpers, Note, Used);
-          S.Merge = Best.Shape.Merge;
-          S.UnrollTile = Best.Shape.UnrollTile;
-          Chosen = llvm::formatv("static model (cost {0:f4}, best of {1}); "
-                                 "{2}",
-                                 Best.Cost, Versions.size(), Note);
-          Bound = versionBound(Best, Ctx.Target);
-          if (S.Merge == std::array<std::int64_t, 2>{1, 1}) {
-            Why = Note;
-            return std::nullopt;
-          }
-        }
-        if (S.Merge == std::array<std::int64_t, 2>{1, 1}) {
-          Why = "merged threads would share no data (the model finds no "
-                "gain)";
-          return std::nullopt;
-        }
-        // Texture variant: no staging, so the copies share control flow
-        // (and their common reads) only without per-copy guards. The
-        // global variant keeps them, with a branch for whole groups.
-        S.WholeTiles = Ctx.Variant == MemoryVariant::Texture;
-        auto R =
-            apply(F, Ctx, S, "thread-merge", S.Merge[0], S.Merge[1], Chosen);
-        if (R && *R && Used) {
-          F.Plan->PtxasSource = Used->Source;
-          F.Plan->PtxasRegisters = Used->Registers;
-          F.Plan->PtxasSpillBytes =
-              Used->SpillStoreBytes + Used->SpillLoadBytes;
-        }
-        if (R && *R && !Bound.empty())
-          (**R).Parameters["bound"] = Bound;
-        if (R && *R && Ctx.Variant == MemoryVariant::Global)
-          (**R).Parameters.merge(shareCopiesReads(F, S.Merge));
-        return R;
-      }};
 }
 
 } // namespace gpumerge
