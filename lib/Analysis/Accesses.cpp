@@ -200,7 +200,12 @@ std::set<std::string> arraysUsedAsPointers(const Function &F) {
   return Used;
 }
 
-std::set<std::string> arraysSteeringIndices(const Function &F) {
+namespace {
+
+/// The integer array parameters of \p F whose values steer, directly or
+/// through locals, the indices of its global writes (\p WritesOnly), or
+/// those of every access and the loops' ranges.
+std::set<std::string> steeringArrays(const Function &F, bool WritesOnly) {
   std::map<std::string, std::set<std::string>> From; // local → arrays
   auto Sources = [&](const Expr &E) {
     std::set<std::string> S;
@@ -231,23 +236,43 @@ std::set<std::string> arraysSteeringIndices(const Function &F) {
     });
   }
   std::set<std::string> Steering;
-  walkStmts(*F.Body, [&](Stmt &S) {
-    if (const auto *L = llvm::dyn_cast<ForStmt>(&S))
-      for (const Expr *E : {L->Init.get(), L->Bound.get()})
-        if (E)
-          Add(Steering, Sources(*E));
-  });
-  walkExprs(*F.Body, [&](const Expr &E) {
-    if (const auto *R = llvm::dyn_cast<ArrayRef>(&E))
-      for (const ExprPtr &I : R->Indices)
-        Add(Steering, Sources(*I));
-  });
+  if (WritesOnly) {
+    walkStmts(*F.Body, [&](Stmt &S) {
+      const auto *A = llvm::dyn_cast<AssignStmt>(&S);
+      const auto *R = A ? llvm::dyn_cast<ArrayRef>(A->LHS.get()) : nullptr;
+      if (R && R->Space == AddressSpace::Global)
+        for (const ExprPtr &I : R->Indices)
+          Add(Steering, Sources(*I));
+    });
+  } else {
+    walkStmts(*F.Body, [&](Stmt &S) {
+      if (const auto *L = llvm::dyn_cast<ForStmt>(&S))
+        for (const Expr *E : {L->Init.get(), L->Bound.get()})
+          if (E)
+            Add(Steering, Sources(*E));
+    });
+    walkExprs(*F.Body, [&](const Expr &E) {
+      if (const auto *R = llvm::dyn_cast<ArrayRef>(&E))
+        for (const ExprPtr &I : R->Indices)
+          Add(Steering, Sources(*I));
+    });
+  }
   std::set<std::string> Out;
   for (const std::string &A : Steering)
     if (const Param *P = F.findParam(A);
         P && P->Ty.IsPointer && P->Ty.element().isInteger())
       Out.insert(A);
   return Out;
+}
+
+} // namespace
+
+std::set<std::string> arraysSteeringIndices(const Function &F) {
+  return steeringArrays(F, /*WritesOnly=*/false);
+}
+
+std::set<std::string> arraysSteeringWrites(const Function &F) {
+  return steeringArrays(F, /*WritesOnly=*/true);
 }
 
 } // namespace gpumerge

@@ -68,6 +68,12 @@ std::set<std::string> arraysUsedAsPointers(const Function &F);
 /// values below 0 would index before the arrays.
 std::set<std::string> arraysSteeringIndices(const Function &F);
 
+/// Those of them that steer where \p F writes global memory (a scatter,
+/// `out[idx[i]] = v[i]`): verify fills them with a permutation, so no two
+/// threads write one element (the input's result would depend on their
+/// order, and a merge's order is not the input's).
+std::set<std::string> arraysSteeringWrites(const Function &F);
+
 } // namespace gpumerge
 
 #endif

@@ -150,6 +150,33 @@ std::vector<std::uint8_t> randomContents(const Type &T, std::int64_t Count,
   return B;
 }
 
+/// 0 .. Count - 1 in a pseudo-random order, as elements of the integer type
+/// \p T (an array that steers writes: no two threads then write one
+/// element). One draw per element, as randomContents; other element types
+/// fall back to it.
+std::vector<std::uint8_t> permutedIndices(const Type &T, std::int64_t Count,
+                                          Random &R) {
+  if (T.lanes() != 1 || !(T.Scalar == ScalarKind::Int ||
+                          T.Scalar == ScalarKind::UInt ||
+                          T.Scalar == ScalarKind::Long ||
+                          T.Scalar == ScalarKind::ULong))
+    return randomContents(T, Count, R, /*FromZero=*/true);
+  std::vector<std::int64_t> Order(size_t(std::max<std::int64_t>(Count, 0)));
+  for (size_t I = 0; I < Order.size(); ++I)
+    Order[I] = std::int64_t(I);
+  for (size_t I = Order.size(); I > 1; --I)
+    std::swap(Order[I - 1], Order[R.next() % I]);
+  if (!Order.empty())
+    R.next();
+  std::vector<std::uint8_t> B(Order.size() * scalarBytes(T.Scalar));
+  for (size_t I = 0; I < Order.size(); ++I)
+    if (scalarBytes(T.Scalar) == 4)
+      put<std::int32_t>(B, I, std::int32_t(Order[I]));
+    else
+      put<std::int64_t>(B, I, Order[I]);
+  return B;
+}
+
 /// The largest divisor of \p N that is at most \p Limit.
 std::int64_t largestDivisorUpTo(std::int64_t N, std::int64_t Limit) {
   for (std::int64_t D = std::min(N, Limit); D > 1; --D)
@@ -1622,19 +1649,23 @@ prepareRun(const Module &M, const std::vector<const Function *> &DomainFrom,
   for (size_t I = 0; SameInputs && I < Run.Params.size(); ++I)
     SameInputs = Like->Params[I].Name == Run.Params[I].Name &&
                  Like->Params[I].Ty == Run.Params[I].Ty;
-  std::set<std::string> Indices;
+  std::set<std::string> Indices, Scatters;
   for (const VerifyStage &St : Stages) {
     std::set<std::string> Of = arraysSteeringIndices(*St.Naive);
     Indices.insert(Of.begin(), Of.end());
+    std::set<std::string> Writes = arraysSteeringWrites(*St.Naive);
+    Scatters.insert(Writes.begin(), Writes.end());
   }
   auto MakeInputs = [&] {
     Random R{Opts.Seed};
     std::vector<std::vector<std::uint8_t>> Inputs;
     for (const Param &P : Run.Params)
-      Inputs.push_back(P.Ty.IsPointer
-                           ? randomContents(P.Ty.element(), Extents[P.Name], R,
-                                            Indices.count(P.Name) > 0)
-                           : std::vector<std::uint8_t>());
+      Inputs.push_back(
+          !P.Ty.IsPointer ? std::vector<std::uint8_t>()
+          : Scatters.count(P.Name)
+              ? permutedIndices(P.Ty.element(), Extents[P.Name], R)
+              : randomContents(P.Ty.element(), Extents[P.Name], R,
+                               Indices.count(P.Name) > 0));
     Run.Inputs = std::make_shared<const std::vector<std::vector<std::uint8_t>>>(
         std::move(Inputs));
   };

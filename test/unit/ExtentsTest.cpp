@@ -432,3 +432,36 @@ __global__ void csr(const int *rows, const int *cols, const float *vals,
   EXPECT_EQ(gpumerge::arraysSteeringIndices(*M->kernels()[0]),
             (std::set<std::string>{"cols", "rows"}));
 }
+
+// Of those, the arrays that steer where a kernel writes (a scatter, also
+// through a local): verify fills them with a permutation, so no two threads
+// write one element. csr's index arrays steer reads only.
+TEST(Accesses, ArraysSteeringWrites) {
+  auto M = gpumerge::parseText(R"(
+__global__ void scatter(const int *perm, const int *keys, const float *v,
+                        float *out, float *hist, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    int to = perm[i];
+    out[to] = v[keys[i]];
+    hist[i] = v[i];
+  }
+}
+__global__ void csr(const int *rows, const int *cols, const float *x,
+                    float *y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    float s = 0.0f;
+    for (int j = rows[i]; j < rows[i + 1]; j++)
+      s += x[cols[j]];
+    y[i] = s;
+  }
+}
+)");
+  ASSERT_TRUE(M);
+  EXPECT_EQ(gpumerge::arraysSteeringWrites(*M->kernels()[0]),
+            (std::set<std::string>{"perm"}));
+  EXPECT_EQ(gpumerge::arraysSteeringIndices(*M->kernels()[0]),
+            (std::set<std::string>{"keys", "perm"}));
+  EXPECT_TRUE(gpumerge::arraysSteeringWrites(*M->kernels()[1]).empty());
+}
