@@ -156,10 +156,9 @@ std::vector<std::uint8_t> randomContents(const Type &T, std::int64_t Count,
 /// fall back to it.
 std::vector<std::uint8_t> permutedIndices(const Type &T, std::int64_t Count,
                                           Random &R) {
-  if (T.lanes() != 1 || !(T.Scalar == ScalarKind::Int ||
-                          T.Scalar == ScalarKind::UInt ||
-                          T.Scalar == ScalarKind::Long ||
-                          T.Scalar == ScalarKind::ULong))
+  if (T.lanes() != 1 ||
+      !(T.Scalar == ScalarKind::Int || T.Scalar == ScalarKind::UInt ||
+        T.Scalar == ScalarKind::Long || T.Scalar == ScalarKind::ULong))
     return randomContents(T, Count, R, /*FromZero=*/true);
   std::vector<std::int64_t> Order(size_t(std::max<std::int64_t>(Count, 0)));
   for (size_t I = 0; I < Order.size(); ++I)
@@ -1660,12 +1659,11 @@ prepareRun(const Module &M, const std::vector<const Function *> &DomainFrom,
     Random R{Opts.Seed};
     std::vector<std::vector<std::uint8_t>> Inputs;
     for (const Param &P : Run.Params)
-      Inputs.push_back(
-          !P.Ty.IsPointer ? std::vector<std::uint8_t>()
-          : Scatters.count(P.Name)
-              ? permutedIndices(P.Ty.element(), Extents[P.Name], R)
-              : randomContents(P.Ty.element(), Extents[P.Name], R,
-                               Indices.count(P.Name) > 0));
+      Inputs.push_back(!P.Ty.IsPointer ? std::vector<std::uint8_t>()
+                       : Scatters.count(P.Name)
+                           ? permutedIndices(P.Ty.element(), Extents[P.Name], R)
+                           : randomContents(P.Ty.element(), Extents[P.Name], R,
+                                            Indices.count(P.Name) > 0));
     Run.Inputs = std::make_shared<const std::vector<std::vector<std::uint8_t>>>(
         std::move(Inputs));
   };
