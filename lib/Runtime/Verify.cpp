@@ -653,69 +653,6 @@ solveConditions(const std::vector<const Function *> &DomainFrom,
                 const std::optional<std::array<std::int64_t, 2>> &Grid,
                 const SizeBindings &Base, SizeBindings *Witness);
 
-std::optional<SizeBindings> sizesForOptimizedStages(
-    const std::vector<const Function *> &DomainFrom,
-    const std::vector<VerifyStage> &Stages, const SizeBindings &Sizes,
-    const std::optional<std::array<std::int64_t, 2>> &Grid) {
-  std::vector<const LaunchPlan *> Plans = stagePlans(Stages);
-  if (Plans.empty())
-    return Sizes;
-  const Function &Naive = *Stages.front().Naive;
-  // From sizes where the input kernel is sound (ADI's (n - 3 - i1) * n
-  // needs n > i1 + 2): raising one size for a condition from unsound ones
-  // may leave the repair nothing that keeps the condition.
-  SizeBindings S =
-      repairSizes(DomainFrom, Stages, chooseSizes(Naive, Sizes), Sizes, Grid);
-  unsigned Total = 0;
-  auto Score = [&](const SizeBindings &X) {
-    return conditionsHeldAt(DomainFrom, Plans, X, Grid, Total);
-  };
-  auto Holds = [&](const SizeBindings &X) {
-    int N = Score(X);
-    return N >= 0 && unsigned(N) == Total;
-  };
-  // Raise one size at a time, in parameter order, by the smallest step
-  // that makes more of the conditions hold; a few rounds settle it.
-  for (unsigned Round = 0; Round < 4 && !Holds(S); ++Round)
-    for (const Param &P : Naive.Params) {
-      if (!S.count(P.Name) || Holds(S))
-        continue;
-      int Base = Score(S);
-      for (std::int64_t Step = 1; Step <= 4096; ++Step) {
-        SizeBindings T = S;
-        T[P.Name] += Step;
-        if (Score(T) > Base) {
-          S = T;
-          break;
-        }
-      }
-    }
-  // Coupled conditions ((w - fw + 1) % 16 == 0 and fw % 16 == 0) defeat
-  // raising one size at a time: solve them group by group.
-  SizeBindings Solved;
-  if (!Holds(S) && solveConditions(DomainFrom, Stages, Grid, S, &Solved) ==
-                       PlanSatisfiability::Holds)
-    S = Solved;
-  if (!Holds(S))
-    return std::nullopt;
-  // Sizes where the input kernel races, or reaches before an array where
-  // the given sizes did not, are no use: repair them, keeping the
-  // conditions. (A read the analysis places before an array at every size,
-  // in a branch that never runs there, `i == 0 ? ... : hz[(i-1)*NY + j]`,
-  // does not count: verify runs the given sizes with it too.)
-  std::string Before =
-      sizeProblem(DomainFrom, Stages, chooseSizes(Naive, Sizes), Grid);
-  auto Usable = [&](const SizeBindings &X) {
-    return usableSizes(DomainFrom, Stages, X, Grid, Before);
-  };
-  if (!Usable(S)) {
-    S = repairSizes(DomainFrom, Stages, S, Sizes, Grid);
-    if (!Holds(S) || !Usable(S))
-      return std::nullopt;
-  }
-  return S;
-}
-
 std::optional<SizeBindings> sizesForOptimizedPath(const Function &Naive,
                                                   const Function &Emitted,
                                                   const SizeBindings &Sizes) {
@@ -842,6 +779,90 @@ std::vector<std::int64_t> trialValues() {
 }
 
 } // namespace
+
+std::optional<SizeBindings> sizesForOptimizedStages(
+    const std::vector<const Function *> &DomainFrom,
+    const std::vector<VerifyStage> &Stages, const SizeBindings &Sizes,
+    const std::optional<std::array<std::int64_t, 2>> &Grid) {
+  std::vector<const LaunchPlan *> Plans = stagePlans(Stages);
+  if (Plans.empty())
+    return Sizes;
+  const Function &Naive = *Stages.front().Naive;
+  // From sizes where the input kernel is sound (ADI's (n - 3 - i1) * n
+  // needs n > i1 + 2): raising one size for a condition from unsound ones
+  // may leave the repair nothing that keeps the condition.
+  SizeBindings S =
+      repairSizes(DomainFrom, Stages, chooseSizes(Naive, Sizes), Sizes, Grid);
+  unsigned Total = 0;
+  auto Score = [&](const SizeBindings &X) {
+    return conditionsHeldAt(DomainFrom, Plans, X, Grid, Total);
+  };
+  auto Holds = [&](const SizeBindings &X) {
+    int N = Score(X);
+    return N >= 0 && unsigned(N) == Total;
+  };
+  // A size that conditions of its own constrain (f % 4 == 0) is raised to
+  // meet them first: raised later, it would break what the others were
+  // raised for (w - f + 1 >= 256), and no single step would gain.
+  if (auto Conditions = launchConditions(DomainFrom, Plans, Grid))
+    for (const Param &P : Naive.Params) {
+      std::vector<const Condition *> Own;
+      for (const Condition &C : *Conditions)
+        if (C.Sizes == std::set<std::string>{P.Name})
+          Own.push_back(&C);
+      if (Own.empty() || !S.count(P.Name))
+        continue;
+      SizeBindings X = S;
+      for (std::int64_t Step = 0; Step <= 4096; ++Step) {
+        X[P.Name] = S.at(P.Name) + Step;
+        if (llvm::all_of(Own,
+                         [&](const Condition *C) { return C->Holds(X); })) {
+          S = X;
+          break;
+        }
+      }
+    }
+  // Raise one size at a time, in parameter order, by the smallest step
+  // that makes more of the conditions hold; a few rounds settle it.
+  for (unsigned Round = 0; Round < 4 && !Holds(S); ++Round)
+    for (const Param &P : Naive.Params) {
+      if (!S.count(P.Name) || Holds(S))
+        continue;
+      int Base = Score(S);
+      for (std::int64_t Step = 1; Step <= 4096; ++Step) {
+        SizeBindings T = S;
+        T[P.Name] += Step;
+        if (Score(T) > Base) {
+          S = T;
+          break;
+        }
+      }
+    }
+  // Coupled conditions ((w - fw + 1) % 16 == 0 and fw % 16 == 0) defeat
+  // raising one size at a time: solve them group by group.
+  SizeBindings Solved;
+  if (!Holds(S) && solveConditions(DomainFrom, Stages, Grid, S, &Solved) ==
+                       PlanSatisfiability::Holds)
+    S = Solved;
+  if (!Holds(S))
+    return std::nullopt;
+  // Sizes where the input kernel races, or reaches before an array where
+  // the given sizes did not, are no use: repair them, keeping the
+  // conditions. (A read the analysis places before an array at every size,
+  // in a branch that never runs there, `i == 0 ? ... : hz[(i-1)*NY + j]`,
+  // does not count: verify runs the given sizes with it too.)
+  std::string Before =
+      sizeProblem(DomainFrom, Stages, chooseSizes(Naive, Sizes), Grid);
+  auto Usable = [&](const SizeBindings &X) {
+    return usableSizes(DomainFrom, Stages, X, Grid, Before);
+  };
+  if (!Usable(S)) {
+    S = repairSizes(DomainFrom, Stages, S, Sizes, Grid);
+    if (!Holds(S) || !Usable(S))
+      return std::nullopt;
+  }
+  return S;
+}
 
 /// Decides the launch conditions of \p Stages' plans group by group
 /// (conditions sharing sizes together): constants at once, one size by a
