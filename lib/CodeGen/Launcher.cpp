@@ -772,10 +772,10 @@ std::string emitCudaLauncher(const Function &F) {
     // A built-in of nvcc's front end and of GCC and Clang: no header, and
     // no template to define once per file (bench-gpu includes each output
     // in a namespace of its own).
-    emitLine(Out, 2,
-             llvm::formatv("{0} = {0} && __is_same({1}, {2});", N.Ok, Name,
-                           Spelled)
-                 .str());
+    emitLine(
+        Out, 2,
+        llvm::formatv("{0} = {0} && __is_same({1}, {2});", N.Ok, Name, Spelled)
+            .str());
   }
   std::string Args = argumentList(F);
   std::string OptArgs = optimizedArgumentList(F);
