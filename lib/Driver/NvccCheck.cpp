@@ -3,6 +3,7 @@
 #include "Driver/NvccCheck.h"
 #include "Target/Ptxas.h"
 #include "Target/PtxasCache.h"
+#include "Target/Subprocess.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/ScopeExit.h"
@@ -111,19 +112,13 @@ std::optional<std::string> NvccCheck::firstError(llvm::StringRef Text) const {
     return *Cached == Compiles ? "" : *Cached;
   // Where nvcc cannot be run to a verdict, the text is not judged.
 
-  llvm::SmallString<128> Dir;
-  if (std::error_code EC =
-          llvm::sys::fs::createUniqueDirectory("gpumerge-nvcc-check", Dir))
+  std::string Why;
+  std::optional<ScratchDir> Dir =
+      ScratchDir::create("gpumerge-nvcc-check", Why);
+  if (!Dir)
     return std::nullopt;
-  auto Cleanup =
-      llvm::make_scope_exit([&] { llvm::sys::fs::remove_directories(Dir); });
-  auto InDir = [&](llvm::StringRef Name) {
-    llvm::SmallString<128> P(Dir);
-    llvm::sys::path::append(P, Name);
-    return std::string(P);
-  };
-  std::string Source = InDir("output.cu"), Object = InDir("output.o"),
-              Log = InDir("log.txt");
+  std::string Source = Dir->path("output.cu"), Object = Dir->path("output.o"),
+              Log = Dir->path("log.txt");
   {
     std::error_code EC;
     llvm::raw_fd_ostream OS(Source, EC);

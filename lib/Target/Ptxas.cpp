@@ -15,6 +15,7 @@
 
 #include "Target/Ptxas.h"
 #include "Target/PtxasCache.h"
+#include "Target/Subprocess.h"
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallString.h"
@@ -232,47 +233,6 @@ gpumerge::parsePtxasReport(llvm::StringRef Report) {
   return ByName;
 }
 
-// ExecuteAndWait's own time limit arms alarm(), one per process: batch
-// workers (-j) running nvcc at once would cancel each other's, and the
-// SIGALRM may reach a thread other than the waiting one, which then waits
-// without a limit. Polling needs no signal.
-int gpumerge::runWithDeadline(
-    llvm::StringRef Program, llvm::ArrayRef<llvm::StringRef> Args,
-    llvm::ArrayRef<std::optional<llvm::StringRef>> Redirects, unsigned Seconds,
-    std::string &ErrMsg, bool &ExecFailed) {
-  llvm::sys::ProcessInfo PI = llvm::sys::ExecuteNoWait(
-      Program, Args, std::nullopt, Redirects, 0, &ErrMsg, &ExecFailed);
-  if (ExecFailed || PI.Pid <= 0) {
-    ExecFailed = true;
-    return -1;
-  }
-  auto Deadline =
-      std::chrono::steady_clock::now() + std::chrono::seconds(Seconds);
-  for (;;) {
-    int Status = 0;
-    pid_t Done = ::waitpid(PI.Pid, &Status, WNOHANG);
-    if (Done == PI.Pid) {
-      if (WIFEXITED(Status))
-        return WEXITSTATUS(Status);
-      ErrMsg = "crashed with signal " + std::to_string(WTERMSIG(Status)) +
-               " (" + ::strsignal(WTERMSIG(Status)) + ")";
-      return -2;
-    }
-    if (Done < 0 && errno != EINTR) {
-      ErrMsg = std::string("cannot wait for it: ") + std::strerror(errno);
-      return -2;
-    }
-    if (std::chrono::steady_clock::now() >= Deadline) {
-      ::kill(PI.Pid, SIGKILL);
-      while (::waitpid(PI.Pid, &Status, 0) < 0 && errno == EINTR)
-        ;
-      ErrMsg = "timed out after " + std::to_string(Seconds) + " s";
-      return -2;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-}
-
 llvm::Expected<std::map<std::string, KernelResources>>
 gpumerge::ptxasResources(const std::string &CudaSource,
                          const std::string &SmArch, unsigned MaxRegisters) {
@@ -293,20 +253,12 @@ gpumerge::ptxasResources(const std::string &CudaSource,
   if (std::optional<std::string> Cached = readCachedReport(CacheDir, Key))
     return parsePtxasReport(*Cached);
 
-  llvm::SmallString<128> Dir;
-  if (std::error_code EC =
-          llvm::sys::fs::createUniqueDirectory("gpumerge-ptxas", Dir))
-    return makeError("cannot create a temporary directory: " + EC.message());
-  auto Cleanup =
-      llvm::make_scope_exit([&] { llvm::sys::fs::remove_directories(Dir); });
-
-  auto InDir = [&](llvm::StringRef Name) {
-    llvm::SmallString<128> P(Dir);
-    llvm::sys::path::append(P, Name);
-    return std::string(P);
-  };
-  std::string Input = InDir("kernel.cu"), Cubin = InDir("kernel.cubin"),
-              Out = InDir("stdout.txt"), Err = InDir("stderr.txt");
+  std::string Why;
+  std::optional<ScratchDir> Dir = ScratchDir::create("gpumerge-ptxas", Why);
+  if (!Dir)
+    return makeError(Why);
+  std::string Input = Dir->path("kernel.cu"), Cubin = Dir->path("kernel.cubin"),
+              Out = Dir->path("stdout.txt"), Err = Dir->path("stderr.txt");
   {
     std::error_code EC;
     llvm::raw_fd_ostream OS(Input, EC);
@@ -342,7 +294,7 @@ gpumerge::ptxasResources(const std::string &CudaSource,
     // the directory is gone once we return, so drop it.
     std::string Diagnostics;
     llvm::StringRef Rest(Report);
-    std::string Prefix = (Dir + llvm::sys::path::get_separator()).str();
+    std::string Prefix = Dir->prefix();
     while (!Rest.empty()) {
       size_t At = Rest.find(Prefix);
       Diagnostics += Rest.take_front(At).str();

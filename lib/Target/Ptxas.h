@@ -12,12 +12,10 @@
 #ifndef GPUMERGE_TARGET_PTXAS_H
 #define GPUMERGE_TARGET_PTXAS_H
 
-#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
 #include <map>
-#include <optional>
 #include <string>
 
 namespace gpumerge {
@@ -37,14 +35,6 @@ struct KernelResources {
 /// set (gpumerge-nvcc sets it to the real nvcc), else looked for on PATH,
 /// then in $CUDA_HOME/bin, then in /usr/local/cuda/bin.
 llvm::Expected<std::string> findNvcc();
-
-/// Runs \p Program and waits for it at most \p Seconds (then kills it): its
-/// exit status, -2 after a signal or the deadline (\p ErrMsg says which), -1
-/// when it could not start (\p ExecFailed). Safe from several threads.
-int runWithDeadline(llvm::StringRef Program,
-                    llvm::ArrayRef<llvm::StringRef> Args,
-                    llvm::ArrayRef<std::optional<llvm::StringRef>> Redirects,
-                    unsigned Seconds, std::string &ErrMsg, bool &ExecFailed);
 
 /// The name a kernel has in its source for the symbol ptxas reports:
 /// "_ZN2ns3mmEPKfS1_Pf" -> "mm", "_Z2tkILi3EEvPf" -> "tk"; extern "C" names
