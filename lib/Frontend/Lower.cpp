@@ -406,6 +406,26 @@ void Lowering::noteTypedef(const TypedefNameDecl *TD) {
                 " " + Name + ";");
 }
 
+std::optional<std::string>
+Lowering::textureTemplateArgs(const clang::CallExpr &C,
+                              const FunctionDecl &Callee) const {
+  llvm::StringRef Name = Callee.getName();
+  const auto *R =
+      llvm::dyn_cast<DeclRefExpr>(C.getCallee()->IgnoreParenImpCasts());
+  if (!R || !R->hasExplicitTemplateArgs() || isUserCode(Callee.getLocation()) ||
+      !(Name.startswith("tex") || Name.startswith("surf")))
+    return std::nullopt;
+  std::string Written =
+      Lexer::getSourceText(
+          CharSourceRange::getTokenRange(SM.getSpellingLoc(R->getLAngleLoc()),
+                                         SM.getSpellingLoc(R->getRAngleLoc())),
+          SM, Ctx.getLangOpts())
+          .str();
+  if (Written.empty() || Written.front() != '<' || Written.back() != '>')
+    return "";
+  return Written;
+}
+
 void Lowering::spellTypeMacro(TypeLoc TL, Type &T) {
   // The CUDA launcher checks the type the kernel was optimized for
   // (Launcher.h); an OpenCL host's helper cannot.
@@ -1294,26 +1314,12 @@ ExprPtr Lowering::lowerExprImpl(const clang::Expr *E) {
                             "name a function after",
                         Loc);
     }
-    // A texture fetch of an object (`tex2D<float>(tex, x, y)`) keeps the
-    // template argument it was written with: nothing deduces it, and
-    // without it nvcc finds no tex2D to call.
-    if (const auto *R =
-            llvm::dyn_cast<DeclRefExpr>(C->getCallee()->IgnoreParenImpCasts());
-        R && R->hasExplicitTemplateArgs() &&
-        !isUserCode(Callee->getLocation()) &&
-        (llvm::StringRef(Name).startswith("tex") ||
-         llvm::StringRef(Name).startswith("surf"))) {
-      std::string Written =
-          Lexer::getSourceText(CharSourceRange::getTokenRange(
-                                   SM.getSpellingLoc(R->getLAngleLoc()),
-                                   SM.getSpellingLoc(R->getRAngleLoc())),
-                               SM, Ctx.getLangOpts())
-              .str();
-      if (Written.empty() || Written.front() != '<' || Written.back() != '>')
+    if (std::optional<std::string> Written = textureTemplateArgs(*C, *Callee)) {
+      if (Written->empty())
         return failExpr("call of '" + Name +
                             "' with template arguments written in a macro",
                         Loc);
-      Name += Written;
+      Name += *Written;
     }
     auto Call = std::make_unique<gpumerge::CallExpr>(
         Name, std::move(Args), lowerType(C->getType(), Loc));

@@ -133,6 +133,13 @@ private:
   /// input's kernel then), and notes its definition for translations.
   /// CUDA inputs only.
   void spellTypeMacro(TypeLoc TL, Type &T);
+  /// The template arguments \p C, a texture or surface fetch of the CUDA
+  /// library (`tex2D<float>(tex, x, y)`), was written with: "<float>". They
+  /// are kept, for nothing deduces them and without them nvcc finds no
+  /// tex2D to call. "" where a macro wrote them; nullopt for other calls.
+  std::optional<std::string>
+  textureTemplateArgs(const clang::CallExpr &C,
+                      const FunctionDecl &Callee) const;
 
   // --- vectors -------------------------------------------------------------
   /// CUDA's float2, int4, uchar4 ...: the toolkit's struct of fields x, y
