@@ -3,6 +3,7 @@
 
 #include "Analysis/Accesses.h"
 #include "Analysis/Domain.h"
+#include "IR/LaunchThreads.h"
 
 namespace gpumerge {
 
@@ -76,11 +77,19 @@ bool dominates(const AffineForm &A, const AffineForm &B,
 
 /// Thread positions: idx and idy over [0, guard bound + offset - 1], when
 /// exactly one guard bounds the dimension (the domain is the minimum of
-/// several, which a polynomial cannot say).
+/// several, which a polynomial cannot say); over what the naive launch
+/// covers where no guard does (IR/LaunchThreads.h).
 RangeMap threadRanges(const Function &F, const AffineContext &Ctx) {
   RangeMap R;
   KernelDomain D = findDomain(F);
   for (unsigned Dim = 0; Dim < 2; ++Dim) {
+    AffineVar Position{AffineVar::Kind::Thread, Dim == 0 ? "idx" : "idy"};
+    if (D.Bounds[Dim].empty()) {
+      AffineVar Launch{AffineVar::Kind::Symbol, launchThreadsName(Dim)};
+      R[Position] = {AffineForm::constant(0),
+                     AffineForm::variable(Launch) - AffineForm::constant(1)};
+      continue;
+    }
     if (D.Bounds[Dim].size() != 1)
       continue;
     const DomainBound &B = D.Bounds[Dim].front();
@@ -88,8 +97,8 @@ RangeMap threadRanges(const Function &F, const AffineContext &Ctx) {
     if (!Bound || Bound->mentions(AffineVar::Kind::Thread) ||
         Bound->mentions(AffineVar::Kind::Loop))
       continue;
-    R[{AffineVar::Kind::Thread, Dim == 0 ? "idx" : "idy"}] = {
-        AffineForm::constant(0), *Bound + AffineForm::constant(B.Offset - 1)};
+    R[Position] = {AffineForm::constant(0),
+                   *Bound + AffineForm::constant(B.Offset - 1)};
   }
   // The layers of a 3-D grid: what its z guard lets run.
   if (D.LayerBounds.size() == 1) {
@@ -165,8 +174,11 @@ symbolicElementForms(const Function &F, const std::string &Array) {
     if (!Hi)
       return std::nullopt;
     AffineForm Elements = *Hi + AffineForm::constant(1);
-    // Only scalar parameters may remain (not bdimx, gsizex, ...).
+    // Only scalar parameters and the launch's threads may remain (not
+    // bdimx, gsizex, ...).
     for (const AffineVar &V : Elements.variables(AffineVar::Kind::Symbol)) {
+      if (launchThreadsDim(V.Name))
+        continue;
       const Param *S = F.findParam(V.Name);
       if (!S || S->isArray())
         return std::nullopt;

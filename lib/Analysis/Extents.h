@@ -20,12 +20,14 @@ namespace gpumerge {
 /// The number of elements array parameter \p Array needs when \p F runs over
 /// its guarded domain, as a KIR expression over scalar parameters (e.g.
 /// `h * k`), or nullptr when some index cannot be bounded symbolically (a
-/// non-affine index, an unguarded dimension or one with several guards, a
+/// non-affine index, a dimension with several guards, a
 /// block-relative position, a loop bound that is not affine). The bound is
 /// the one bufferExtents computes by interval arithmetic, term by term, with
 /// the sizes left as symbols; several incomparable index forms give a nested
 /// `(a > b ? a : b)`. An array never accessed needs 0 elements; a name that
-/// is not an array parameter gives nullptr.
+/// is not an array parameter gives nullptr. Where the kernel has no guard
+/// in a dimension, the count names the naive launch's threads there
+/// (IR/LaunchThreads.h), which launch code binds.
 ExprPtr symbolicElements(const Function &F, const std::string &Array);
 
 /// The same bound as a polynomial over scalar parameters, one per index form

@@ -11,6 +11,7 @@
 #include "CodeGen/Emitter.h"
 #include "CodeGen/PhasedLaunch.h"
 #include "CodeGen/TemplateLaunch.h"
+#include "IR/LaunchThreads.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -52,7 +53,10 @@ llvm::Error checkLaunchPlan(const Function &F) {
                               "in a 1-D plan that guards its own domain)",
                               P.Lanes));
   // Launch code sees the kernel's arguments, nothing else.
-  auto CheckExpr = [&](const Expr *E, const std::string &What) -> llvm::Error {
+  // An element count may also name the naive launch's threads, which launch
+  // code binds (IR/LaunchThreads.h).
+  auto CheckExpr = [&](const Expr *E, const std::string &What,
+                       bool LaunchThreads = false) -> llvm::Error {
     if (!E)
       return Fail(What + " is missing");
     std::string Bad;
@@ -60,6 +64,8 @@ llvm::Error checkLaunchPlan(const Function &F) {
       if (!Bad.empty())
         return;
       if (auto *V = llvm::dyn_cast<VarRef>(&X)) {
+        if (LaunchThreads && launchThreadsDim(V->Name))
+          return;
         const Param *Prm = F.findParam(V->Name);
         if (!Prm || Prm->isArray() || Prm->Ty.VectorWidth != 1)
           Bad = "'" + V->Name + "', which is not a scalar parameter";
@@ -92,7 +98,8 @@ llvm::Error checkLaunchPlan(const Function &F) {
       auto It = P.Elements.find(N);
       if (auto E =
               CheckExpr(It == P.Elements.end() ? nullptr : It->second.get(),
-                        "the element count of '" + N + "'"))
+                        "the element count of '" + N + "'",
+                        /*LaunchThreads=*/true))
         return E;
     }
   }
@@ -206,10 +213,30 @@ void emitLine(std::string &Out, unsigned Indent, llvm::StringRef Line) {
 
 namespace {
 
+/// \p E with the naive launch's threads (IR/LaunchThreads.h) spelled as
+/// \p Threads says, per naive dimension.
+ExprPtr bindLaunchThreads(const Expr &E,
+                          const std::array<std::string, 2> &Threads) {
+  return rewriteExpr(E.clone(), [&](Expr &X) -> ExprPtr {
+    auto *V = llvm::dyn_cast<VarRef>(&X);
+    auto D = V ? launchThreadsDim(V->Name) : std::nullopt;
+    if (!D)
+      return nullptr;
+    const std::string &T = Threads[*D];
+    bool Name = llvm::all_of(T, [](char C) {
+      return llvm::isAlnum(C) || C == '_' || C == '[' || C == ']';
+    });
+    return var(Name ? T : "(" + T + ")", Type::scalar(ScalarKind::Long));
+  });
+}
+
 /// \p E with every integer parameter cast to long long, so products such as
-/// w * k do not overflow int in launch code.
-std::string widened(const Function &F, const Expr &E) {
-  ExprPtr W = rewriteExpr(E.clone(), [&](Expr &X) -> ExprPtr {
+/// w * k do not overflow int in launch code; the naive launch's threads,
+/// where \p Threads binds them, spelled as it says.
+std::string widened(const Function &F, const Expr &E,
+                    const std::array<std::string, 2> *Threads = nullptr) {
+  ExprPtr Bound = Threads ? bindLaunchThreads(E, *Threads) : E.clone();
+  ExprPtr W = rewriteExpr(std::move(Bound), [&](Expr &X) -> ExprPtr {
     auto *V = llvm::dyn_cast<VarRef>(&X);
     const Param *P = V ? F.findParam(V->Name) : nullptr;
     if (!P || !P->Ty.isInteger() || P->Ty.Scalar == ScalarKind::Long)
@@ -219,6 +246,8 @@ std::string widened(const Function &F, const Expr &E) {
   });
   return emitExpr(*W, Language::Cuda);
 }
+
+enum class Flavor { Cuda, C };
 
 /// Names of the generated code's parameters and locals, renamed (with
 /// trailing underscores) where a kernel parameter has the same name.
@@ -244,9 +273,22 @@ struct LocalNames {
       Blocks[D] = Fresh(std::string("blocks_") + dimName(D));
     }
   }
-};
 
-enum class Flavor { Cuda, C };
+  /// What the naive launch covers in naive dimension \p D, as a long long:
+  /// grid * block (CUDA), the naive global size (an NDRange helper).
+  std::string naiveThreads(unsigned D, Flavor Fl) const {
+    if (Fl == Flavor::Cuda)
+      return llvm::formatv("(long long){0}.{2} * {1}.{2}", Grid, Block,
+                           dimName(D));
+    return llvm::formatv("(long long){0}[{1}]", NaiveGlobal, D);
+  }
+  /// The element count \p E of an array, as launch code of \p Fl spells it.
+  std::string elements(const Function &F, const Expr &E, Flavor Fl) const {
+    std::array<std::string, 2> Threads = {naiveThreads(0, Fl),
+                                          naiveThreads(1, Fl)};
+    return widened(F, E, &Threads);
+  }
+};
 
 /// The checks of a plan, as statements setting `ok`, for either flavor.
 class LaunchChecks {
@@ -298,8 +340,8 @@ public:
                    (Fl == Flavor::Cuda ? "const size_t " : "const uintptr_t ") +
                        bytes(X) + " = " +
                        (Fl == Flavor::Cuda ? "(size_t)(" : "(uintptr_t)(") +
-                       widened(F, *P.Elements.at(X)) + ") * " +
-                       elementBytes(X) + ";");
+                       elements(*P.Elements.at(X)) + ") * " + elementBytes(X) +
+                       ";");
     for (const auto &[A, B] : P.Disjoint) {
       if (P.readsThroughTexture(A) || P.readsThroughTexture(B)) {
         const std::string &T = P.readsThroughTexture(A) ? A : B;
@@ -378,11 +420,17 @@ private:
   }
 
   /// What the naive launch covers in \p D, as a long long.
-  std::string naiveThreads(unsigned D) const {
-    if (Fl == Flavor::Cuda)
-      return llvm::formatv("(long long){0}.{2} * {1}.{2}", N.Grid, N.Block,
-                           dimName(D));
-    return llvm::formatv("(long long){0}[{1}]", N.NaiveGlobal, D);
+  std::string naiveThreads(unsigned D) const { return N.naiveThreads(D, Fl); }
+
+  /// An element count: the naive launch's threads are the extent declared
+  /// where the plan's domain is what the launch covers.
+  std::string elements(const Expr &E) const {
+    std::array<std::string, 2> Threads = {naiveThreads(0), naiveThreads(1)};
+    if (!P.SameLaunch)
+      for (unsigned D = 0; D < P.Dims; ++D)
+        if (!P.Extent[D])
+          Threads[P.naiveDim(D)] = N.Extent[D];
+    return widened(F, E, &Threads);
   }
 
   bool roundsUp(unsigned D) const { return P.GuardsDomain && P.Extent[D]; }
@@ -608,7 +656,8 @@ std::string optimizedArgumentList(const Function &F) {
 /// Elements of texture array \p A (scalars: a true 2-D array's count is
 /// flattened already), as a long long expression over the parameters.
 std::string textureElements(const Function &F, const std::string &A) {
-  return "(long long)(" + widened(F, *F.Plan->Elements.at(A)) + ")";
+  return "(long long)(" +
+         LocalNames(F).elements(F, *F.Plan->Elements.at(A), Flavor::Cuda) + ")";
 }
 
 /// The launcher's texture objects (texture-memory, object form): declared,
@@ -984,6 +1033,17 @@ static std::string openCLImages(const Function &F) {
               Width = Fresh("width");
   std::vector<std::string> Params = {"cl_context " + Context,
                                      "cl_device_id " + Device};
+  // A kernel without a guard reads as far as its NDRange reaches
+  // (IR/LaunchThreads.h): the helper then takes the naive global size too.
+  LocalNames N(F);
+  bool Launch = false;
+  for (const std::string &A : Arrays)
+    walkExpr(*F.Plan->Elements.at(A), [&](const Expr &X) {
+      if (auto *V = llvm::dyn_cast<VarRef>(&X))
+        Launch |= launchThreadsDim(V->Name).has_value();
+    });
+  if (Launch)
+    Params.push_back("const size_t *" + N.NaiveGlobal);
   for (const Param &Prm : F.Params)
     if (!Prm.isArray() && Prm.Ty.VectorWidth == 1)
       Params.push_back(std::string(hostCType(Prm.Ty.Scalar)) + " " + Prm.Name);
@@ -1028,13 +1088,17 @@ static std::string openCLImages(const Function &F) {
     const Param *P = F.findParam(A);
     std::string Img = textureParamName(F, A, Language::OpenCL);
     ScalarKind K = P->Ty.Scalar;
+    std::array<std::string, 2> Threads = {N.NaiveGlobal + "[0]",
+                                          N.NaiveGlobal + "[1]"};
     emitLine(Out, 2,
-             "// " + A + ": " + printExprDebug(*F.Plan->Elements.at(A)) +
+             "// " + A + ": " +
+                 printExprDebug(
+                     *bindLaunchThreads(*F.Plan->Elements.at(A), Threads)) +
                  " elements.");
     emitLine(Out, 2, "{");
     emitLine(Out, 4,
              "const long long " + Width + " = (long long)(" +
-                 widened(F, *F.Plan->Elements.at(A)) + ")" +
+                 N.elements(F, *F.Plan->Elements.at(A), Flavor::C) + ")" +
                  (F.Plan->TextureVectorWidth.count(A) ? " / 4;" : ";"));
     emitLine(Out, 4,
              "if (" + Width + " <= 0 || (unsigned long long)" + Width +
@@ -1147,7 +1211,9 @@ std::string emitOpenCLLaunchHeader(
 // Texture variant: a kernel K that reads arrays as images (texture-memory)
 // takes an image1d_buffer_t where K_naive takes the buffer. Before enqueuing
 // K, call gpumerge_K_images(context, device, <scalar arguments>, <those
-// buffers>, <image outputs>); when it returns 0 (an array has more
+// buffers>, <image outputs>) (a kernel without a bounds guard takes the
+// naive global size after device, as its NDRange helper does, since its
+// arrays reach as far as the NDRange); when it returns 0 (an array has more
 // elements than CL_DEVICE_IMAGE_MAX_BUFFER_SIZE, or the device has no
 // images), enqueue K_naive as above. Release the images once K has run.
 )";

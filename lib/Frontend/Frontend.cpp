@@ -546,7 +546,9 @@ parseSource(const std::string &Source, const std::string &FileName,
   // fails), with the CUDA toolkit's headers.
   std::string DiagText;
   std::unique_ptr<ErrorRecorder> Recorder;
-  auto Parse = [&](bool WithSdk) -> llvm::Expected<std::unique_ptr<ASTUnit>> {
+  // Dialect: declare the paper dialect's bare built-ins (CudaDialectPrelude).
+  auto Parse = [&](bool WithSdk,
+                   bool Dialect) -> llvm::Expected<std::unique_ptr<ASTUnit>> {
     std::vector<std::string> Args;
     tooling::FileContentMappings Virtual;
     if (M->Lang == Language::OpenCL) {
@@ -587,7 +589,9 @@ parseSource(const std::string &Source, const std::string &FileName,
                      "-Wno-unknown-cuda-version", "-include", PreludePath});
         const std::vector<std::string> &Nvcc = nvccParseArgs(Cuda);
         Args.insert(Args.end(), Nvcc.begin(), Nvcc.end());
-        Virtual.emplace_back(PreludePath, CudaWithSdkPrelude);
+        Virtual.emplace_back(PreludePath,
+                             std::string(CudaWithSdkPrelude) +
+                                 (Dialect ? CudaDialectPrelude : ""));
         Virtual.emplace_back(
             std::string(CudaCompatDir) + "/texture_fetch_functions.h", "");
         Args.insert(Args.end(), {"-idirafter", HostFallbackDir});
@@ -596,7 +600,8 @@ parseSource(const std::string &Source, const std::string &FileName,
       } else {
         Args.insert(Args.end(),
                     {"-nocudainc", "-nocudalib", "-include", PreludePath});
-        Virtual.emplace_back(PreludePath, CudaKernelOnlyPrelude);
+        Virtual.emplace_back(PreludePath, std::string(CudaKernelOnlyPrelude) +
+                                              CudaDialectPrelude);
       }
     }
     // -fstrict-flex-arrays=1: Clang 16 crashes in its array-bounds check
@@ -627,13 +632,14 @@ parseSource(const std::string &Source, const std::string &FileName,
   };
   bool Cuda = M->Lang == Language::Cuda;
   bool WithSdk = Cuda && needsCudaSdk(Source);
-  auto Parsed = Parse(WithSdk);
+  auto Parsed = Parse(WithSdk, !WithSdk);
   if (Parsed && (*Parsed)->getDiagnostics().hasErrorOccurred() && Cuda &&
       !WithSdk && !findCudaPath().empty()) {
     // Beyond the prelude (float4, __fdividef, a header of the toolkit):
     // what nvcc accepts in device code parses with the toolkit's headers.
+    // A kernel-only file keeps the dialect's bare built-ins.
     WithSdk = true;
-    Parsed = Parse(true);
+    Parsed = Parse(true, true);
   }
   if (!Parsed)
     return Parsed.takeError();

@@ -56,6 +56,9 @@ GPUMERGE_SIMD2(__vsadu)
 GPUMERGE_SIMD_CMP(eq) GPUMERGE_SIMD_CMP(ne) GPUMERGE_SIMD_CMP(ges) GPUMERGE_SIMD_CMP(geu)
 GPUMERGE_SIMD_CMP(gts) GPUMERGE_SIMD_CMP(gtu) GPUMERGE_SIMD_CMP(les) GPUMERGE_SIMD_CMP(leu)
 GPUMERGE_SIMD_CMP(lts) GPUMERGE_SIMD_CMP(ltu)
+)";
+
+const char CudaDialectPrelude[] = R"(
 // The original GPGPU compiler's dialect: bare thread positions. A local of
 // the same name shadows these.
 static __device__ const int idx = 0, idy = 0, tidx = 0, tidy = 0, bidx = 0, bidy = 0;

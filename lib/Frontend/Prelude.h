@@ -3,8 +3,9 @@
 // Kernel-only CUDA files are parsed without the CUDA SDK: Clang's
 // __clang_cuda_builtin_vars.h gives threadIdx & co., and this prelude gives
 // the attribute macros, barriers, math functions, atomics (so a kernel using
-// them parses and is then passed through), the global barrier hint and the
-// original GPGPU compiler's bare built-ins (idx, idy, tidx, ...).
+// them parses and is then passed through), the global barrier hint; and
+// CudaDialectPrelude the original GPGPU compiler's bare built-ins (idx, idy,
+// tidx, ...).
 //
 //===----------------------------------------------------------------------===//
 #ifndef GPUMERGE_FRONTEND_PRELUDE_H
@@ -24,6 +25,11 @@ inline constexpr const char *HostFallbackDir = "/gpumerge-prelude/fallback";
 
 extern const char CudaKernelOnlyPrelude[];
 extern const char CudaWithSdkPrelude[];
+/// The original compiler's bare built-ins (idx, idy, tidx, ...): after the
+/// kernel-only prelude, and after the SDK's where a kernel-only file is
+/// parsed again with it (a call of a helper the file does not define must
+/// then be the error, not every bare idx).
+extern const char CudaDialectPrelude[];
 extern const char OpenCLPrelude[];
 /// omp.h for host code that calls the OpenMP runtime (omp_get_wtime): its
 /// declarations, for the parse only.

@@ -635,8 +635,9 @@ private:
         if (Unordered.empty())
           Unordered = "the accesses of '" + Array + "' and '" + X +
                       "' would change order, and nothing bounds the two "
-                      "arrays for a check that they do not overlap (no "
-                      "guard; both __restrict__ would promise it)";
+                      "arrays for a check that they do not overlap (an "
+                      "index without bounds; both __restrict__ would "
+                      "promise it)";
         return false;
       }
     for (const std::string &X : Others)

@@ -55,7 +55,10 @@ import time
 GRIDS = {"mm_paper_dialect.cu": "512,512", "mv_paper_dialect.cu": "2048",
          "crd_paper_dialect.cu": "4096",
          # Not whole tiles: the exchanged launch runs tp_paper_dialect_edge.
-         "tp_paper_dialect.cu": "1000,504"}
+         "tp_paper_dialect.cu": "1000,504",
+         # Flat pointers through macros: the launch bounds the arrays.
+         "mm_paper_flat.cu": "1000,504", "mv_paper_flat.cu": "4000",
+         "tmv_paper_flat.cu": "4000", "tp_paper_flat.cu": "1000,504"}
 # Extra sizes per kernel for the awkward-size runs (names are its parameters).
 AWKWARD = ["w=1003,h=37,k=29,n=1003,m=45,ni=37,nj=41,nk=29,nx=53,ny=61,fw=5,fh=3,nt=67,"
            "batch=3"]

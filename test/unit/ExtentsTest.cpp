@@ -1,9 +1,9 @@
 //===- ExtentsTest.cpp - Symbolic array extents ---------------------------===//
 //
 // symbolicElements against the numbers bufferExtents gives for the corpus
-// kernels at several sizes (equal for these), the printed forms of a few, and
-// what it refuses: non-affine indices, unguarded or doubly guarded
-// dimensions, block-relative positions.
+// kernels at several sizes (equal for these), the printed forms of a few, the
+// naive launch's threads where a dimension has no guard, and what it refuses:
+// non-affine indices, doubly guarded dimensions, block-relative positions.
 //
 //===----------------------------------------------------------------------===//
 
@@ -154,10 +154,6 @@ __global__ void nonaffine(float *a, int n) {
   if (x < n)
     a[x * x] = 1.0f;
 }
-__global__ void unguarded(float *a, int n) {
-  int x = blockIdx.x * blockDim.x + threadIdx.x;
-  a[x] = 1.0f;
-}
 __global__ void twoguards(float *a, int n, int m) {
   int x = blockIdx.x * blockDim.x + threadIdx.x;
   if (x < n && x < m)
@@ -176,11 +172,52 @@ __global__ void unused(float *a, float *b, int n) {
 )");
   ASSERT_NE(M, nullptr);
   EXPECT_EQ(symbolicElements(*M->find("nonaffine"), "a"), nullptr);
-  EXPECT_EQ(symbolicElements(*M->find("unguarded"), "a"), nullptr);
   EXPECT_EQ(symbolicElements(*M->find("twoguards"), "a"), nullptr);
   EXPECT_EQ(symbolicElements(*M->find("local"), "a"), nullptr);
   EXPECT_EQ(elementsText(*M->find("unused"), "b"), "0");
   EXPECT_EQ(elementsText(*M->find("unused"), "a"), "n");
+}
+
+// Without a guard, a thread position runs over what the naive launch covers
+// (the paper's own kernels, launched over exactly the matrix): the count
+// names those threads, for launch code to bind.
+TEST(Extents, UnguardedDimensionsNameTheLaunch) {
+  auto M = parseText(R"(
+#define WIDTH_A 2048
+#define A(y, x) A[(y) * WIDTH_A + (x)]
+__global__ void unguarded(float *a, int n) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  a[x] = 1.0f;
+}
+__global__ void matmul(float *A, float *B, float *C, int width) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  float sum = 0;
+  for (int i = 0; i < width; i = i + 1)
+    sum += A(y, i) * B[i * 2048 + x];
+  C[y * 2048 + x] = sum;
+}
+__global__ void rows(float *a, int n) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < n)
+    a[y * n + x] = 1.0f;
+}
+)");
+  ASSERT_NE(M, nullptr);
+  EXPECT_EQ(elementsText(*M->find("unguarded"), "a"),
+            "gpumerge_launch_threads_x");
+  const Function &MM = *M->find("matmul");
+  EXPECT_EQ(elementsText(MM, "A"),
+            "2048 * gpumerge_launch_threads_y + width - 2048");
+  EXPECT_EQ(elementsText(MM, "B"),
+            "gpumerge_launch_threads_x + 2048 * width - 2048");
+  EXPECT_EQ(elementsText(MM, "C"), "gpumerge_launch_threads_x + 2048 * "
+                                   "gpumerge_launch_threads_y - 2048");
+  // A guarded X and an unguarded Y: the guard bounds one, the launch the
+  // other.
+  EXPECT_EQ(elementsText(*M->find("rows"), "a"),
+            "gpumerge_launch_threads_y * n");
 }
 
 } // namespace
