@@ -2,7 +2,6 @@
 #include "Driver/Driver.h"
 #include "Analysis/BlockBounds.h"
 #include "Analysis/Coalescing.h"
-#include "Analysis/Reruns.h"
 #include "CodeGen/CudaSpelling.h"
 #include "CodeGen/Emitter.h"
 #include "Driver/Carving.h"
@@ -10,8 +9,8 @@
 #include "Driver/Tune.h"
 #include "Frontend/Frontend.h"
 #include "IR/Printer.h"
-#include "IR/UnusedLocals.h"
 #include "IR/Verifier.h"
+#include "Pipeline/Pipeline.h"
 #include "Runtime/TuneCache.h"
 #include "Runtime/Verify.h"
 #include "Target/MachineDescription.h"
@@ -154,15 +153,9 @@ std::string sizesText(const SizeBindings &Sizes) {
   return Text;
 }
 
-/// One kernel in one variant: what the pipeline made of it.
-struct VariantResult {
-  MemoryVariant Variant;
-  std::string Status = "passed-through";
-  std::string Reason;
-  std::vector<AppliedPass> Passes;
-  /// Passes of the pipeline that did not apply, with why.
-  std::vector<std::pair<std::string, std::string>> Skipped;
-  std::unique_ptr<Function> Kernel; ///< null when passed through unlowered
+/// One kernel in one variant: what the pipeline made of it (Pipeline.h),
+/// and what the driver adds: its launch, verify's runs and --tune's choice.
+struct VariantResult : PipelineResult {
   LaunchShape Shape;
   llvm::json::Object Launch;
   std::optional<VerifyResult> Verified;
@@ -171,8 +164,6 @@ struct VariantResult {
   std::optional<VerifyResult> VerifiedOptimized;
   /// Verify found no sizes where the optimized path runs.
   bool FallbackOnly = false;
-  /// A pass failed on this kernel (a gpumerge bug) and was skipped.
-  bool InternalError = false;
   /// --tune: the candidates and the choice (Tune.h), and its text lines.
   std::optional<llvm::json::Object> Tune;
   std::vector<std::string> TuneLines;
@@ -504,34 +495,13 @@ private:
     return L;
   }
 
-  /// The pipeline over one kernel in one variant; \p Forced: a --tune
-  /// candidate's merge factors and texture form; \p Space receives the
-  /// versions the merge passes ranked.
-  llvm::Expected<VariantResult>
-  runPipeline(const Function &Naive, MemoryVariant V,
-              const TuneCandidate *Forced = nullptr,
-              SearchSpace *Space = nullptr) {
-    VariantResult R;
-    R.Variant = V;
-    const Function &Start = startOf(Naive);
-    R.Kernel = Start.clone();
-    if (auto It = GridStrideNotes.find(Naive.Name); It != GridStrideNotes.end())
-      R.Skipped.push_back({"grid-stride", It->second});
-    R.InternalError = GridStrideCrashed.count(Naive.Name) > 0;
-    std::vector<std::string> Names;
-    if (Opts.Passes) {
-      auto P = parsePipeline(*Opts.Passes);
-      if (!P)
-        return P.takeError();
-      Names = *P;
-    } else {
-      Names = defaultPipeline(V);
-      llvm::erase_if(Names, [&](const std::string &N) {
-        return llvm::is_contained(Opts.DisabledPasses, N);
-      });
-    }
-    if (auto E = writeStep(*R.Kernel, 0, "input", V))
-      return E;
+  /// The context of the passes over kernel \p Naive in variant \p V: the
+  /// options, or \p Forced's merge factors and texture form; \p Space
+  /// receives the versions the merge passes ranked.
+  llvm::Expected<PassContext> passContext(const Function &Naive,
+                                          MemoryVariant V,
+                                          const TuneCandidate *Forced,
+                                          SearchSpace *Space) const {
     PassContext Ctx{MD, V};
     Ctx.PipelineGiven = Opts.Passes.has_value();
     Ctx.Output = outputLang();
@@ -552,136 +522,52 @@ private:
       Ctx.SplitLoops = false;
     }
     Ctx.Searched = Space;
-    unsigned Step = 1;
-    for (const std::string &Name : Names) {
-      // A helper that reads threadIdx or blockIdx sees other values once a
-      // pass changes the launch (block shape, merged threads, block order):
-      // only the passes that keep every thread's built-ins run.
-      if (!Naive.PositionHelper.empty() &&
-          !passRegistry().at(Name).KeepsThreadBuiltins) {
-        R.Skipped.push_back(
-            {Name, "the helper '" + Naive.PositionHelper +
-                       "' reads thread or block built-ins (threadIdx, "
-                       "blockIdx, ...), whose values this pass would change"});
-        if (auto E = writeStep(*R.Kernel, Step++, Name, V))
-          return E;
-        continue;
-      }
-      // The pass works on a copy: when it fails, crashes or leaves
-      // malformed KIR (a gpumerge bug), it is dropped for this kernel and
-      // the pipeline goes on from the kernel as it was before it.
-      std::unique_ptr<Function> Work = R.Kernel->clone();
-      std::string Why;
-      std::optional<llvm::Expected<std::optional<AppliedPass>>> Applied;
-      llvm::CrashRecoveryContext CRC;
-      bool Survived = CRC.RunSafely([&] {
-        if (Opts.DebugFail == "pass-crash=" + Name)
-          std::abort();
-        Applied.emplace(passRegistry().at(Name).Run(*Work, Ctx, Why));
-        if (Opts.DebugFail == "pass-error=" + Name) {
-          llvm::consumeError(Applied->takeError());
-          Applied.emplace(llvm::createStringError(
-              llvm::inconvertibleErrorCode(), "failure asked by --debug-fail"));
-        }
-        if (Opts.DebugFail == "pass-malformed=" + Name)
-          Work->Body->Body.push_back(
-              std::make_unique<ExprStmt>(var("gpumerge_debug_undeclared")));
-      });
-      std::string Bug;
-      if (!Survived) {
-        Applied.reset(); // half-built: not read
-        Bug = "it crashed";
-      } else if (!*Applied) {
-        llvm::Error E = Applied->takeError();
-        // A forced --merge the target cannot run is the user's to fix.
-        if (Ctx.Merge.any() &&
-            (Name == "block-merge" || Name == "thread-merge"))
-          return E;
-        Bug = llvm::toString(std::move(E));
-      } else if (auto E = verifyFunction(*Work)) {
-        Bug = "it produced malformed KIR: " + llvm::toString(std::move(E));
-      }
-      if (!Bug.empty()) {
-        R.InternalError = true;
-        std::string Reason = "internal error (a gpumerge bug; the pass was "
-                             "skipped): " +
-                             Bug;
-        R.Skipped.push_back({Name, Reason});
-        Err << llvm::formatv("{0}:{1}: warning: pass '{2}' failed on kernel "
-                             "'{3}' ({4} variant), a gpumerge bug: {5}; the "
-                             "pass is skipped for this kernel\n",
-                             Input, Naive.Span.Line, Name, Naive.Name,
-                             memoryVariantName(V), Bug);
-        continue;
-      }
-      // A pass that did not apply leaves the kernel as it was, whatever it
-      // tried on its copy (vectorize normalised `if (c) s;` to a block, and
-      // a kernel no pass changed was then re-printed).
-      if (**Applied) {
-        R.Kernel = std::move(Work);
-        R.Passes.push_back(***Applied);
-      } else {
-        R.Skipped.push_back({Name, Why});
-      }
-      if (auto E = writeStep(*R.Kernel, Step++, Name, V))
-        return E;
-    }
-    // A texture variant whose arrays cannot be read through textures is
-    // not one: the kernel is written as it came in, with why.
-    auto Skip =
-        std::find_if(R.Skipped.begin(), R.Skipped.end(),
-                     [](const auto &S) { return S.first == "texture-memory"; });
-    if (V == MemoryVariant::Texture && !R.Passes.empty() &&
-        Skip != R.Skipped.end()) {
-      R.Kernel = Naive.clone();
-      R.Passes.clear();
-      R.Reason = "texture-memory: " + Skip->second +
-                 "; the texture variant is written unchanged";
-    } else if (!R.Passes.empty()) {
-      R.Status = "optimized";
-      // What the passes left declared and unused (a merged copy's position
-      // that vectors replaced) would be nvcc warnings.
-      removeUnusedLocals(*R.Kernel);
-    } else if (Opts.Passes && Names.empty()) {
-      R.Reason = "no passes requested (--passes=none): the kernel went "
-                 "through KIR unchanged";
-    } else if (Names.empty()) {
-      R.Reason = std::string("the ") + memoryVariantName(V) +
-                 " pipeline has no optimization pass implemented yet; the "
-                 "kernel is written back unchanged";
-    } else {
-      std::vector<std::string> Skipped;
-      for (const auto &[Name, Why] : R.Skipped)
-        Skipped.push_back(Name + ": " + Why);
-      R.Reason = "no pass applied (" + llvm::join(Skipped, "; ") + ")";
-    }
-    // A changed kernel whose thread positions assume a block size runs
-    // only through the launcher, which checks that size.
-    if (!R.Passes.empty() && !R.Kernel->Plan &&
-        (R.Kernel->FixedBlock[0] || R.Kernel->FixedBlock[1]))
-      sameLaunchPlan(*R.Kernel);
-    // A grid-stride loop read as a guard: unchanged, the kernel is the
-    // input's loop again; changed, it runs over the loop's bound on a grid
-    // of its own, never on the user's (which need not cover the domain).
-    if (&Start != &Naive) {
-      if (R.Passes.empty())
-        R.Kernel = Naive.clone();
-      else if (!launchOverGuard(*R.Kernel, Start)) {
-        R.Kernel = Naive.clone();
-        R.Passes.clear();
-        R.Status = "passed-through";
-        R.Reason = llvm::formatv("the optimized kernel's launch does not say "
-                                 "the domain of the grid-stride loop at line "
-                                 "{0}, so it could not run apart from the "
-                                 "input's grid; the kernel is written "
-                                 "unchanged",
-                                 Start.GridStrideLine);
-      }
-    }
-    // A 1-D kernel launched with rows of copies of each thread (PolyBench's
-    // 32 x 8 blocks) runs optimized where the copies leave what one leaves.
-    if (R.Kernel->Plan && !R.Passes.empty())
-      allowHarmlessCopies(*R.Kernel->Plan, Naive);
+    return Ctx;
+  }
+
+  /// The pipeline over one kernel in one variant (Pipeline.h), then what
+  /// the file decides: whether its launch can run, and its report;
+  /// \p Forced: a --tune candidate's merge factors and texture form;
+  /// \p Space receives the versions the merge passes ranked.
+  llvm::Expected<VariantResult>
+  runPipeline(const Function &Naive, MemoryVariant V,
+              const TuneCandidate *Forced = nullptr,
+              SearchSpace *Space = nullptr) {
+    auto Names = pipelinePasses(Opts.Passes, Opts.DisabledPasses, V);
+    if (!Names)
+      return Names.takeError();
+    auto Ctx = passContext(Naive, V, Forced, Space);
+    if (!Ctx)
+      return Ctx.takeError();
+    PipelineRequest Req(Naive, std::move(*Ctx), Err);
+    Req.Start = &startOf(Naive);
+    Req.Passes = std::move(*Names);
+    if (auto It = GridStrideNotes.find(Naive.Name); It != GridStrideNotes.end())
+      Req.SkippedBefore.push_back({"grid-stride", It->second});
+    Req.InternalErrorBefore = GridStrideCrashed.count(Naive.Name) > 0;
+    Req.DebugFail = Opts.DebugFail;
+    Req.File = Input;
+    Req.WriteStep = [&](const Function &K, unsigned Step,
+                        const std::string &Pass) {
+      return writeStep(K, Step, Pass, V);
+    };
+    auto P = gpumerge::runPipeline(Req);
+    if (!P)
+      return P.takeError();
+    VariantResult R;
+    static_cast<PipelineResult &>(R) = std::move(*P);
+    keepWhatCanRun(Naive, R);
+    R.Launch = launchReport(*R.Kernel, R.Shape);
+    return R;
+  }
+
+  /// Where the optimized kernel of \p R cannot run as the file is written,
+  /// the output keeps \p Naive, and R says why: its launch conditions can
+  /// never hold together, or its launches cannot all go through the
+  /// generated launcher.
+  void keepWhatCanRun(const Function &Naive, VariantResult &R) {
+    MemoryVariant V = R.Variant;
+    const Function &Start = startOf(Naive);
     // An optimized kernel whose launch conditions can never hold together
     // would never run: the output keeps the input's kernel, and says so.
     if (R.Kernel->Plan && !R.Passes.empty()) {
@@ -728,8 +614,6 @@ private:
                              memoryVariantName(V), Problem);
       }
     }
-    R.Launch = launchReport(*R.Kernel, R.Shape);
-    return R;
   }
 
   std::string outputPath(MemoryVariant V) const {
