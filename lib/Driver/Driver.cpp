@@ -1184,163 +1184,151 @@ private:
     return true;
   }
 
-  int optimize(llvm::json::Array &ReportFiles) {
-    std::vector<MemoryVariant> Vs = variants();
-    // kernel name → one result per variant
-    std::map<std::string, std::vector<VariantResult>> Results;
-    bool Mismatch = false;
-    bool Internal = llvm::any_of(
-        M->PassedThrough, [](const Unsupported &U) { return U.InternalError; });
-    for (MemoryVariant V : Vs) {
-      for (Function *F : M->kernels()) {
-        SearchSpace Space;
-        auto R = runPipeline(*F, V, nullptr, &Space);
-        if (!R) {
-          Err << Input << ": error: " << llvm::toString(R.takeError()) << "\n";
-          return ExitUsage;
-        }
-        bool Tuned = (Opts.Tune || !Opts.TuneCache.empty()) &&
-                     R->Status == "optimized" && R->Kernel->Plan &&
-                     F->PhaseOf.empty();
-        // A split loop leaves the merges nothing to rank: the space the
-        // tiled versions would come from is ranked without it.
-        if (Tuned && R->Kernel->Plan->Lanes > 1) {
-          TuneCandidate Tiled;
-          auto T = runPipeline(*F, V, &Tiled, &Space);
-          if (!T)
-            llvm::consumeError(T.takeError());
-        }
-        if (Tuned)
-          tune(*F, V, *R, Space, Mismatch);
-        if (Opts.Verify) {
-          // A phase runs over the grid of its split kernel.
-          std::vector<VerifyStage> Stage = {
-              {&startOf(*F), R->Kernel.get(), R->Shape}};
-          verifyBothPaths(domainKernels(*F), Stage, F->Name, F->Span.Line, V,
-                          /*WholeSplit=*/false, R->Verified,
-                          R->VerifiedOptimized, Mismatch, R->FallbackOnly);
-        }
-        Internal |= R->InternalError;
-        Results[F->Name].push_back(std::move(*R));
-      }
-      if (Opts.Verify)
-        for (const PhasedKernel &PK : M->Phased)
-          if (int Code = verifySplit(PK, V, Results, Mismatch))
-            return Code;
+  /// Kernel \p F in variant \p V: the pipeline, then --tune and --verify
+  /// as asked. \p Mismatch is set where verify or the tuner found the
+  /// output does not match the input. An error is the user's (a --passes
+  /// or --merge the kernel cannot take).
+  llvm::Expected<VariantResult>
+  optimizeKernel(const Function &F, MemoryVariant V, bool &Mismatch) {
+    SearchSpace Space;
+    auto R = runPipeline(F, V, nullptr, &Space);
+    if (!R)
+      return R.takeError();
+    bool Tuned = (Opts.Tune || !Opts.TuneCache.empty()) &&
+                 R->Status == "optimized" && R->Kernel->Plan &&
+                 F.PhaseOf.empty();
+    // A split loop leaves the merges nothing to rank: the space the
+    // tiled versions would come from is ranked without it.
+    if (Tuned && R->Kernel->Plan->Lanes > 1) {
+      TuneCandidate Tiled;
+      auto T = runPipeline(F, V, &Tiled, &Space);
+      if (!T)
+        llvm::consumeError(T.takeError());
     }
+    if (Tuned)
+      tune(F, V, *R, Space, Mismatch);
+    if (Opts.Verify) {
+      // A phase runs over the grid of its split kernel.
+      std::vector<VerifyStage> Stage = {
+          {&startOf(F), R->Kernel.get(), R->Shape}};
+      verifyBothPaths(domainKernels(F), Stage, F.Name, F.Span.Line, V,
+                      /*WholeSplit=*/false, R->Verified, R->VerifiedOptimized,
+                      Mismatch, R->FallbackOnly);
+    }
+    return R;
+  }
 
-    // Write every variant's file: whole or not at all.
-    llvm::json::Array Outputs;
-    std::vector<std::string> Warned; // variants share most warnings
-    for (size_t I = 0; I < Vs.size(); ++I) {
-      std::map<std::string, const Function *> Replacements;
-      for (auto &[Name, Rs] : Results)
-        Replacements[Name] = Rs[I].Kernel.get();
-      auto Emitted = emitModule(*M, outputLang(), Replacements);
-      if (!Emitted) {
-        Err << "error: " << llvm::toString(Emitted.takeError()) << "; "
-            << outputPath(Vs[I]) << " not written\n";
-        return ExitInternal;
-      }
-      EmittedModule &E = *Emitted;
-      Internal |= E.InternalError;
-      if (outputLang() == Language::Cuda)
-        Internal |= revertWhatNvccRejects(I, Results, Replacements, E);
-      for (const std::string &W : E.Warnings)
-        if (!llvm::is_contained(Warned, W)) {
-          Warned.push_back(W);
-          Err << "warning: " << W << "\n";
-        }
-      std::string Path = outputPath(Vs[I]);
-      if (llvm::sys::fs::equivalent(Path, Input)) {
-        Err << "error: refusing to overwrite the input '" << Input
-            << "'; choose another -o\n";
-        return ExitUsage;
-      }
-      if (!Opts.OutDir.empty())
-        llvm::sys::fs::create_directories(Opts.OutDir);
-      if (auto Error = writeFileAtomically(Path, E.Text)) {
-        Err << "error: " << llvm::toString(std::move(Error)) << "\n";
-        return ExitBadInput;
-      }
-      Outputs.push_back(llvm::json::Object{{"memory", memoryVariantName(Vs[I])},
-                                           {"path", Path}});
-      if (!Opts.JsonReport)
-        Out << "wrote " << Path << "\n";
-      // An OpenCL host learns the NDRange of kernels launched differently
-      // (and when to enqueue <name>_naive instead) from a header beside the
-      // kernels: NAME.global.cl → NAME.global.h.
-      std::string Header = outputLang() == Language::OpenCL
-                               ? emitOpenCLLaunchHeader(*M, Replacements)
-                               : "";
-      if (Header.empty())
-        continue;
-      llvm::SmallString<256> HeaderPath(Path);
-      llvm::sys::path::replace_extension(HeaderPath, ".h");
-      if (HeaderPath == Path)
-        HeaderPath += ".h";
-      if (llvm::sys::fs::equivalent(HeaderPath, Input)) {
-        Err << "error: refusing to overwrite the input '" << Input
-            << "' with the launch header; choose another -o\n";
-        return ExitUsage;
-      }
-      if (auto Error = writeFileAtomically(std::string(HeaderPath), Header)) {
-        Err << "error: " << llvm::toString(std::move(Error)) << "\n";
-        return ExitBadInput;
-      }
-      Outputs.push_back(llvm::json::Object{{"memory", memoryVariantName(Vs[I])},
-                                           {"path", HeaderPath},
-                                           {"kind", "launch-header"}});
-      if (!Opts.JsonReport)
-        Out << "wrote " << HeaderPath << "\n";
+  /// Writes the file of variant \p I of \p Vs (and, for OpenCL, its launch
+  /// header) from \p Results, whole or not at all, and adds each path to
+  /// \p Outputs. \p Warned: the emitters' warnings already given (variants
+  /// share most). \p Internal is set where gpumerge hit a bug of its own.
+  /// 0, or the exit code of an error.
+  int writeVariant(size_t I, const std::vector<MemoryVariant> &Vs,
+                   std::map<std::string, std::vector<VariantResult>> &Results,
+                   llvm::json::Array &Outputs, std::vector<std::string> &Warned,
+                   bool &Internal) {
+    std::map<std::string, const Function *> Replacements;
+    for (auto &[Name, Rs] : Results)
+      Replacements[Name] = Rs[I].Kernel.get();
+    auto Emitted = emitModule(*M, outputLang(), Replacements);
+    if (!Emitted) {
+      Err << "error: " << llvm::toString(Emitted.takeError()) << "; "
+          << outputPath(Vs[I]) << " not written\n";
+      return ExitInternal;
     }
+    EmittedModule &E = *Emitted;
+    Internal |= E.InternalError;
+    if (outputLang() == Language::Cuda)
+      Internal |= revertWhatNvccRejects(I, Results, Replacements, E);
+    for (const std::string &W : E.Warnings)
+      if (!llvm::is_contained(Warned, W)) {
+        Warned.push_back(W);
+        Err << "warning: " << W << "\n";
+      }
+    std::string Path = outputPath(Vs[I]);
+    if (llvm::sys::fs::equivalent(Path, Input)) {
+      Err << "error: refusing to overwrite the input '" << Input
+          << "'; choose another -o\n";
+      return ExitUsage;
+    }
+    if (!Opts.OutDir.empty())
+      llvm::sys::fs::create_directories(Opts.OutDir);
+    if (auto Error = writeFileAtomically(Path, E.Text)) {
+      Err << "error: " << llvm::toString(std::move(Error)) << "\n";
+      return ExitBadInput;
+    }
+    Outputs.push_back(llvm::json::Object{{"memory", memoryVariantName(Vs[I])},
+                                         {"path", Path}});
+    if (!Opts.JsonReport)
+      Out << "wrote " << Path << "\n";
+    // An OpenCL host learns the NDRange of kernels launched differently
+    // (and when to enqueue <name>_naive instead) from a header beside the
+    // kernels: NAME.global.cl → NAME.global.h.
+    std::string Header = outputLang() == Language::OpenCL
+                             ? emitOpenCLLaunchHeader(*M, Replacements)
+                             : "";
+    if (Header.empty())
+      return 0;
+    llvm::SmallString<256> HeaderPath(Path);
+    llvm::sys::path::replace_extension(HeaderPath, ".h");
+    if (HeaderPath == Path)
+      HeaderPath += ".h";
+    if (llvm::sys::fs::equivalent(HeaderPath, Input)) {
+      Err << "error: refusing to overwrite the input '" << Input
+          << "' with the launch header; choose another -o\n";
+      return ExitUsage;
+    }
+    if (auto Error = writeFileAtomically(std::string(HeaderPath), Header)) {
+      Err << "error: " << llvm::toString(std::move(Error)) << "\n";
+      return ExitBadInput;
+    }
+    Outputs.push_back(llvm::json::Object{{"memory", memoryVariantName(Vs[I])},
+                                         {"path", HeaderPath},
+                                         {"kind", "launch-header"}});
+    if (!Opts.JsonReport)
+      Out << "wrote " << HeaderPath << "\n";
+    return 0;
+  }
 
-    llvm::json::Array Kernels;
-    for (Function *F : M->kernels()) {
-      llvm::json::Array Variants;
-      for (VariantResult &R : Results[F->Name]) {
-        llvm::json::Array Passes;
-        for (const AppliedPass &P : R.Passes) {
-          llvm::json::Object Params;
-          for (auto &[K, V] : P.Parameters)
-            Params[K] = V;
-          Passes.push_back(llvm::json::Object{
-              {"name", P.Name}, {"parameters", std::move(Params)}});
-        }
-        llvm::json::Object O{{"memory", memoryVariantName(R.Variant)},
-                             {"status", R.Status},
-                             {"passes", std::move(Passes)},
-                             {"launch", std::move(R.Launch)}};
-        llvm::json::Array Skipped;
-        for (const auto &[Name, Why] : R.Skipped)
-          Skipped.push_back(
-              llvm::json::Object{{"name", Name}, {"reason", Why}});
-        O["not_applied"] = std::move(Skipped);
-        if (!R.Reason.empty())
-          O["reason"] = R.Reason;
-        if (R.Tune)
-          O["tune"] = std::move(*R.Tune);
-        if (!Opts.JsonReport)
-          for (const std::string &Line : R.TuneLines)
-            Out << Line << "\n";
-        reportVerify(O, F->Name, R.Variant, R.Verified, R.VerifiedOptimized,
-                     R.FallbackOnly);
-        Variants.push_back(std::move(O));
-      }
-      llvm::json::Object K{{"name", F->Name},
-                           {"line", F->Span.Line},
-                           {"variants", std::move(Variants)}};
-      if (!F->PhaseOf.empty()) {
-        K["phase_of"] = F->PhaseOf;
-        K["phase"] = F->PhaseIndex;
-      }
-      Kernels.push_back(std::move(K));
+  /// The report of kernel \p Kernel in one variant, \p R (its --tune and
+  /// verify lines go to Out as text). Takes R's launch and tune objects.
+  llvm::json::Object variantReport(const std::string &Kernel,
+                                   VariantResult &R) {
+    llvm::json::Array Passes;
+    for (const AppliedPass &P : R.Passes) {
+      llvm::json::Object Params;
+      for (auto &[K, V] : P.Parameters)
+        Params[K] = V;
+      Passes.push_back(llvm::json::Object{{"name", P.Name},
+                                          {"parameters", std::move(Params)}});
     }
-    for (const PhasedKernel &PK : M->Phased)
-      Kernels.push_back(splitReport(PK, Vs));
-    // Helpers the frontend could not lower are listed apart: the kernels
-    // calling them say so in their own reasons.
-    llvm::json::Array Helpers;
+    llvm::json::Object O{{"memory", memoryVariantName(R.Variant)},
+                         {"status", R.Status},
+                         {"passes", std::move(Passes)},
+                         {"launch", std::move(R.Launch)}};
+    llvm::json::Array Skipped;
+    for (const auto &[Name, Why] : R.Skipped)
+      Skipped.push_back(llvm::json::Object{{"name", Name}, {"reason", Why}});
+    O["not_applied"] = std::move(Skipped);
+    if (!R.Reason.empty())
+      O["reason"] = R.Reason;
+    if (R.Tune)
+      O["tune"] = std::move(*R.Tune);
+    if (!Opts.JsonReport)
+      for (const std::string &Line : R.TuneLines)
+        Out << Line << "\n";
+    reportVerify(O, Kernel, R.Variant, R.Verified, R.VerifiedOptimized,
+                 R.FallbackOnly);
+    return O;
+  }
+
+  /// What the frontend could not lower, for the report: kernels (one
+  /// passed-through variant each of \p Vs) into \p Kernels, helpers apart
+  /// into \p Helpers (the kernels calling them say so in their own
+  /// reasons).
+  void passedThroughReport(const std::vector<MemoryVariant> &Vs,
+                           llvm::json::Array &Kernels,
+                           llvm::json::Array &Helpers) const {
     for (const Unsupported &U : M->PassedThrough) {
       std::string Reason =
           llvm::formatv("{0} at line {1}", U.Construct, U.Line);
@@ -1361,6 +1349,58 @@ private:
                                            {"line", U.Line},
                                            {"variants", std::move(Variants)}});
     }
+  }
+
+  /// Every kernel in every variant: optimized (optimizeKernel), each
+  /// variant's file written (writeVariant), then the file's report.
+  int optimize(llvm::json::Array &ReportFiles) {
+    std::vector<MemoryVariant> Vs = variants();
+    // kernel name → one result per variant
+    std::map<std::string, std::vector<VariantResult>> Results;
+    bool Mismatch = false;
+    bool Internal = llvm::any_of(
+        M->PassedThrough, [](const Unsupported &U) { return U.InternalError; });
+    for (MemoryVariant V : Vs) {
+      for (Function *F : M->kernels()) {
+        auto R = optimizeKernel(*F, V, Mismatch);
+        if (!R) {
+          Err << Input << ": error: " << llvm::toString(R.takeError()) << "\n";
+          return ExitUsage;
+        }
+        Internal |= R->InternalError;
+        Results[F->Name].push_back(std::move(*R));
+      }
+      if (Opts.Verify)
+        for (const PhasedKernel &PK : M->Phased)
+          if (int Code = verifySplit(PK, V, Results, Mismatch))
+            return Code;
+    }
+
+    // Write every variant's file: whole or not at all.
+    llvm::json::Array Outputs;
+    std::vector<std::string> Warned; // variants share most warnings
+    for (size_t I = 0; I < Vs.size(); ++I)
+      if (int Code = writeVariant(I, Vs, Results, Outputs, Warned, Internal))
+        return Code;
+
+    llvm::json::Array Kernels;
+    for (Function *F : M->kernels()) {
+      llvm::json::Array Variants;
+      for (VariantResult &R : Results[F->Name])
+        Variants.push_back(variantReport(F->Name, R));
+      llvm::json::Object K{{"name", F->Name},
+                           {"line", F->Span.Line},
+                           {"variants", std::move(Variants)}};
+      if (!F->PhaseOf.empty()) {
+        K["phase_of"] = F->PhaseOf;
+        K["phase"] = F->PhaseIndex;
+      }
+      Kernels.push_back(std::move(K));
+    }
+    for (const PhasedKernel &PK : M->Phased)
+      Kernels.push_back(splitReport(PK, Vs));
+    llvm::json::Array Helpers;
+    passedThroughReport(Vs, Kernels, Helpers);
     ReportFiles.push_back(
         llvm::json::Object{{"file", Input},
                            {"target", MD.Name},
