@@ -726,17 +726,8 @@ private:
     return Label;
   }
 
-  /// --tune (or a --tune-cache to read): the candidates of \p Space,
-  /// generated, verified and timed (or looked up); the fastest replaces
-  /// \p R, the model's choice. \p Mismatch is set where the output keeps
-  /// a version that did not match.
-  void tune(const Function &Naive, MemoryVariant V, VariantResult &R,
-            const SearchSpace &Space, bool &Mismatch) {
-    std::optional<TextureForm> Other;
-    if (V == MemoryVariant::Texture && outputLang() == Language::Cuda)
-      Other = R.Kernel->Plan->Texture == TextureForm::Object
-                  ? TextureForm::Ldg
-                  : TextureForm::Object;
+  /// How --tune runs: where, how many candidates, the cache.
+  TuneOptions tuneOptions() const {
     TuneOptions TO;
     if (runsOnCuda()) {
       TO.Device = DeviceKind::Cuda;
@@ -749,6 +740,107 @@ private:
     llvm::StringRef Debug(Opts.DebugFail);
     if (Debug.consume_front("tune-kill-after="))
       Debug.getAsInteger(10, TO.DebugKillAfter);
+    return TO;
+  }
+
+  /// Kernel \p Naive in variant \p V as the tuning cache keys it;
+  /// \p SpaceSize: the versions --tune=all would time.
+  TuneSubject tuneSubject(const Function &Naive, MemoryVariant V,
+                          size_t SpaceSize) const {
+    TuneSubject Subject;
+    Subject.Kernel = Naive.Name;
+    Subject.Variant = V;
+    // The macros the parse was given change what the source means; other
+    // flags (paths, the language standard, gpumerge-nvcc's) do not.
+    Subject.Source = M->Source;
+    for (const auto &[Flag, Value] : preprocessorFlags(Opts.ClangArgs))
+      if (Flag != "-I")
+        Subject.Source += '\0' + Flag + ' ' + Value;
+    Subject.Target = MD.Name;
+    Subject.Sizes = sizesText(chooseSizes(Naive, Opts.Sizes));
+    if (Opts.Grid)
+      Subject.Sizes +=
+          llvm::formatv(";grid={0},{1}", (*Opts.Grid)[0], (*Opts.Grid)[1]);
+    Subject.SizesGiven = !Opts.Sizes.empty();
+    Subject.SpaceSize = SpaceSize;
+    return Subject;
+  }
+
+  /// --tune over the whole space (--tune=all, --tune=pareto): every
+  /// candidate of \p All generated first into \p Pre (\p Generate; its
+  /// kernel: \p KernelOf), with its carving metrics (Carving.h). With
+  /// --tune=pareto, \p Order keeps only the model's choice, the other
+  /// texture form and the versions on the Pareto front.
+  void carve(const Function &Naive, const std::vector<TuneCandidate> &All,
+             llvm::function_ref<TuneTrial(size_t)> Generate,
+             llvm::function_ref<const Function &(size_t)> KernelOf,
+             std::vector<std::optional<TuneTrial>> &Pre,
+             std::vector<size_t> &Order) const {
+    SizeBindings Sizes = chooseSizes(Naive, Opts.Sizes);
+    std::vector<CarvingMetrics> Metrics;
+    std::vector<size_t> Of;
+    for (size_t I = 0; I < All.size(); ++I) {
+      Pre[I] = Generate(I);
+      if (!Pre[I]->Generated)
+        continue;
+      Metrics.push_back(carvingMetrics(KernelOf(I), MD, Sizes));
+      Of.push_back(I);
+    }
+    std::vector<bool> Front = paretoFront(Metrics);
+    for (size_t J = 0; J < Of.size(); ++J) {
+      TuneTrial &T = *Pre[Of[J]];
+      T.Efficiency = Metrics[J].Efficiency;
+      T.Utilization = Metrics[J].Utilization;
+      T.OnParetoFront = Front[J];
+    }
+    if (Opts.TunePareto) {
+      Order.clear();
+      for (size_t I = 0; I < All.size(); ++I)
+        if (All[I].modelChoice() || All[I].Form ||
+            (Pre[I]->Generated && Pre[I]->OnParetoFront))
+          Order.push_back(I);
+    }
+  }
+
+  /// --tune's outcome \p O for kernel \p Naive in variant \p V: its
+  /// warnings and the versions that did not match to Err (\p Mismatch set
+  /// where the output keeps one); \p Chosen, the fastest version where it
+  /// is not the model's choice, replaces \p R; R takes the report.
+  void takeTuneOutcome(const Function &Naive, MemoryVariant V, TuneOutcome &O,
+                       std::optional<VariantResult> *Chosen, VariantResult &R,
+                       bool &Mismatch) {
+    for (const std::string &W : O.Warnings)
+      Err << Input << ": warning: " << W << "\n";
+    for (const std::string &Bad : O.Mismatches)
+      Err << llvm::formatv("{0}:{1}: {2}: --tune: a version of kernel '{3}' "
+                           "({4} variant) does not match the input (a "
+                           "gpumerge bug; not chosen): {5}\n",
+                           Input, Naive.Span.Line,
+                           O.KeptMismatch ? "error" : "warning", Naive.Name,
+                           memoryVariantName(V), Bad);
+    Mismatch |= O.KeptMismatch;
+    if (Chosen && *Chosen) {
+      R = std::move(**Chosen);
+      for (AppliedPass &P : R.Passes)
+        if (P.Parameters.count("chosen-by"))
+          P.Parameters["chosen-by"] = "--tune (the fastest candidate)";
+    }
+    R.Tune = std::move(O.Report);
+    R.TuneLines = std::move(O.Lines);
+  }
+
+  /// --tune (or a --tune-cache to read): the candidates of \p Space,
+  /// generated, verified and timed (or looked up); the fastest replaces
+  /// \p R, the model's choice. \p Mismatch is set where the output keeps
+  /// a version that did not match.
+  void tune(const Function &Naive, MemoryVariant V, VariantResult &R,
+            const SearchSpace &Space, bool &Mismatch) {
+    std::optional<TextureForm> Other;
+    if (V == MemoryVariant::Texture && outputLang() == Language::Cuda)
+      Other = R.Kernel->Plan->Texture == TextureForm::Object
+                  ? TextureForm::Ldg
+                  : TextureForm::Object;
+    TuneOptions TO = tuneOptions();
     const LaunchPlan &Model = *R.Kernel->Plan;
     std::vector<TuneCandidate> All =
         tuneCandidates(Space, Other, TO.Top, Model.Block, Model.Coverage);
@@ -778,38 +870,15 @@ private:
       T.Code = emitFunction(*C.Kernel, outputLang());
       return T;
     };
-    // The whole space timed (--tune=all) or pruned by carving
-    // (--tune=pareto): every version generated first, for its metrics.
     std::vector<size_t> Order(All.size());
     for (size_t I = 0; I < All.size(); ++I)
       Order[I] = I;
     std::vector<std::optional<TuneTrial>> Pre(All.size());
-    if (TO.Measure && TO.Top == 0) {
-      SizeBindings Sizes = chooseSizes(Naive, Opts.Sizes);
-      std::vector<CarvingMetrics> Metrics;
-      std::vector<size_t> Of;
-      for (size_t I = 0; I < All.size(); ++I) {
-        Pre[I] = GenerateAll(I);
-        if (!Pre[I]->Generated)
-          continue;
-        Metrics.push_back(carvingMetrics(*Made(I).Kernel, MD, Sizes));
-        Of.push_back(I);
-      }
-      std::vector<bool> Front = paretoFront(Metrics);
-      for (size_t J = 0; J < Of.size(); ++J) {
-        TuneTrial &T = *Pre[Of[J]];
-        T.Efficiency = Metrics[J].Efficiency;
-        T.Utilization = Metrics[J].Utilization;
-        T.OnParetoFront = Front[J];
-      }
-      if (Opts.TunePareto) {
-        Order.clear();
-        for (size_t I = 0; I < All.size(); ++I)
-          if (All[I].modelChoice() || All[I].Form ||
-              (Pre[I]->Generated && Pre[I]->OnParetoFront))
-            Order.push_back(I);
-      }
-    }
+    auto KernelOf = [&](size_t I) -> const Function & {
+      return *Made(I).Kernel;
+    };
+    if (TO.Measure && TO.Top == 0)
+      carve(Naive, All, GenerateAll, KernelOf, Pre, Order);
     std::vector<TuneCandidate> Candidates;
     for (size_t I : Order)
       Candidates.push_back(All[I]);
@@ -829,46 +898,17 @@ private:
                          Done(Js[K], std::move(R));
                        });
     };
-    TuneSubject Subject;
-    Subject.Kernel = Naive.Name;
-    Subject.Variant = V;
-    // The macros the parse was given change what the source means; other
-    // flags (paths, the language standard, gpumerge-nvcc's) do not.
-    Subject.Source = M->Source;
-    for (const auto &[Flag, Value] : preprocessorFlags(Opts.ClangArgs))
-      if (Flag != "-I")
-        Subject.Source += '\0' + Flag + ' ' + Value;
-    Subject.Target = MD.Name;
-    Subject.Sizes = sizesText(chooseSizes(Naive, Opts.Sizes));
-    if (Opts.Grid)
-      Subject.Sizes +=
-          llvm::formatv(";grid={0},{1}", (*Opts.Grid)[0], (*Opts.Grid)[1]);
-    Subject.SizesGiven = !Opts.Sizes.empty();
     // The versions --tune=all would time: the model's choice, which need
     // not be one the search ranked (split-reduction's mv), the other
     // texture form, and every other ranked version.
-    Subject.SpaceSize =
-        tuneCandidates(Space, Other, 0, Model.Block, Model.Coverage).size();
+    TuneSubject Subject = tuneSubject(
+        Naive, V,
+        tuneCandidates(Space, Other, 0, Model.Block, Model.Coverage).size());
     TuneOutcome O = tuneKernel(TO, Subject, Candidates, Generate, Measure, Err,
                                Err.is_displayed());
-    for (const std::string &W : O.Warnings)
-      Err << Input << ": warning: " << W << "\n";
-    for (const std::string &Bad : O.Mismatches)
-      Err << llvm::formatv("{0}:{1}: {2}: --tune: a version of kernel '{3}' "
-                           "({4} variant) does not match the input (a "
-                           "gpumerge bug; not chosen): {5}\n",
-                           Input, Naive.Span.Line,
-                           O.KeptMismatch ? "error" : "warning", Naive.Name,
-                           memoryVariantName(V), Bad);
-    Mismatch |= O.KeptMismatch;
-    if (O.Chosen >= 0 && Trials[Order[O.Chosen]]) {
-      R = std::move(*Trials[Order[O.Chosen]]);
-      for (AppliedPass &P : R.Passes)
-        if (P.Parameters.count("chosen-by"))
-          P.Parameters["chosen-by"] = "--tune (the fastest candidate)";
-    }
-    R.Tune = std::move(O.Report);
-    R.TuneLines = std::move(O.Lines);
+    takeTuneOutcome(Naive, V, O,
+                    O.Chosen >= 0 ? &Trials[Order[O.Chosen]] : nullptr, R,
+                    Mismatch);
   }
 
   /// Verifies \p Stages (one kernel, or a split kernel's phases in order
