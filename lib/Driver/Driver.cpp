@@ -2,7 +2,6 @@
 #include "Driver/Driver.h"
 #include "Analysis/BlockBounds.h"
 #include "Analysis/Coalescing.h"
-#include "Analysis/Reruns.h"
 #include "CodeGen/CudaSpelling.h"
 #include "CodeGen/Emitter.h"
 #include "Driver/Carving.h"
@@ -10,8 +9,8 @@
 #include "Driver/Tune.h"
 #include "Frontend/Frontend.h"
 #include "IR/Printer.h"
-#include "IR/UnusedLocals.h"
 #include "IR/Verifier.h"
+#include "Pipeline/Pipeline.h"
 #include "Runtime/TuneCache.h"
 #include "Runtime/Verify.h"
 #include "Target/MachineDescription.h"
@@ -154,15 +153,9 @@ std::string sizesText(const SizeBindings &Sizes) {
   return Text;
 }
 
-/// One kernel in one variant: what the pipeline made of it.
-struct VariantResult {
-  MemoryVariant Variant;
-  std::string Status = "passed-through";
-  std::string Reason;
-  std::vector<AppliedPass> Passes;
-  /// Passes of the pipeline that did not apply, with why.
-  std::vector<std::pair<std::string, std::string>> Skipped;
-  std::unique_ptr<Function> Kernel; ///< null when passed through unlowered
+/// One kernel in one variant: what the pipeline made of it (Pipeline.h),
+/// and what the driver adds: its launch, verify's runs and --tune's choice.
+struct VariantResult : PipelineResult {
   LaunchShape Shape;
   llvm::json::Object Launch;
   std::optional<VerifyResult> Verified;
@@ -171,8 +164,6 @@ struct VariantResult {
   std::optional<VerifyResult> VerifiedOptimized;
   /// Verify found no sizes where the optimized path runs.
   bool FallbackOnly = false;
-  /// A pass failed on this kernel (a gpumerge bug) and was skipped.
-  bool InternalError = false;
   /// --tune: the candidates and the choice (Tune.h), and its text lines.
   std::optional<llvm::json::Object> Tune;
   std::vector<std::string> TuneLines;
@@ -516,34 +507,13 @@ private:
     return L;
   }
 
-  /// The pipeline over one kernel in one variant; \p Forced: a --tune
-  /// candidate's merge factors and texture form; \p Space receives the
-  /// versions the merge passes ranked.
-  llvm::Expected<VariantResult>
-  runPipeline(const Function &Naive, MemoryVariant V,
-              const TuneCandidate *Forced = nullptr,
-              SearchSpace *Space = nullptr) {
-    VariantResult R;
-    R.Variant = V;
-    const Function &Start = startOf(Naive);
-    R.Kernel = Start.clone();
-    if (auto It = GridStrideNotes.find(Naive.Name); It != GridStrideNotes.end())
-      R.Skipped.push_back({"grid-stride", It->second});
-    R.InternalError = GridStrideCrashed.count(Naive.Name) > 0;
-    std::vector<std::string> Names;
-    if (Opts.Passes) {
-      auto P = parsePipeline(*Opts.Passes);
-      if (!P)
-        return P.takeError();
-      Names = *P;
-    } else {
-      Names = defaultPipeline(V);
-      llvm::erase_if(Names, [&](const std::string &N) {
-        return llvm::is_contained(Opts.DisabledPasses, N);
-      });
-    }
-    if (auto E = writeStep(*R.Kernel, 0, "input", V))
-      return E;
+  /// The context of the passes over kernel \p Naive in variant \p V: the
+  /// options, or \p Forced's merge factors and texture form; \p Space
+  /// receives the versions the merge passes ranked.
+  llvm::Expected<PassContext> passContext(const Function &Naive,
+                                          MemoryVariant V,
+                                          const TuneCandidate *Forced,
+                                          SearchSpace *Space) const {
     PassContext Ctx{MD, V};
     Ctx.PipelineGiven = Opts.Passes.has_value();
     Ctx.Output = outputLang();
@@ -564,136 +534,52 @@ private:
       Ctx.SplitLoops = false;
     }
     Ctx.Searched = Space;
-    unsigned Step = 1;
-    for (const std::string &Name : Names) {
-      // A helper that reads threadIdx or blockIdx sees other values once a
-      // pass changes the launch (block shape, merged threads, block order):
-      // only the passes that keep every thread's built-ins run.
-      if (!Naive.PositionHelper.empty() &&
-          !passRegistry().at(Name).KeepsThreadBuiltins) {
-        R.Skipped.push_back(
-            {Name, "the helper '" + Naive.PositionHelper +
-                       "' reads thread or block built-ins (threadIdx, "
-                       "blockIdx, ...), whose values this pass would change"});
-        if (auto E = writeStep(*R.Kernel, Step++, Name, V))
-          return E;
-        continue;
-      }
-      // The pass works on a copy: when it fails, crashes or leaves
-      // malformed KIR (a gpumerge bug), it is dropped for this kernel and
-      // the pipeline goes on from the kernel as it was before it.
-      std::unique_ptr<Function> Work = R.Kernel->clone();
-      std::string Why;
-      std::optional<llvm::Expected<std::optional<AppliedPass>>> Applied;
-      llvm::CrashRecoveryContext CRC;
-      bool Survived = CRC.RunSafely([&] {
-        if (Opts.DebugFail == "pass-crash=" + Name)
-          std::abort();
-        Applied.emplace(passRegistry().at(Name).Run(*Work, Ctx, Why));
-        if (Opts.DebugFail == "pass-error=" + Name) {
-          llvm::consumeError(Applied->takeError());
-          Applied.emplace(llvm::createStringError(
-              llvm::inconvertibleErrorCode(), "failure asked by --debug-fail"));
-        }
-        if (Opts.DebugFail == "pass-malformed=" + Name)
-          Work->Body->Body.push_back(
-              std::make_unique<ExprStmt>(var("gpumerge_debug_undeclared")));
-      });
-      std::string Bug;
-      if (!Survived) {
-        Applied.reset(); // half-built: not read
-        Bug = "it crashed";
-      } else if (!*Applied) {
-        llvm::Error E = Applied->takeError();
-        // A forced --merge the target cannot run is the user's to fix.
-        if (Ctx.Merge.any() &&
-            (Name == "block-merge" || Name == "thread-merge"))
-          return E;
-        Bug = llvm::toString(std::move(E));
-      } else if (auto E = verifyFunction(*Work)) {
-        Bug = "it produced malformed KIR: " + llvm::toString(std::move(E));
-      }
-      if (!Bug.empty()) {
-        R.InternalError = true;
-        std::string Reason = "internal error (a gpumerge bug; the pass was "
-                             "skipped): " +
-                             Bug;
-        R.Skipped.push_back({Name, Reason});
-        Err << llvm::formatv("{0}:{1}: warning: pass '{2}' failed on kernel "
-                             "'{3}' ({4} variant), a gpumerge bug: {5}; the "
-                             "pass is skipped for this kernel\n",
-                             Input, Naive.Span.Line, Name, Naive.Name,
-                             memoryVariantName(V), Bug);
-        continue;
-      }
-      // A pass that did not apply leaves the kernel as it was, whatever it
-      // tried on its copy (vectorize normalised `if (c) s;` to a block, and
-      // a kernel no pass changed was then re-printed).
-      if (**Applied) {
-        R.Kernel = std::move(Work);
-        R.Passes.push_back(***Applied);
-      } else {
-        R.Skipped.push_back({Name, Why});
-      }
-      if (auto E = writeStep(*R.Kernel, Step++, Name, V))
-        return E;
-    }
-    // A texture variant whose arrays cannot be read through textures is
-    // not one: the kernel is written as it came in, with why.
-    auto Skip =
-        std::find_if(R.Skipped.begin(), R.Skipped.end(),
-                     [](const auto &S) { return S.first == "texture-memory"; });
-    if (V == MemoryVariant::Texture && !R.Passes.empty() &&
-        Skip != R.Skipped.end()) {
-      R.Kernel = Naive.clone();
-      R.Passes.clear();
-      R.Reason = "texture-memory: " + Skip->second +
-                 "; the texture variant is written unchanged";
-    } else if (!R.Passes.empty()) {
-      R.Status = "optimized";
-      // What the passes left declared and unused (a merged copy's position
-      // that vectors replaced) would be nvcc warnings.
-      removeUnusedLocals(*R.Kernel);
-    } else if (Opts.Passes && Names.empty()) {
-      R.Reason = "no passes requested (--passes=none): the kernel went "
-                 "through KIR unchanged";
-    } else if (Names.empty()) {
-      R.Reason = std::string("the ") + memoryVariantName(V) +
-                 " pipeline has no optimization pass implemented yet; the "
-                 "kernel is written back unchanged";
-    } else {
-      std::vector<std::string> Skipped;
-      for (const auto &[Name, Why] : R.Skipped)
-        Skipped.push_back(Name + ": " + Why);
-      R.Reason = "no pass applied (" + llvm::join(Skipped, "; ") + ")";
-    }
-    // A changed kernel whose thread positions assume a block size runs
-    // only through the launcher, which checks that size.
-    if (!R.Passes.empty() && !R.Kernel->Plan &&
-        (R.Kernel->FixedBlock[0] || R.Kernel->FixedBlock[1]))
-      sameLaunchPlan(*R.Kernel);
-    // A grid-stride loop read as a guard: unchanged, the kernel is the
-    // input's loop again; changed, it runs over the loop's bound on a grid
-    // of its own, never on the user's (which need not cover the domain).
-    if (&Start != &Naive) {
-      if (R.Passes.empty())
-        R.Kernel = Naive.clone();
-      else if (!launchOverGuard(*R.Kernel, Start)) {
-        R.Kernel = Naive.clone();
-        R.Passes.clear();
-        R.Status = "passed-through";
-        R.Reason = llvm::formatv("the optimized kernel's launch does not say "
-                                 "the domain of the grid-stride loop at line "
-                                 "{0}, so it could not run apart from the "
-                                 "input's grid; the kernel is written "
-                                 "unchanged",
-                                 Start.GridStrideLine);
-      }
-    }
-    // A 1-D kernel launched with rows of copies of each thread (PolyBench's
-    // 32 x 8 blocks) runs optimized where the copies leave what one leaves.
-    if (R.Kernel->Plan && !R.Passes.empty())
-      allowHarmlessCopies(*R.Kernel->Plan, Naive);
+    return Ctx;
+  }
+
+  /// The pipeline over one kernel in one variant (Pipeline.h), then what
+  /// the file decides: whether its launch can run, and its report;
+  /// \p Forced: a --tune candidate's merge factors and texture form;
+  /// \p Space receives the versions the merge passes ranked.
+  llvm::Expected<VariantResult>
+  runPipeline(const Function &Naive, MemoryVariant V,
+              const TuneCandidate *Forced = nullptr,
+              SearchSpace *Space = nullptr) {
+    auto Names = pipelinePasses(Opts.Passes, Opts.DisabledPasses, V);
+    if (!Names)
+      return Names.takeError();
+    auto Ctx = passContext(Naive, V, Forced, Space);
+    if (!Ctx)
+      return Ctx.takeError();
+    PipelineRequest Req(Naive, std::move(*Ctx), Err);
+    Req.Start = &startOf(Naive);
+    Req.Passes = std::move(*Names);
+    if (auto It = GridStrideNotes.find(Naive.Name); It != GridStrideNotes.end())
+      Req.SkippedBefore.push_back({"grid-stride", It->second});
+    Req.InternalErrorBefore = GridStrideCrashed.count(Naive.Name) > 0;
+    Req.DebugFail = Opts.DebugFail;
+    Req.File = Input;
+    Req.WriteStep = [&](const Function &K, unsigned Step,
+                        const std::string &Pass) {
+      return writeStep(K, Step, Pass, V);
+    };
+    auto P = gpumerge::runPipeline(Req);
+    if (!P)
+      return P.takeError();
+    VariantResult R;
+    static_cast<PipelineResult &>(R) = std::move(*P);
+    keepWhatCanRun(Naive, R);
+    R.Launch = launchReport(*R.Kernel, R.Shape);
+    return R;
+  }
+
+  /// Where the optimized kernel of \p R cannot run as the file is written,
+  /// the output keeps \p Naive, and R says why: its launch conditions can
+  /// never hold together, or its launches cannot all go through the
+  /// generated launcher.
+  void keepWhatCanRun(const Function &Naive, VariantResult &R) {
+    MemoryVariant V = R.Variant;
+    const Function &Start = startOf(Naive);
     // An optimized kernel whose launch conditions can never hold together
     // would never run: the output keeps the input's kernel, and says so.
     if (R.Kernel->Plan && !R.Passes.empty()) {
@@ -740,8 +626,6 @@ private:
                              memoryVariantName(V), Problem);
       }
     }
-    R.Launch = launchReport(*R.Kernel, R.Shape);
-    return R;
   }
 
   std::string outputPath(MemoryVariant V) const {
@@ -854,17 +738,8 @@ private:
     return Label;
   }
 
-  /// --tune (or a --tune-cache to read): the candidates of \p Space,
-  /// generated, verified and timed (or looked up); the fastest replaces
-  /// \p R, the model's choice. \p Mismatch is set where the output keeps
-  /// a version that did not match.
-  void tune(const Function &Naive, MemoryVariant V, VariantResult &R,
-            const SearchSpace &Space, bool &Mismatch) {
-    std::optional<TextureForm> Other;
-    if (V == MemoryVariant::Texture && outputLang() == Language::Cuda)
-      Other = R.Kernel->Plan->Texture == TextureForm::Object
-                  ? TextureForm::Ldg
-                  : TextureForm::Object;
+  /// How --tune runs: where, how many candidates, the cache.
+  TuneOptions tuneOptions() const {
     TuneOptions TO;
     if (runsOnCuda()) {
       TO.Device = DeviceKind::Cuda;
@@ -877,6 +752,107 @@ private:
     llvm::StringRef Debug(Opts.DebugFail);
     if (Debug.consume_front("tune-kill-after="))
       Debug.getAsInteger(10, TO.DebugKillAfter);
+    return TO;
+  }
+
+  /// Kernel \p Naive in variant \p V as the tuning cache keys it;
+  /// \p SpaceSize: the versions --tune=all would time.
+  TuneSubject tuneSubject(const Function &Naive, MemoryVariant V,
+                          size_t SpaceSize) const {
+    TuneSubject Subject;
+    Subject.Kernel = Naive.Name;
+    Subject.Variant = V;
+    // The macros the parse was given change what the source means; other
+    // flags (paths, the language standard, gpumerge-nvcc's) do not.
+    Subject.Source = M->Source;
+    for (const auto &[Flag, Value] : preprocessorFlags(Opts.ClangArgs))
+      if (Flag != "-I")
+        Subject.Source += '\0' + Flag + ' ' + Value;
+    Subject.Target = MD.Name;
+    Subject.Sizes = sizesText(chooseSizes(Naive, Opts.Sizes));
+    if (Opts.Grid)
+      Subject.Sizes +=
+          llvm::formatv(";grid={0},{1}", (*Opts.Grid)[0], (*Opts.Grid)[1]);
+    Subject.SizesGiven = !Opts.Sizes.empty();
+    Subject.SpaceSize = SpaceSize;
+    return Subject;
+  }
+
+  /// --tune over the whole space (--tune=all, --tune=pareto): every
+  /// candidate of \p All generated first into \p Pre (\p Generate; its
+  /// kernel: \p KernelOf), with its carving metrics (Carving.h). With
+  /// --tune=pareto, \p Order keeps only the model's choice, the other
+  /// texture form and the versions on the Pareto front.
+  void carve(const Function &Naive, const std::vector<TuneCandidate> &All,
+             llvm::function_ref<TuneTrial(size_t)> Generate,
+             llvm::function_ref<const Function &(size_t)> KernelOf,
+             std::vector<std::optional<TuneTrial>> &Pre,
+             std::vector<size_t> &Order) const {
+    SizeBindings Sizes = chooseSizes(Naive, Opts.Sizes);
+    std::vector<CarvingMetrics> Metrics;
+    std::vector<size_t> Of;
+    for (size_t I = 0; I < All.size(); ++I) {
+      Pre[I] = Generate(I);
+      if (!Pre[I]->Generated)
+        continue;
+      Metrics.push_back(carvingMetrics(KernelOf(I), MD, Sizes));
+      Of.push_back(I);
+    }
+    std::vector<bool> Front = paretoFront(Metrics);
+    for (size_t J = 0; J < Of.size(); ++J) {
+      TuneTrial &T = *Pre[Of[J]];
+      T.Efficiency = Metrics[J].Efficiency;
+      T.Utilization = Metrics[J].Utilization;
+      T.OnParetoFront = Front[J];
+    }
+    if (Opts.TunePareto) {
+      Order.clear();
+      for (size_t I = 0; I < All.size(); ++I)
+        if (All[I].modelChoice() || All[I].Form ||
+            (Pre[I]->Generated && Pre[I]->OnParetoFront))
+          Order.push_back(I);
+    }
+  }
+
+  /// --tune's outcome \p O for kernel \p Naive in variant \p V: its
+  /// warnings and the versions that did not match to Err (\p Mismatch set
+  /// where the output keeps one); \p Chosen, the fastest version where it
+  /// is not the model's choice, replaces \p R; R takes the report.
+  void takeTuneOutcome(const Function &Naive, MemoryVariant V, TuneOutcome &O,
+                       std::optional<VariantResult> *Chosen, VariantResult &R,
+                       bool &Mismatch) {
+    for (const std::string &W : O.Warnings)
+      Err << Input << ": warning: " << W << "\n";
+    for (const std::string &Bad : O.Mismatches)
+      Err << llvm::formatv("{0}:{1}: {2}: --tune: a version of kernel '{3}' "
+                           "({4} variant) does not match the input (a "
+                           "gpumerge bug; not chosen): {5}\n",
+                           Input, Naive.Span.Line,
+                           O.KeptMismatch ? "error" : "warning", Naive.Name,
+                           memoryVariantName(V), Bad);
+    Mismatch |= O.KeptMismatch;
+    if (Chosen && *Chosen) {
+      R = std::move(**Chosen);
+      for (AppliedPass &P : R.Passes)
+        if (P.Parameters.count("chosen-by"))
+          P.Parameters["chosen-by"] = "--tune (the fastest candidate)";
+    }
+    R.Tune = std::move(O.Report);
+    R.TuneLines = std::move(O.Lines);
+  }
+
+  /// --tune (or a --tune-cache to read): the candidates of \p Space,
+  /// generated, verified and timed (or looked up); the fastest replaces
+  /// \p R, the model's choice. \p Mismatch is set where the output keeps
+  /// a version that did not match.
+  void tune(const Function &Naive, MemoryVariant V, VariantResult &R,
+            const SearchSpace &Space, bool &Mismatch) {
+    std::optional<TextureForm> Other;
+    if (V == MemoryVariant::Texture && outputLang() == Language::Cuda)
+      Other = R.Kernel->Plan->Texture == TextureForm::Object
+                  ? TextureForm::Ldg
+                  : TextureForm::Object;
+    TuneOptions TO = tuneOptions();
     const LaunchPlan &Model = *R.Kernel->Plan;
     std::vector<TuneCandidate> All =
         tuneCandidates(Space, Other, TO.Top, Model.Block, Model.Coverage);
@@ -906,38 +882,15 @@ private:
       T.Code = emitFunction(*C.Kernel, outputLang());
       return T;
     };
-    // The whole space timed (--tune=all) or pruned by carving
-    // (--tune=pareto): every version generated first, for its metrics.
     std::vector<size_t> Order(All.size());
     for (size_t I = 0; I < All.size(); ++I)
       Order[I] = I;
     std::vector<std::optional<TuneTrial>> Pre(All.size());
-    if (TO.Measure && TO.Top == 0) {
-      SizeBindings Sizes = chooseSizes(Naive, Opts.Sizes);
-      std::vector<CarvingMetrics> Metrics;
-      std::vector<size_t> Of;
-      for (size_t I = 0; I < All.size(); ++I) {
-        Pre[I] = GenerateAll(I);
-        if (!Pre[I]->Generated)
-          continue;
-        Metrics.push_back(carvingMetrics(*Made(I).Kernel, MD, Sizes));
-        Of.push_back(I);
-      }
-      std::vector<bool> Front = paretoFront(Metrics);
-      for (size_t J = 0; J < Of.size(); ++J) {
-        TuneTrial &T = *Pre[Of[J]];
-        T.Efficiency = Metrics[J].Efficiency;
-        T.Utilization = Metrics[J].Utilization;
-        T.OnParetoFront = Front[J];
-      }
-      if (Opts.TunePareto) {
-        Order.clear();
-        for (size_t I = 0; I < All.size(); ++I)
-          if (All[I].modelChoice() || All[I].Form ||
-              (Pre[I]->Generated && Pre[I]->OnParetoFront))
-            Order.push_back(I);
-      }
-    }
+    auto KernelOf = [&](size_t I) -> const Function & {
+      return *Made(I).Kernel;
+    };
+    if (TO.Measure && TO.Top == 0)
+      carve(Naive, All, GenerateAll, KernelOf, Pre, Order);
     std::vector<TuneCandidate> Candidates;
     for (size_t I : Order)
       Candidates.push_back(All[I]);
@@ -957,46 +910,17 @@ private:
                          Done(Js[K], std::move(R));
                        });
     };
-    TuneSubject Subject;
-    Subject.Kernel = Naive.Name;
-    Subject.Variant = V;
-    // The macros the parse was given change what the source means; other
-    // flags (paths, the language standard, gpumerge-nvcc's) do not.
-    Subject.Source = M->Source;
-    for (const auto &[Flag, Value] : preprocessorFlags(Opts.ClangArgs))
-      if (Flag != "-I")
-        Subject.Source += '\0' + Flag + ' ' + Value;
-    Subject.Target = MD.Name;
-    Subject.Sizes = sizesText(chooseSizes(Naive, Opts.Sizes));
-    if (Opts.Grid)
-      Subject.Sizes +=
-          llvm::formatv(";grid={0},{1}", (*Opts.Grid)[0], (*Opts.Grid)[1]);
-    Subject.SizesGiven = !Opts.Sizes.empty();
     // The versions --tune=all would time: the model's choice, which need
     // not be one the search ranked (split-reduction's mv), the other
     // texture form, and every other ranked version.
-    Subject.SpaceSize =
-        tuneCandidates(Space, Other, 0, Model.Block, Model.Coverage).size();
+    TuneSubject Subject = tuneSubject(
+        Naive, V,
+        tuneCandidates(Space, Other, 0, Model.Block, Model.Coverage).size());
     TuneOutcome O = tuneKernel(TO, Subject, Candidates, Generate, Measure, Err,
                                Err.is_displayed());
-    for (const std::string &W : O.Warnings)
-      Err << Input << ": warning: " << W << "\n";
-    for (const std::string &Bad : O.Mismatches)
-      Err << llvm::formatv("{0}:{1}: {2}: --tune: a version of kernel '{3}' "
-                           "({4} variant) does not match the input (a "
-                           "gpumerge bug; not chosen): {5}\n",
-                           Input, Naive.Span.Line,
-                           O.KeptMismatch ? "error" : "warning", Naive.Name,
-                           memoryVariantName(V), Bad);
-    Mismatch |= O.KeptMismatch;
-    if (O.Chosen >= 0 && Trials[Order[O.Chosen]]) {
-      R = std::move(*Trials[Order[O.Chosen]]);
-      for (AppliedPass &P : R.Passes)
-        if (P.Parameters.count("chosen-by"))
-          P.Parameters["chosen-by"] = "--tune (the fastest candidate)";
-    }
-    R.Tune = std::move(O.Report);
-    R.TuneLines = std::move(O.Lines);
+    takeTuneOutcome(Naive, V, O,
+                    O.Chosen >= 0 ? &Trials[Order[O.Chosen]] : nullptr, R,
+                    Mismatch);
   }
 
   /// Verifies \p Stages (one kernel, or a split kernel's phases in order
@@ -1312,163 +1236,151 @@ private:
     return true;
   }
 
-  int optimize(llvm::json::Array &ReportFiles) {
-    std::vector<MemoryVariant> Vs = variants();
-    // kernel name → one result per variant
-    std::map<std::string, std::vector<VariantResult>> Results;
-    bool Mismatch = false;
-    bool Internal = llvm::any_of(
-        M->PassedThrough, [](const Unsupported &U) { return U.InternalError; });
-    for (MemoryVariant V : Vs) {
-      for (Function *F : M->kernels()) {
-        SearchSpace Space;
-        auto R = runPipeline(*F, V, nullptr, &Space);
-        if (!R) {
-          Err << Input << ": error: " << llvm::toString(R.takeError()) << "\n";
-          return ExitUsage;
-        }
-        bool Tuned = (Opts.Tune || !Opts.TuneCache.empty()) &&
-                     R->Status == "optimized" && R->Kernel->Plan &&
-                     F->PhaseOf.empty();
-        // A split loop leaves the merges nothing to rank: the space the
-        // tiled versions would come from is ranked without it.
-        if (Tuned && R->Kernel->Plan->Lanes > 1) {
-          TuneCandidate Tiled;
-          auto T = runPipeline(*F, V, &Tiled, &Space);
-          if (!T)
-            llvm::consumeError(T.takeError());
-        }
-        if (Tuned)
-          tune(*F, V, *R, Space, Mismatch);
-        if (Opts.Verify) {
-          // A phase runs over the grid of its split kernel.
-          std::vector<VerifyStage> Stage = {
-              {&startOf(*F), R->Kernel.get(), R->Shape}};
-          verifyBothPaths(domainKernels(*F), Stage, F->Name, F->Span.Line, V,
-                          /*WholeSplit=*/false, R->Verified,
-                          R->VerifiedOptimized, Mismatch, R->FallbackOnly);
-        }
-        Internal |= R->InternalError;
-        Results[F->Name].push_back(std::move(*R));
-      }
-      if (Opts.Verify)
-        for (const PhasedKernel &PK : M->Phased)
-          if (int Code = verifySplit(PK, V, Results, Mismatch))
-            return Code;
+  /// Kernel \p F in variant \p V: the pipeline, then --tune and --verify
+  /// as asked. \p Mismatch is set where verify or the tuner found the
+  /// output does not match the input. An error is the user's (a --passes
+  /// or --merge the kernel cannot take).
+  llvm::Expected<VariantResult>
+  optimizeKernel(const Function &F, MemoryVariant V, bool &Mismatch) {
+    SearchSpace Space;
+    auto R = runPipeline(F, V, nullptr, &Space);
+    if (!R)
+      return R.takeError();
+    bool Tuned = (Opts.Tune || !Opts.TuneCache.empty()) &&
+                 R->Status == "optimized" && R->Kernel->Plan &&
+                 F.PhaseOf.empty();
+    // A split loop leaves the merges nothing to rank: the space the
+    // tiled versions would come from is ranked without it.
+    if (Tuned && R->Kernel->Plan->Lanes > 1) {
+      TuneCandidate Tiled;
+      auto T = runPipeline(F, V, &Tiled, &Space);
+      if (!T)
+        llvm::consumeError(T.takeError());
     }
+    if (Tuned)
+      tune(F, V, *R, Space, Mismatch);
+    if (Opts.Verify) {
+      // A phase runs over the grid of its split kernel.
+      std::vector<VerifyStage> Stage = {
+          {&startOf(F), R->Kernel.get(), R->Shape}};
+      verifyBothPaths(domainKernels(F), Stage, F.Name, F.Span.Line, V,
+                      /*WholeSplit=*/false, R->Verified, R->VerifiedOptimized,
+                      Mismatch, R->FallbackOnly);
+    }
+    return R;
+  }
 
-    // Write every variant's file: whole or not at all.
-    llvm::json::Array Outputs;
-    std::vector<std::string> Warned; // variants share most warnings
-    for (size_t I = 0; I < Vs.size(); ++I) {
-      std::map<std::string, const Function *> Replacements;
-      for (auto &[Name, Rs] : Results)
-        Replacements[Name] = Rs[I].Kernel.get();
-      auto Emitted = emitModule(*M, outputLang(), Replacements);
-      if (!Emitted) {
-        Err << "error: " << llvm::toString(Emitted.takeError()) << "; "
-            << outputPath(Vs[I]) << " not written\n";
-        return ExitInternal;
-      }
-      EmittedModule &E = *Emitted;
-      Internal |= E.InternalError;
-      if (outputLang() == Language::Cuda)
-        Internal |= revertWhatNvccRejects(I, Results, Replacements, E);
-      for (const std::string &W : E.Warnings)
-        if (!llvm::is_contained(Warned, W)) {
-          Warned.push_back(W);
-          Err << "warning: " << W << "\n";
-        }
-      std::string Path = outputPath(Vs[I]);
-      if (llvm::sys::fs::equivalent(Path, Input)) {
-        Err << "error: refusing to overwrite the input '" << Input
-            << "'; choose another -o\n";
-        return ExitUsage;
-      }
-      if (!Opts.OutDir.empty())
-        llvm::sys::fs::create_directories(Opts.OutDir);
-      if (auto Error = writeFileAtomically(Path, E.Text)) {
-        Err << "error: " << llvm::toString(std::move(Error)) << "\n";
-        return ExitBadInput;
-      }
-      Outputs.push_back(llvm::json::Object{{"memory", memoryVariantName(Vs[I])},
-                                           {"path", Path}});
-      if (!Opts.JsonReport)
-        Out << "wrote " << Path << "\n";
-      // An OpenCL host learns the NDRange of kernels launched differently
-      // (and when to enqueue <name>_naive instead) from a header beside the
-      // kernels: NAME.global.cl → NAME.global.h.
-      std::string Header = outputLang() == Language::OpenCL
-                               ? emitOpenCLLaunchHeader(*M, Replacements)
-                               : "";
-      if (Header.empty())
-        continue;
-      llvm::SmallString<256> HeaderPath(Path);
-      llvm::sys::path::replace_extension(HeaderPath, ".h");
-      if (HeaderPath == Path)
-        HeaderPath += ".h";
-      if (llvm::sys::fs::equivalent(HeaderPath, Input)) {
-        Err << "error: refusing to overwrite the input '" << Input
-            << "' with the launch header; choose another -o\n";
-        return ExitUsage;
-      }
-      if (auto Error = writeFileAtomically(std::string(HeaderPath), Header)) {
-        Err << "error: " << llvm::toString(std::move(Error)) << "\n";
-        return ExitBadInput;
-      }
-      Outputs.push_back(llvm::json::Object{{"memory", memoryVariantName(Vs[I])},
-                                           {"path", HeaderPath},
-                                           {"kind", "launch-header"}});
-      if (!Opts.JsonReport)
-        Out << "wrote " << HeaderPath << "\n";
+  /// Writes the file of variant \p I of \p Vs (and, for OpenCL, its launch
+  /// header) from \p Results, whole or not at all, and adds each path to
+  /// \p Outputs. \p Warned: the emitters' warnings already given (variants
+  /// share most). \p Internal is set where gpumerge hit a bug of its own.
+  /// 0, or the exit code of an error.
+  int writeVariant(size_t I, const std::vector<MemoryVariant> &Vs,
+                   std::map<std::string, std::vector<VariantResult>> &Results,
+                   llvm::json::Array &Outputs, std::vector<std::string> &Warned,
+                   bool &Internal) {
+    std::map<std::string, const Function *> Replacements;
+    for (auto &[Name, Rs] : Results)
+      Replacements[Name] = Rs[I].Kernel.get();
+    auto Emitted = emitModule(*M, outputLang(), Replacements);
+    if (!Emitted) {
+      Err << "error: " << llvm::toString(Emitted.takeError()) << "; "
+          << outputPath(Vs[I]) << " not written\n";
+      return ExitInternal;
     }
+    EmittedModule &E = *Emitted;
+    Internal |= E.InternalError;
+    if (outputLang() == Language::Cuda)
+      Internal |= revertWhatNvccRejects(I, Results, Replacements, E);
+    for (const std::string &W : E.Warnings)
+      if (!llvm::is_contained(Warned, W)) {
+        Warned.push_back(W);
+        Err << "warning: " << W << "\n";
+      }
+    std::string Path = outputPath(Vs[I]);
+    if (llvm::sys::fs::equivalent(Path, Input)) {
+      Err << "error: refusing to overwrite the input '" << Input
+          << "'; choose another -o\n";
+      return ExitUsage;
+    }
+    if (!Opts.OutDir.empty())
+      llvm::sys::fs::create_directories(Opts.OutDir);
+    if (auto Error = writeFileAtomically(Path, E.Text)) {
+      Err << "error: " << llvm::toString(std::move(Error)) << "\n";
+      return ExitBadInput;
+    }
+    Outputs.push_back(llvm::json::Object{{"memory", memoryVariantName(Vs[I])},
+                                         {"path", Path}});
+    if (!Opts.JsonReport)
+      Out << "wrote " << Path << "\n";
+    // An OpenCL host learns the NDRange of kernels launched differently
+    // (and when to enqueue <name>_naive instead) from a header beside the
+    // kernels: NAME.global.cl → NAME.global.h.
+    std::string Header = outputLang() == Language::OpenCL
+                             ? emitOpenCLLaunchHeader(*M, Replacements)
+                             : "";
+    if (Header.empty())
+      return 0;
+    llvm::SmallString<256> HeaderPath(Path);
+    llvm::sys::path::replace_extension(HeaderPath, ".h");
+    if (HeaderPath == Path)
+      HeaderPath += ".h";
+    if (llvm::sys::fs::equivalent(HeaderPath, Input)) {
+      Err << "error: refusing to overwrite the input '" << Input
+          << "' with the launch header; choose another -o\n";
+      return ExitUsage;
+    }
+    if (auto Error = writeFileAtomically(std::string(HeaderPath), Header)) {
+      Err << "error: " << llvm::toString(std::move(Error)) << "\n";
+      return ExitBadInput;
+    }
+    Outputs.push_back(llvm::json::Object{{"memory", memoryVariantName(Vs[I])},
+                                         {"path", HeaderPath},
+                                         {"kind", "launch-header"}});
+    if (!Opts.JsonReport)
+      Out << "wrote " << HeaderPath << "\n";
+    return 0;
+  }
 
-    llvm::json::Array Kernels;
-    for (Function *F : M->kernels()) {
-      llvm::json::Array Variants;
-      for (VariantResult &R : Results[F->Name]) {
-        llvm::json::Array Passes;
-        for (const AppliedPass &P : R.Passes) {
-          llvm::json::Object Params;
-          for (auto &[K, V] : P.Parameters)
-            Params[K] = V;
-          Passes.push_back(llvm::json::Object{
-              {"name", P.Name}, {"parameters", std::move(Params)}});
-        }
-        llvm::json::Object O{{"memory", memoryVariantName(R.Variant)},
-                             {"status", R.Status},
-                             {"passes", std::move(Passes)},
-                             {"launch", std::move(R.Launch)}};
-        llvm::json::Array Skipped;
-        for (const auto &[Name, Why] : R.Skipped)
-          Skipped.push_back(
-              llvm::json::Object{{"name", Name}, {"reason", Why}});
-        O["not_applied"] = std::move(Skipped);
-        if (!R.Reason.empty())
-          O["reason"] = R.Reason;
-        if (R.Tune)
-          O["tune"] = std::move(*R.Tune);
-        if (!Opts.JsonReport)
-          for (const std::string &Line : R.TuneLines)
-            Out << Line << "\n";
-        reportVerify(O, F->Name, R.Variant, R.Verified, R.VerifiedOptimized,
-                     R.FallbackOnly);
-        Variants.push_back(std::move(O));
-      }
-      llvm::json::Object K{{"name", F->Name},
-                           {"line", F->Span.Line},
-                           {"variants", std::move(Variants)}};
-      if (!F->PhaseOf.empty()) {
-        K["phase_of"] = F->PhaseOf;
-        K["phase"] = F->PhaseIndex;
-      }
-      Kernels.push_back(std::move(K));
+  /// The report of kernel \p Kernel in one variant, \p R (its --tune and
+  /// verify lines go to Out as text). Takes R's launch and tune objects.
+  llvm::json::Object variantReport(const std::string &Kernel,
+                                   VariantResult &R) {
+    llvm::json::Array Passes;
+    for (const AppliedPass &P : R.Passes) {
+      llvm::json::Object Params;
+      for (auto &[K, V] : P.Parameters)
+        Params[K] = V;
+      Passes.push_back(llvm::json::Object{{"name", P.Name},
+                                          {"parameters", std::move(Params)}});
     }
-    for (const PhasedKernel &PK : M->Phased)
-      Kernels.push_back(splitReport(PK, Vs));
-    // Helpers the frontend could not lower are listed apart: the kernels
-    // calling them say so in their own reasons.
-    llvm::json::Array Helpers;
+    llvm::json::Object O{{"memory", memoryVariantName(R.Variant)},
+                         {"status", R.Status},
+                         {"passes", std::move(Passes)},
+                         {"launch", std::move(R.Launch)}};
+    llvm::json::Array Skipped;
+    for (const auto &[Name, Why] : R.Skipped)
+      Skipped.push_back(llvm::json::Object{{"name", Name}, {"reason", Why}});
+    O["not_applied"] = std::move(Skipped);
+    if (!R.Reason.empty())
+      O["reason"] = R.Reason;
+    if (R.Tune)
+      O["tune"] = std::move(*R.Tune);
+    if (!Opts.JsonReport)
+      for (const std::string &Line : R.TuneLines)
+        Out << Line << "\n";
+    reportVerify(O, Kernel, R.Variant, R.Verified, R.VerifiedOptimized,
+                 R.FallbackOnly);
+    return O;
+  }
+
+  /// What the frontend could not lower, for the report: kernels (one
+  /// passed-through variant each of \p Vs) into \p Kernels, helpers apart
+  /// into \p Helpers (the kernels calling them say so in their own
+  /// reasons).
+  void passedThroughReport(const std::vector<MemoryVariant> &Vs,
+                           llvm::json::Array &Kernels,
+                           llvm::json::Array &Helpers) const {
     for (const Unsupported &U : M->PassedThrough) {
       std::string Reason =
           llvm::formatv("{0} at line {1}", U.Construct, U.Line);
@@ -1489,6 +1401,58 @@ private:
                                            {"line", U.Line},
                                            {"variants", std::move(Variants)}});
     }
+  }
+
+  /// Every kernel in every variant: optimized (optimizeKernel), each
+  /// variant's file written (writeVariant), then the file's report.
+  int optimize(llvm::json::Array &ReportFiles) {
+    std::vector<MemoryVariant> Vs = variants();
+    // kernel name → one result per variant
+    std::map<std::string, std::vector<VariantResult>> Results;
+    bool Mismatch = false;
+    bool Internal = llvm::any_of(
+        M->PassedThrough, [](const Unsupported &U) { return U.InternalError; });
+    for (MemoryVariant V : Vs) {
+      for (Function *F : M->kernels()) {
+        auto R = optimizeKernel(*F, V, Mismatch);
+        if (!R) {
+          Err << Input << ": error: " << llvm::toString(R.takeError()) << "\n";
+          return ExitUsage;
+        }
+        Internal |= R->InternalError;
+        Results[F->Name].push_back(std::move(*R));
+      }
+      if (Opts.Verify)
+        for (const PhasedKernel &PK : M->Phased)
+          if (int Code = verifySplit(PK, V, Results, Mismatch))
+            return Code;
+    }
+
+    // Write every variant's file: whole or not at all.
+    llvm::json::Array Outputs;
+    std::vector<std::string> Warned; // variants share most warnings
+    for (size_t I = 0; I < Vs.size(); ++I)
+      if (int Code = writeVariant(I, Vs, Results, Outputs, Warned, Internal))
+        return Code;
+
+    llvm::json::Array Kernels;
+    for (Function *F : M->kernels()) {
+      llvm::json::Array Variants;
+      for (VariantResult &R : Results[F->Name])
+        Variants.push_back(variantReport(F->Name, R));
+      llvm::json::Object K{{"name", F->Name},
+                           {"line", F->Span.Line},
+                           {"variants", std::move(Variants)}};
+      if (!F->PhaseOf.empty()) {
+        K["phase_of"] = F->PhaseOf;
+        K["phase"] = F->PhaseIndex;
+      }
+      Kernels.push_back(std::move(K));
+    }
+    for (const PhasedKernel &PK : M->Phased)
+      Kernels.push_back(splitReport(PK, Vs));
+    llvm::json::Array Helpers;
+    passedThroughReport(Vs, Kernels, Helpers);
     ReportFiles.push_back(
         llvm::json::Object{{"file", Input},
                            {"target", MD.Name},
