@@ -102,6 +102,12 @@ class Gen:
         self.hhrng = random.Random("headerhelper-%d" % seed)
         # And of CUDA's __half arrays in place of float ones.
         self.fprng = random.Random("half-%d" % seed)
+        # And of kernels without a guard, launched over exactly their sizes.
+        self.urng = random.Random("unguarded-%d" % seed)
+        # The size parameters the grid must equal (X, then Y) in a kernel
+        # without a guard; the grid itself is `grid` once the sizes are final.
+        self.grid_bounds = None
+        self.grid = None
         self.pos1_decl = None  # (body index, name, type) of pos1's declaration
         self.arrays1d = []  # names of the 1-D array parameters
         self.seed = seed
@@ -264,6 +270,8 @@ class Gen:
         early returns; sometimes, for one 1-D bound, a grid-stride loop."""
         if self.grid_stride(conds):
             return self.close
+        if self.unguarded(conds):
+            return lambda: None
         r = self.rng
         atoms, negs = [], []
         for c in conds:
@@ -296,6 +304,23 @@ class Gen:
             return lambda: None
         self.open(f"if ({' && '.join(atoms)})")
         return self.close
+
+    def unguarded(self, conds):
+        """Sometimes no guard at all, as the paper's own kernels are
+        written: where every bound is a size parameter, one per dimension
+        (no layers), the fuzzer launches exactly those sizes (--grid), so
+        the kernel is the guarded one. The sizes are made large enough for
+        tiles. True when the guard was left out."""
+        if (self.urng.random() >= 0.12 or not 1 <= len(conds) <= 2
+                or "layers" in self.features
+                or any(len(c) != 2 or c[1] not in self.sizes for c in conds)
+                or len({c[1] for c in conds}) != len(conds)):
+            return False
+        self.grid_bounds = [c[1] for c in conds]
+        for b in self.grid_bounds:
+            self.sizes[b] = self.urng.choice([131, 197, 259, 300])
+        self.feature("unguarded")
+        return True
 
     def grid_stride(self, conds):
         """Sometimes `int i = pos; if (i < n) {` becomes the grid-stride
@@ -540,6 +565,8 @@ class Gen:
             self.feature("header")
         for rule in self.size_rules:
             rule(self.sizes)
+        if self.grid_bounds:
+            self.grid = [self.sizes[b] for b in self.grid_bounds]
         return src, header
 
     def vector_arrays(self):
@@ -1274,7 +1301,8 @@ def main():
             f.write(header)
         files.append(hp)
     print(json.dumps({"seed": a.seed, "lang": g.lang, "files": files,
-                      "sizes": g.sizes, "features": g.features}))
+                      "sizes": g.sizes, "grid": g.grid,
+                      "features": g.features}))
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ WANTED = (
        "constant-table", "layers", "unroll-pragma", "vector:float2",
        "vector:float3", "vector:float4", "grid-stride", "file-constant", "local-array", "local-array-init",
        "pointer-helper", "wide-position",
-       "position-aliases", "half-arrays"]
+       "position-aliases", "half-arrays", "unguarded"]
     + [f"passthrough:{p}" for p in ["while", "do", "switch", "break",
                                      "continue", "modassign", "ptrarith"]])
 
