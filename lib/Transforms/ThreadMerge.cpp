@@ -98,7 +98,11 @@ PassInfo threadMergePass() {
                                  Best.Cost, Versions.size(), Note);
           Bound = versionBound(Best, Ctx.Target);
           if (S.Merge == std::array<std::int64_t, 2>{1, 1}) {
-            Why = Note;
+            Why = Versions.front().Chain > 0
+                      ? "a small problem at the size hints, whose shortest "
+                        "latency chain at ptxas's registers is unmerged (" +
+                            Note + ")"
+                      : Note;
             return std::nullopt;
           }
         }
