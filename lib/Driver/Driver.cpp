@@ -15,6 +15,7 @@
 #include "Runtime/Verify.h"
 #include "Target/MachineDescription.h"
 #include "Target/Occupancy.h"
+#include "Target/Ptxas.h"
 #include "Transforms/GridStride.h"
 #include "Transforms/PassRegistry.h"
 #include "Transforms/SplitPhases.h"
@@ -1178,7 +1179,8 @@ private:
   bool revertWhatNvccRejects(
       size_t I, std::map<std::string, std::vector<VariantResult>> &Results,
       std::map<std::string, const Function *> &Replacements, EmittedModule &E) {
-    std::string Arch = MD.SmArch.empty() ? MD.PtxasStandIn : MD.SmArch;
+    std::string Arch =
+        MD.SmArch.empty() ? firstCompiledArch(MD.PtxasStandIn) : MD.SmArch;
     std::optional<NvccCheck> Check = NvccCheck::forInput(
         Input, Opts.ClangArgs, Arch.empty() ? "sm_75" : Arch);
     if (!Check)

@@ -34,6 +34,8 @@
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <mutex>
 #include <optional>
 #include <sys/wait.h>
 #include <thread>
@@ -311,4 +313,59 @@ gpumerge::ptxasResources(const std::string &CudaSource,
   // Only successes are kept: a failure may be a timeout or a full disk.
   writeCachedReport(CacheDir, Key, Report);
   return parsePtxasReport(Report);
+}
+
+namespace {
+
+/// The real architectures \p Nvcc compiles for, from `--list-gpu-code`
+/// (one "sm_NN" a line); empty where it cannot say. Asked once a process
+/// for each nvcc.
+std::vector<std::string> gpuCodes(const std::string &Nvcc) {
+  static std::mutex Lock;
+  static std::map<std::string, std::vector<std::string>> Known;
+  std::lock_guard<std::mutex> Guard(Lock);
+  if (auto It = Known.find(Nvcc); It != Known.end())
+    return It->second;
+  std::vector<std::string> &Codes = Known[Nvcc];
+  std::string Why;
+  std::optional<ScratchDir> Dir = ScratchDir::create("gpumerge-codes", Why);
+  if (!Dir)
+    return Codes;
+  std::string Out = Dir->path("stdout.txt"), Err = Dir->path("stderr.txt");
+  std::optional<llvm::StringRef> Redirects[] = {llvm::StringRef(), Out, Err};
+  std::vector<llvm::StringRef> Args = {Nvcc, "--list-gpu-code"};
+  std::string ExecError;
+  bool ExecFailed = false;
+  if (runWithDeadline(Nvcc, Args, Redirects, NvccTimeoutSeconds, ExecError,
+                      ExecFailed) != 0)
+    return Codes;
+  if (auto Buf = llvm::MemoryBuffer::getFile(Out)) {
+    llvm::SmallVector<llvm::StringRef, 32> Lines;
+    (*Buf)->getBuffer().split(Lines, '\n', -1, false);
+    for (llvm::StringRef L : Lines)
+      if (L.trim().starts_with("sm_"))
+        Codes.push_back(L.trim().str());
+  }
+  return Codes;
+}
+
+} // namespace
+
+std::string gpumerge::firstCompiledArch(llvm::StringRef Candidates) {
+  llvm::SmallVector<llvm::StringRef, 4> Archs;
+  Candidates.split(Archs, ' ', -1, false);
+  if (Archs.empty())
+    return "";
+  if (Archs.size() == 1)
+    return Archs.front().str();
+  llvm::Expected<std::string> Nvcc = findNvcc();
+  if (!Nvcc) {
+    llvm::consumeError(Nvcc.takeError());
+    return Archs.back().str();
+  }
+  std::vector<std::string> Codes = gpuCodes(*Nvcc);
+  for (llvm::StringRef A : Archs)
+    if (std::find(Codes.begin(), Codes.end(), A.str()) != Codes.end())
+      return A.str();
+  return Archs.back().str();
 }

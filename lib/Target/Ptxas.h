@@ -62,6 +62,14 @@ llvm::Expected<std::map<std::string, KernelResources>>
 ptxasResources(const std::string &CudaSource, const std::string &SmArch,
                unsigned MaxRegisters = 0);
 
+/// The first of \p Candidates ("sm_35 sm_75", in order of preference) that
+/// the nvcc findNvcc() finds compiles for (`nvcc --list-gpu-code`); the
+/// last where none is, or nvcc cannot say. A GTX 480 is counted on sm_35
+/// by CUDA 11 (the register allocator of the generation after Fermi, the
+/// one GPGPU-Sim's Fermi configurations count with) and on sm_75 by CUDA
+/// 13, which compiles for nothing older.
+std::string firstCompiledArch(llvm::StringRef Candidates);
+
 } // namespace gpumerge
 
 #endif // GPUMERGE_TARGET_PTXAS_H

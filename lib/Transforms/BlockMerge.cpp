@@ -85,8 +85,9 @@ PassInfo blockMergePass() {
                       "(nothing is read through shared memory)";
                 return std::nullopt;
               }
-              auto Versions = rankVersions(Origin, Cur.LoopTile, Ctx.Target,
-                                           std::nullopt, Cur.Interchange);
+              auto Versions =
+                  rankVersions(Origin, Cur.LoopTile, Ctx.Target, std::nullopt,
+                               Cur.Interchange, false, ptxasCounts(Ctx.Target));
               if (Versions.empty()) {
                 Why = "no legal merged version";
                 return std::nullopt;
@@ -100,7 +101,9 @@ PassInfo blockMergePass() {
               // estimated), and thread merge then finds nothing legal.
               RankedVersion Best = Versions.front();
               std::string Note;
-              if (countsOnStandIn(Ctx.Target)) {
+              // On a small problem (Search.h) too, anywhere: the latency
+              // chain hangs on the blocks an SM holds.
+              if (countsOnStandIn(Ctx.Target) || Versions.front().Chain > 0) {
                 std::optional<KernelResources> Used;
                 Best = checkWithPtxas(Origin, Versions, Ctx.Target, Ctx.Helpers,
                                       Note, Used,

@@ -160,13 +160,13 @@ applyMerge(Function &F, const PassContext &Ctx, const TileShape &S,
 namespace {
 
 /// The architecture ptxas compiles \p MD's kernels for: its own, or the
-/// stand-in its description names for a target nvcc no longer compiles
-/// for, which counts registers capped at the target's per-thread limit, so
-/// what does not fit spills. The estimate from KIR it replaces had
+/// first stand-in its description names that this nvcc compiles for, for a
+/// target nvcc no longer compiles for (ptxasFit checks the count against
+/// the target's per-thread limit). The estimate from KIR it replaces had
 /// PolyBench's gemm at 52 registers on a GTX 480 where ptxas for sm_35 used
 /// 72, over Fermi's 63.
 std::string ptxasArch(const MachineDescription &MD) {
-  return MD.SmArch.empty() ? MD.PtxasStandIn : MD.SmArch;
+  return MD.SmArch.empty() ? firstCompiledArch(MD.PtxasStandIn) : MD.SmArch;
 }
 
 } // namespace
@@ -214,16 +214,25 @@ std::optional<PtxasFit> ptxasFit(const Function &Origin, const TileShape &S,
   if (!S.WholeTiles)
     shareCopiesReads(*K->Kernel, S.Merge);
   bool StandIn = countsOnStandIn(MD);
-  auto R =
-      ptxasResources(emitStandaloneCuda(*K->Kernel, Helpers), ptxasArch(MD),
-                     StandIn ? MD.MaxRegistersPerThread : 0);
+  std::string Source = emitStandaloneCuda(*K->Kernel, Helpers);
+  // On a stand-in, the count as its ptxas allocates freely where that is
+  // within the target's limit, else capped at the limit, so what does not
+  // fit spills. A cap changes the allocation, not only the ceiling: sm_35
+  // gives gemm's 32 x 4 block merged 1x2 61 registers at -maxrregcount=63
+  // and 47 without, which GPGPU-Sim's GTX 480 counts (5 blocks an SM, not 4).
+  auto R = ptxasResources(Source, ptxasArch(MD));
+  bool Capped = StandIn && R && R->count(Origin.Name) &&
+                R->at(Origin.Name).Registers > MD.MaxRegistersPerThread;
+  if (Capped)
+    R = ptxasResources(Source, ptxasArch(MD), MD.MaxRegistersPerThread);
   if (!R || !R->count(Origin.Name)) {
     Why = R ? "not reported" : llvm::toString(R.takeError());
     return std::nullopt;
   }
   KernelResources Res = R->at(Origin.Name);
   if (StandIn)
-    Res.Source += llvm::formatv(" with {0}'s {1} registers a thread", MD.Name,
+    Res.Source += llvm::formatv(" {0} {1}'s {2} registers a thread",
+                                Capped ? "with" : "within", MD.Name,
                                 MD.MaxRegistersPerThread)
                       .str();
   BlockResources B{unsigned(S.Block[0] * S.Block[1]), Res.Registers,
@@ -231,7 +240,99 @@ std::optional<PtxasFit> ptxasFit(const Function &Origin, const TileShape &S,
   return PtxasFit{Res, computeOccupancy(MD, B).BlocksPerSM};
 }
 
+/// "1x2 merge with its tile loop unrolled (61 registers, 0 spilled bytes, 4
+/// blocks/SM)", for the report's list of rejected versions.
+std::string describeFit(const RankedVersion &V, const PtxasFit &Fit) {
+  return llvm::formatv("{0}x{1} merge{5} ({2} registers, {3} "
+                       "spilled bytes, {4} blocks/SM)",
+                       V.Shape.Merge[0], V.Shape.Merge[1], Fit.Res.Registers,
+                       Fit.spilled(), Fit.Blocks,
+                       V.Shape.LoopTile == 0 ? ""
+                       : V.Shape.UnrollTile
+                           ? " with its tile loop unrolled"
+                           : " with its tile loop not unrolled")
+      .str();
+}
+
+/// Most ptxas compiles for one small problem's search: about half a
+/// second each.
+constexpr size_t MaxChainTries = 48;
+
+/// On a small problem (Search.h), the legal version with the shortest
+/// latency chain at ptxas's registers. Versions come ranked by their chain
+/// at the estimated registers, which ptxas's are seldom under (gemm's
+/// tiles: 24 estimated, 47 by ptxas for sm_35), so the search stops at the
+/// first version whose estimate is no shorter than the best found. The
+/// rounds hang on the count: 32 x 8 threads merged 1x1 are one round at the
+/// estimate's 6 blocks an SM and three at the 2 that ptxas's 48 registers
+/// leave.
+RankedVersion shortestChainByPtxas(const Function &Origin,
+                                   const std::vector<RankedVersion> &Versions,
+                                   const MachineDescription &MD,
+                                   const std::vector<const Function *> &Helpers,
+                                   std::string &Note,
+                                   std::optional<KernelResources> &Used) {
+  std::optional<RankedVersion> Best;
+  size_t Tried = 0, Compiles = 0;
+  std::vector<std::string> Rejected;
+  for (const RankedVersion &Ranked : Versions) {
+    if (Best && Ranked.Chain >= Best->Chain * 0.99)
+      break;
+    if (Compiles >= MaxChainTries)
+      break;
+    ++Tried;
+    for (bool Unroll : {true, false}) {
+      if (!Unroll && Ranked.Shape.LoopTile == 0)
+        break;
+      RankedVersion V = Ranked;
+      V.Shape.UnrollTile = Unroll;
+      std::string Why;
+      ++Compiles;
+      auto Fit = ptxasFit(Origin, V.Shape, MD, Helpers, Why);
+      if (!Fit && Why.empty())
+        break;
+      if (!Fit) {
+        Note = "resources estimated from KIR (ptxas could not compile the "
+               "kernel alone: " +
+               Why.substr(0, 200) + ")";
+        return Versions.front();
+      }
+      if (!Fit->legal()) {
+        if (Rejected.size() < 4)
+          Rejected.push_back(describeFit(V, *Fit));
+        continue;
+      }
+      V.Occ.BlocksPerSM = Fit->Blocks;
+      V.Chain = latencyChain(V, Fit->Blocks, MD);
+      if (!Best || V.Chain < Best->Chain * 0.99) {
+        Best = V;
+        Used = Fit->Res;
+      }
+      break;
+    }
+  }
+  if (!Best) {
+    Note = "ptxas rejected the model's first choices (" +
+           llvm::join(Rejected, ", ") + "); unmerged";
+    for (const RankedVersion &V : Versions)
+      if (V.Shape.Merge == std::array<std::int64_t, 2>{1, 1})
+        return V;
+    return Versions.back();
+  }
+  Note = llvm::formatv("legal by {0}{1}; the shortest latency chain at its "
+                       "registers ({2} blocks/SM) of the first {3} versions",
+                       Used->Source,
+                       Best->Shape.UnrollTile
+                           ? ""
+                           : " with its tile loop as nvcc unrolls it",
+                       Best->Occ.BlocksPerSM, Tried)
+             .str();
+  return *Best;
+}
+
 } // namespace
+
+bool ptxasCounts(const MachineDescription &MD) { return !noPtxas(MD); }
 
 RankedVersion checkWithPtxas(const Function &Origin,
                              const std::vector<RankedVersion> &Versions,
@@ -244,6 +345,8 @@ RankedVersion checkWithPtxas(const Function &Origin,
     Note = "resources estimated from KIR (" + *Why + ")";
     return Versions.front();
   }
+  if (Versions.front().Chain > 0)
+    return shortestChainByPtxas(Origin, Versions, MD, Helpers, Note, Used);
   // The first versions, each unrolled and then, where it has a tile loop,
   // as nvcc unrolls it.
   std::vector<RankedVersion> Tries;

@@ -44,6 +44,9 @@ applyMerge(Function &F, const PassContext &Ctx, const TileShape &S,
 /// Does ptxas count \p MD's registers on a stand-in architecture?
 bool countsOnStandIn(const MachineDescription &MD);
 
+/// Can ptxas count \p MD's registers (an architecture for it, and nvcc)?
+bool ptxasCounts(const MachineDescription &MD);
+
 /// The first of \p Versions that ptxas finds legal (no spills, two blocks
 /// per SM with its register and shared-memory use), trying at most three,
 /// each with its tile loop unrolled and then, where that needs too many

@@ -29,6 +29,16 @@
 // shared, over 25% apart: merged outputs that share a cached or shared
 // value), then to fewer merged copies, then to more threads per block.
 //
+// A small problem (smallProblem: at the size hints every naive thread is
+// resident at once, PolyBench's MINI 128 x 128 on a GTX 480's 15 SMs) is
+// latency-bound, not bandwidth-bound: its data sits in L2, and each SM
+// holds too few warps to overlap their loads. Its time is the chain of
+// dependent loads the busiest SM's threads issue, one round of resident
+// blocks after another: rounds x outputs a thread x load instructions per
+// output, global ones counting twice (latencyChain). Versions rank by that chain first; the merge
+// passes then recount it with ptxas's registers (MergeCommon.h), since the
+// rounds hang on the blocks an SM holds.
+//
 //===----------------------------------------------------------------------===//
 #ifndef GPUMERGE_TRANSFORMS_SEARCH_H
 #define GPUMERGE_TRANSFORMS_SEARCH_H
@@ -56,7 +66,27 @@ struct RankedVersion {
   /// run (1 on a grid of many waves). Cost includes it.
   std::int64_t Blocks = 0;
   double GridFactor = 1;
+  /// On a small problem (smallProblem), latencyChain at the estimated
+  /// registers; it ranks first. 0 otherwise.
+  double Chain = 0;
 };
+
+/// Is \p Origin at its size hints a problem whose naive threads are all
+/// resident at once on \p MD (every SM full)? Then no version is
+/// bandwidth-bound (see the file comment).
+bool smallProblem(const Function &Origin, const MachineDescription &MD);
+
+/// The latency chain of \p V where an SM holds \p BlocksPerSM of its
+/// blocks: the rounds in which the busiest SM runs its share of V.Blocks,
+/// times the outputs a thread computes, times the load instructions per
+/// output (a global one counting twice). gemm at 128^2 on a GTX 480
+/// (simulated): 32 x 8 threads merged 1x4 are 16 blocks, one round of
+/// 4 x 1.38 = 5.5, 63,482 cycles; 32 x 4 merged 1x2 are 64 blocks, 5 an SM
+/// at 47 registers, one round of 2 x 1.81 = 3.6, 47,232 cycles; 32 x 8
+/// merged 1x2 hold 2 blocks an SM at 47 registers, two rounds of 3.4 = 6.8,
+/// 77,705 cycles.
+double latencyChain(const RankedVersion &V, unsigned BlocksPerSM,
+                    const MachineDescription &MD);
 
 /// Every legal version of \p Origin with loop tile \p LoopTile, best first.
 /// \p FixedBlock: only versions with this block (thread merge after block
@@ -64,11 +94,14 @@ struct RankedVersion {
 /// merged ones whose grid, at the kernel's size hints, has fewer blocks
 /// than the target has SMs. \p WholeTiles:
 /// merged versions drop the bounds guard (TileShape::WholeTiles).
-std::vector<RankedVersion>
-rankVersions(const Function &Origin, std::int64_t LoopTile,
-             const MachineDescription &MD,
-             std::optional<std::array<std::int64_t, 2>> FixedBlock = {},
-             bool Interchange = false, bool WholeTiles = false);
+/// \p ByChain: rank a small problem by its latency chain (Search.h's file
+/// comment); callers pass whether ptxas counts the registers, which the
+/// chain's rounds hang on (the estimate from KIR has gemm's 32 x 16 block
+/// at 19 registers, 3 blocks an SM, where ptxas for sm_35 counts 48, one).
+std::vector<RankedVersion> rankVersions(
+    const Function &Origin, std::int64_t LoopTile, const MachineDescription &MD,
+    std::optional<std::array<std::int64_t, 2>> FixedBlock = {},
+    bool Interchange = false, bool WholeTiles = false, bool ByChain = false);
 
 /// What bounds \p V in the model, for the report: the global loads per
 /// output and step, or the shared-memory reads (weighed at the ratio of
