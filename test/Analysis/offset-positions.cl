@@ -28,6 +28,9 @@ __kernel void scale_row(__global float *a, int k, int n) {
     a[k * n + j] = a[k * n + j] / a[k * n + k];
 }
 
+// Sized for the model as an LU step of a large matrix: at --size's n = 77
+// every thread fits on the GPU at once and no merge would pay.
+#pragma gpumerge size(k=5, n=4096)
 __kernel void update(__global float *a, int k, int n) {
   int j = get_global_id(0) + (k + 1);
   int i = get_global_id(1) + k + 1;
