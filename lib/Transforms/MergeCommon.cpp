@@ -240,6 +240,14 @@ std::optional<PtxasFit> ptxasFit(const Function &Origin, const TileShape &S,
   return PtxasFit{Res, computeOccupancy(MD, B).BlocksPerSM};
 }
 
+/// What the report says where ptxas cannot compile the kernel alone (\p
+/// Why) and the resources come from the KIR estimate.
+std::string kirEstimateNote(const std::string &Why) {
+  return "resources estimated from KIR (ptxas could not compile the kernel "
+         "alone: " +
+         Why.substr(0, 200) + ")";
+}
+
 /// "1x2 merge with its tile loop unrolled (61 registers, 0 spilled bytes, 4
 /// blocks/SM)", for the report's list of rejected versions.
 std::string describeFit(const RankedVersion &V, const PtxasFit &Fit) {
@@ -292,9 +300,7 @@ RankedVersion shortestChainByPtxas(const Function &Origin,
       if (!Fit && Why.empty())
         break;
       if (!Fit) {
-        Note = "resources estimated from KIR (ptxas could not compile the "
-               "kernel alone: " +
-               Why.substr(0, 200) + ")";
+        Note = kirEstimateNote(Why);
         return Versions.front();
       }
       if (!Fit->legal()) {
@@ -363,9 +369,7 @@ RankedVersion checkWithPtxas(const Function &Origin,
     if (!Fit && Why.empty())
       continue;
     if (!Fit) {
-      Note = "resources estimated from KIR (ptxas could not compile the "
-             "kernel alone: " +
-             Why.substr(0, 200) + ")";
+      Note = kirEstimateNote(Why);
       return Versions.front();
     }
     if (Fit->legal()) {
