@@ -11,16 +11,6 @@ namespace gpumerge {
 
 namespace {
 
-bool sameElement(const ArrayRef &A, const ArrayRef &B) {
-  if (A.Array != B.Array || A.Indices.size() != B.Indices.size() ||
-      A.VectorWidth != B.VectorWidth)
-    return false;
-  for (size_t I = 0; I < A.Indices.size(); ++I)
-    if (!exprEquals(*A.Indices[I], *B.Indices[I]))
-      return false;
-  return true;
-}
-
 /// Definite writes over KIR, as Uninitialized.cpp follows definite
 /// assignment: Set holds the elements this thread has written on every path
 /// to the current statement.
@@ -125,8 +115,9 @@ private:
 
   static bool contains(const std::vector<const ArrayRef *> &Set,
                        const ArrayRef &R) {
+    // exprEquals of two ArrayRefs: the same array, vector width and indices.
     for (const ArrayRef *W : Set)
-      if (sameElement(*W, R))
+      if (exprEquals(*W, R))
         return true;
     return false;
   }

@@ -18,6 +18,7 @@
 #include "Analysis/Domain.h"
 #include "IR/Kernel.h"
 #include "Runtime/Device.h"
+#include "Runtime/LaunchConditions.h"
 
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/Error.h"
@@ -28,24 +29,6 @@
 #include <vector>
 
 namespace gpumerge {
-
-/// How a kernel is launched: threads per block and, per dimension, how many
-/// naive threads one thread of this kernel stands for (1 for the naive one).
-struct LaunchShape {
-  std::array<std::int64_t, 2> Block = {16, 16};
-  std::array<std::int64_t, 2> Coverage = {1, 1};
-};
-
-/// The naive launch: 16x16 blocks for 2-D kernels, 256 threads for 1-D;
-/// the block size the kernel's thread positions assume where they assume
-/// one (Function::FixedBlock, 0 where none); at most what its shared arrays
-/// admit (\p AtMost, sharedArrayBlockBound, 0 where nothing bounds it).
-LaunchShape naiveLaunch(unsigned Dims,
-                        std::array<std::int64_t, 2> Fixed = {0, 0},
-                        std::array<std::int64_t, 2> AtMost = {0, 0});
-
-/// naiveLaunch for the kernel \p F.
-LaunchShape naiveLaunchOf(const Function &F, unsigned Dims);
 
 struct VerifyOptions {
   SizeBindings Sizes; ///< --size
@@ -134,18 +117,6 @@ struct VerifyResult {
 };
 const char *verifyStatusName(VerifyResult::Status S);
 
-/// The grid verify runs \p DomainFrom over when no guard bounds their
-/// thread position and no --grid is given: 8192 threads (a multiple of every
-/// power-of-two tile, so the optimized path's whole-tile condition holds),
-/// where the launch alone sizes the work, one element a thread, whatever the
-/// grid (1-D, each array written touched only at `c * idx + k`; babelstream's
-/// kernels, the paper dialect's mv). None otherwise: a 2-D kernel's rows are
-/// usually a size (`y * w + x`), which a grid of verify's choosing would
-/// overlap; a kernel of one block (threadIdx alone) would race with itself.
-/// A phase where one thread runs whatever the grid is left out.
-std::optional<std::array<std::int64_t, 2>>
-assumedVerifyGrid(const std::vector<const Function *> &DomainFrom);
-
 /// The largest relative difference verify accepts between the naive and
 /// the optimized results of type \p T, where sums of up to \p Terms terms
 /// are added in another order (0: none).
@@ -159,50 +130,11 @@ struct VerifyDevice {
 llvm::Expected<VerifyDevice> verifyDevice(DeviceKind Kind = DeviceKind::OpenCL,
                                           unsigned Index = 0);
 
-/// Sizes for every integer parameter: \p Given first, then the kernel's
-/// size hints scaled down (v ≥ 256 → v/32 + an odd offset), then defaults
-/// 67, 45, 53, 39, ... — non-square, not multiples of 16.
-SizeBindings chooseSizes(const Function &F, const SizeBindings &Given);
-
-/// Whether \p Plan's preconditions hold for a naive domain of \p Domain
-/// threads at \p Sizes (distinct buffers assumed); \p Failed says which
-/// does not.
-bool planApplies(const LaunchPlan &Plan,
-                 const std::array<std::int64_t, 2> &Domain,
-                 const SizeBindings &Sizes, std::string &Failed);
-
-/// Sizes near \p Sizes at which \p Emitted's preconditions hold, so the
-/// optimized path runs (each size raised until they do); nullopt when none
-/// is found within a small search.
-std::optional<SizeBindings> sizesForOptimizedPath(const Function &Naive,
-                                                  const Function &Emitted,
-                                                  const SizeBindings &Sizes);
-
 /// Runs \p Naive (the input kernel of \p M) and \p Emitted (standing in for it
 /// in the output, launched with \p Shape) and compares every array.
 llvm::Expected<VerifyResult>
 verifyKernel(const Module &M, const Function &Naive, const Function &Emitted,
              const LaunchShape &Shape, const VerifyOptions &Opts);
-
-/// One launch of a sequence: a kernel of the input and what stands for it
-/// in the output, launched with Shape.
-struct VerifyStage {
-  const Function *Naive = nullptr;
-  const Function *Emitted = nullptr;
-  LaunchShape Shape;
-};
-
-/// The launch domain of the kernels \p DomainFrom launched over one grid
-/// (the phases of a kernel split at its global barriers, or one kernel): in
-/// each dimension the largest domain their guards give; errors as
-/// evaluateDomain when none has a guard there.
-/// \p Grid (--grid) gives the dimensions no guard bounds; \p Guarded (when
-/// given) says which dimensions a guard bounds.
-llvm::Expected<std::array<std::int64_t, 2>>
-sequenceDomain(const std::vector<const Function *> &DomainFrom,
-               const SizeBindings &Sizes,
-               const std::optional<std::array<std::int64_t, 2>> &Grid = {},
-               std::array<bool, 2> *Guarded = nullptr);
 
 /// verifyKernel for a sequence of launches on the same buffers over the
 /// domain of \p DomainFrom (Opts.Grid when given): the reference runs every
@@ -226,25 +158,6 @@ void verifyCandidates(
     const std::vector<std::vector<VerifyStage>> &Candidates,
     const VerifyOptions &Opts,
     llvm::function_ref<void(size_t, llvm::Expected<VerifyResult>)> Done);
-
-/// sizesForOptimizedPath for every planned stage at once.
-std::optional<SizeBindings> sizesForOptimizedStages(
-    const std::vector<const Function *> &DomainFrom,
-    const std::vector<VerifyStage> &Stages, const SizeBindings &Sizes,
-    const std::optional<std::array<std::int64_t, 2>> &Grid = {});
-
-/// Can the launch conditions of the stages' plans hold together at all?
-enum class PlanSatisfiability {
-  Holds,   ///< at the sizes put in the witness
-  Never,   ///< decided: constants (`5 % 32 == 0`), or one free size scanned
-           ///< over its periods (`n % 256 == 0` and `(n - 1) % 32 == 0`)
-  Unknown, ///< several sizes and the search found none
-};
-PlanSatisfiability
-planSatisfiability(const std::vector<const Function *> &DomainFrom,
-                   const std::vector<VerifyStage> &Stages,
-                   const std::optional<std::array<std::int64_t, 2>> &Grid = {},
-                   SizeBindings *Witness = nullptr);
 
 } // namespace gpumerge
 

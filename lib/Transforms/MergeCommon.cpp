@@ -25,7 +25,8 @@ TileShape currentShape(const Function &F, const PassContext &Ctx) {
     TextureBlock TB = textureBlockShape(F, Ctx.Target);
     return {TB.Block, {1, 1}, 0, TB.Interchange};
   }
-  // The naive launch of Verify's naiveLaunch: 16x16, or 256 in 1-D.
+  // The naive launch of naiveLaunch (Runtime/LaunchConditions.h): 16x16, or
+  // 256 in 1-D.
   if (findDomain(F).Dims == 2)
     return {{16, 16}, {1, 1}, 0};
   return {{256, 1}, {1, 1}, 0};

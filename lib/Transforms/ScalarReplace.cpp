@@ -87,15 +87,6 @@ std::set<std::string> namesChangedIn(ForStmt &L) {
   return Names;
 }
 
-bool sameIndex(const ArrayRef &A, const ArrayRef &B) {
-  if (A.Indices.size() != B.Indices.size())
-    return false;
-  for (size_t I = 0; I < A.Indices.size(); ++I)
-    if (!exprEquals(*A.Indices[I], *B.Indices[I]))
-      return false;
-  return true;
-}
-
 class ScalarReplacer {
 public:
   explicit ScalarReplacer(Function &F) : F(F) {
@@ -253,8 +244,10 @@ private:
         continue;
       }
       const ArrayRef *Other = nullptr;
+      // Every access of A at W's element (exprEquals: the same array,
+      // vector width and indices).
       for (const ArrayRef *X : Refs[A])
-        if (!sameIndex(*W, *X))
+        if (!exprEquals(*W, *X))
           Other = X;
       if (Other) {
         because("'" + A + "' is accessed at " + Text + " and " +

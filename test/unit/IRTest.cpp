@@ -364,6 +364,15 @@ TEST(IRExprEquals, StructuralEquality) {
   Two.push_back(var("j"));
   ArrayRef TwoD("a", std::move(Two), floatTy());
   EXPECT_FALSE(exprEquals(TwoD, *arrayRef("a", var("i"))));
+  // Array accesses are equal when they name the same elements: a float2
+  // access at i (elements 2i, 2i + 1) is not the float at i. Reruns and
+  // ScalarReplace compare accesses with it.
+  auto Vec = arrayRef("a", var("i"));
+  llvm::cast<ArrayRef>(*Vec).VectorWidth = 2;
+  EXPECT_FALSE(exprEquals(*Vec, *arrayRef("a", var("i"))));
+  auto Vec2 = arrayRef("a", var("i"));
+  llvm::cast<ArrayRef>(*Vec2).VectorWidth = 2;
+  EXPECT_TRUE(exprEquals(*Vec, *Vec2));
 }
 
 // --- verifier ----------------------------------------------------------------
