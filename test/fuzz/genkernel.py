@@ -108,6 +108,7 @@ class Gen:
         # without a guard; the grid itself is `grid` once the sizes are final.
         self.grid_bounds = None
         self.grid = None
+        self.pos_dims = {}  # thread position -> its dimension
         self.pos1_decl = None  # (body index, name, type) of pos1's declaration
         self.arrays1d = []  # names of the 1-D array parameters
         self.seed = seed
@@ -314,9 +315,13 @@ class Gen:
         if (self.urng.random() >= 0.12 or not 1 <= len(conds) <= 2
                 or "layers" in self.features
                 or any(len(c) != 2 or c[1] not in self.sizes for c in conds)
-                or len({c[1] for c in conds}) != len(conds)):
+                or len({c[1] for c in conds}) != len(conds)
+                or sorted(self.pos_dims.get(c[0], -1) for c in conds)
+                != list(range(len(conds)))):
             return False
-        self.grid_bounds = [c[1] for c in conds]
+        # The grid in X, then Y, whichever order the guard names them in.
+        by_dim = sorted(conds, key=lambda c: self.pos_dims[c[0]])
+        self.grid_bounds = [c[1] for c in by_dim]
         for b in self.grid_bounds:
             self.sizes[b] = self.urng.choice([131, 197, 259, 300])
         self.feature("unguarded")
@@ -660,6 +665,7 @@ class Gen:
         code for large arrays computes it: `size_t i = (size_t)blockIdx.x *
         blockDim.x + threadIdx.x`, a long, or a 32-bit position widened.
         Returns the type."""
+        self.pos_dims[name] = dim
         form = self.position(dim)
         a = self.arng
         if a.random() < 0.1:
