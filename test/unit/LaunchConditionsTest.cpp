@@ -16,18 +16,7 @@ using namespace gpumerge;
 
 namespace {
 
-const char *MM = R"(
-__global__ void mm(const float *a, const float *b, float *c, int w, int h, int k) {
-  int x = blockIdx.x * blockDim.x + threadIdx.x;
-  int y = blockIdx.y * blockDim.y + threadIdx.y;
-  if (x < w && y < h) {
-    float sum = 0.0f;
-    for (int i = 0; i < k; i++)
-      sum += a[y * k + i] * b[i * w + x];
-    c[y * w + x] = sum;
-  }
-}
-)";
+const char *MM = GuardedMMSource;
 
 /// No bounds guard: the launch alone sets the domain (--grid, or the grid
 /// verify assumes).

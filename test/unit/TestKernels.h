@@ -17,6 +17,21 @@
 
 namespace gpumerge {
 
+/// The guarded matrix product the launcher, verify and launch-condition
+/// tests share: c = a * b, one element a thread, w x h outputs, k deep.
+inline constexpr const char *GuardedMMSource = R"(
+__global__ void mm(const float *a, const float *b, float *c, int w, int h, int k) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < w && y < h) {
+    float sum = 0.0f;
+    for (int i = 0; i < k; i++)
+      sum += a[y * k + i] * b[i * w + x];
+    c[y * w + x] = sum;
+  }
+}
+)";
+
 /// kernels/<Name>, parsed.
 inline std::unique_ptr<Module> parseKernelFile(const std::string &Name) {
   auto M = parseFile(std::string(GPUMERGE_SOURCE_DIR) + "/kernels/" + Name, {});
