@@ -1014,7 +1014,7 @@ static std::vector<std::string> imageArrays(const Function &F) {
   if (F.Plan)
     for (const std::string &A : F.Plan->TextureArrays)
       if (const Param *P = F.findParam(A))
-        if (readAsImage(P->Ty.element()))
+        if (F.Plan->readsAsImage(A, P->Ty.element()))
           Out.push_back(A);
   return Out;
 }

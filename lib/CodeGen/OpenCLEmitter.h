@@ -90,7 +90,7 @@ protected:
   // read_imagef(a_img, i).x; other element types (double) stay buffers,
   // `const` and `restrict`, OpenCL's way to say read-only.
   void printTextureParam(const Param &P) override {
-    if (readAsImage(P.Ty.element())) {
+    if (Current->Plan->readsAsImage(P.Name, P.Ty.element())) {
       OS << "__read_only image1d_buffer_t "
          << textureParamName(*Current, P.Name, Language::OpenCL);
       return;
@@ -99,7 +99,7 @@ protected:
   }
   void printTextureRead(const ArrayRef &A, const Param &P) override {
     Type T = P.Ty.element();
-    if (!readAsImage(T)) {
+    if (!Current->Plan->readsAsImage(P.Name, T)) {
       printArrayRead(A);
       return;
     }

@@ -535,12 +535,13 @@ private:
   runPipeline(const Function &Naive, MemoryVariant V,
               const TuneCandidate *Forced = nullptr,
               SearchSpace *Space = nullptr) {
-    auto Names = pipelinePasses(Opts.Passes, Opts.DisabledPasses, V);
+    auto Names = pipelinePasses(Opts.Passes, Opts.DisabledPasses, V, MD);
     if (!Names)
       return Names.takeError();
     auto Ctx = passContext(Naive, V, Forced, Space);
     if (!Ctx)
       return Ctx.takeError();
+    Ctx->PaperTextureAsked = llvm::is_contained(*Names, "texture-block-shape");
     PipelineRequest Req(Naive, std::move(*Ctx), Err);
     Req.Start = &startOf(Naive);
     Req.Passes = std::move(*Names);

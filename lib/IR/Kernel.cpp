@@ -40,6 +40,12 @@ bool LaunchPlan::readsThroughTexture(const std::string &Array) const {
   return false;
 }
 
+bool LaunchPlan::readsAsImage(const std::string &Array,
+                              const Type &Element) const {
+  return readsThroughTexture(Array) && readAsImage(Element) &&
+         !llvm::is_contained(TextureBuffers, Array);
+}
+
 bool LaunchPlan::restricts(const std::string &Array) const {
   return llvm::is_contained(RestrictArrays, Array);
 }

@@ -122,7 +122,15 @@ struct LaunchPlan {
   /// fetches, §3.1's texture policy): the texture object or image then has
   /// four channels and a quarter of the elements.
   std::map<std::string, unsigned> TextureVectorWidth;
+  /// Texture arrays of the ldg form that the kernel also reads as vectors
+  /// (vectorize ran first: the texture variant follows the global one):
+  /// __ldg has vector overloads, a one-channel image has not, so OpenCL
+  /// reads them as `const restrict` buffers, its read-only path.
+  std::vector<std::string> TextureBuffers;
   bool readsThroughTexture(const std::string &Array) const;
+  /// Is texture array \p Array, of elements \p Element, an OpenCL image (or
+  /// read through a texture object's texels)?
+  bool readsAsImage(const std::string &Array, const Type &Element) const;
   /// Read-only array parameters printed `__restrict__` (CUDA) or `restrict`
   /// (OpenCL), in parameter order; each has an element count in Elements
   /// and is in Disjoint with every array the kernel writes, so the compiler

@@ -18,10 +18,11 @@ namespace gpumerge {
 
 llvm::Expected<std::vector<std::string>>
 pipelinePasses(const std::optional<std::string> &Spec,
-               llvm::ArrayRef<std::string> Disabled, MemoryVariant V) {
+               llvm::ArrayRef<std::string> Disabled, MemoryVariant V,
+               const MachineDescription &MD) {
   if (Spec)
     return parsePipeline(*Spec);
-  std::vector<std::string> Names = defaultPipeline(V);
+  std::vector<std::string> Names = defaultPipeline(V, MD);
   llvm::erase_if(Names, [&](const std::string &N) {
     return llvm::is_contained(Disabled, N);
   });
@@ -85,18 +86,19 @@ llvm::Expected<PassOutcome> runContained(const std::string &Name,
   return O;
 }
 
-/// Status and Reason of \p R once the passes ran: a texture variant whose
-/// arrays cannot be read through textures is not one, and a kernel no pass
-/// changed says why.
+/// Status and Reason of \p R once the passes ran: the paper's texture
+/// variant whose arrays cannot be read through textures is not one, and a
+/// kernel no pass changed says why.
 void settleStatus(const PipelineRequest &Req, PipelineResult &R) {
   MemoryVariant V = Req.Ctx.Variant;
-  // A texture variant whose arrays cannot be read through textures is
-  // not one: the kernel is written as it came in, with why.
+  // The paper's texture variant whose arrays cannot be read through
+  // textures is not one: the kernel is written as it came in, with why.
+  // One that follows the global variant stays it, and its report says
+  // why no array is read through textures (not_applied).
   auto Skip =
       std::find_if(R.Skipped.begin(), R.Skipped.end(),
                    [](const auto &S) { return S.first == "texture-memory"; });
-  if (V == MemoryVariant::Texture && !R.Passes.empty() &&
-      Skip != R.Skipped.end()) {
+  if (Req.Ctx.paperTexture() && !R.Passes.empty() && Skip != R.Skipped.end()) {
     R.Kernel = Req.Naive.clone();
     R.Passes.clear();
     R.Reason = "texture-memory: " + Skip->second +

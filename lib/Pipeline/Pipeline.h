@@ -42,12 +42,13 @@ namespace gpumerge {
 /// the report's "not_applied".
 using SkippedPass = std::pair<std::string, std::string>;
 
-/// The passes variant \p V runs: \p Spec (--passes=a,b; "none" is no pass)
-/// when given, else the variant's default pipeline (Fig. 1) less
+/// The passes variant \p V runs on \p MD: \p Spec (--passes=a,b; "none" is
+/// no pass) when given, else the variant's default pipeline (Fig. 1) less
 /// \p Disabled (--disable-passes). Errors name an unknown pass.
 llvm::Expected<std::vector<std::string>>
 pipelinePasses(const std::optional<std::string> &Spec,
-               llvm::ArrayRef<std::string> Disabled, MemoryVariant V);
+               llvm::ArrayRef<std::string> Disabled, MemoryVariant V,
+               const MachineDescription &MD);
 
 /// Writes the kernel \p K as it stands after step \p Step named \p Pass
 /// (0 "input", then one per pass of the pipeline, applied or not):

@@ -639,7 +639,7 @@ prepareRun(const Module &M, const std::vector<const Function *> &DomainFrom,
         for (const std::string &A : P.TextureArrays) {
           const Param *Par = St.Emitted->findParam(A);
           Type T = Par ? Par->Ty.element() : Type();
-          if (!Par || !readAsImage(T))
+          if (!Par || !P.readsAsImage(A, T))
             continue;
           L.Images[A] = T.Scalar == ScalarKind::Float ? TexelChannel::Float
                         : T.Scalar == ScalarKind::Int ? TexelChannel::Int

@@ -21,7 +21,7 @@ TileShape currentShape(const Function &F, const PassContext &Ctx) {
   if (F.Plan && F.Plan->Origin)
     return {F.Plan->Block, F.Plan->Coverage, F.Plan->LoopTile,
             F.Plan->Interchanged};
-  if (Ctx.Variant == MemoryVariant::Texture) {
+  if (Ctx.paperTexture()) {
     TextureBlock TB = textureBlockShape(F, Ctx.Target);
     return {TB.Block, {1, 1}, 0, TB.Interchange};
   }

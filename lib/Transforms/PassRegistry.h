@@ -24,6 +24,14 @@ namespace gpumerge {
 enum class MemoryVariant { Global, Texture };
 const char *memoryVariantName(MemoryVariant V);
 
+/// Is \p MD's read-only (texture) path just another way into its L1 cache
+/// (NVIDIA sm_35 and later)? There the texture variant is the global one
+/// with its read-only arrays read through that path: the global pipeline,
+/// then texture-memory. Before it (GT200, Fermi) and on AMD, the texture
+/// variant is the paper's (§3.5): no shared-memory staging, blocks shaped
+/// for the texture cache.
+bool textureFollowsGlobal(const MachineDescription &MD);
+
 /// What a pass did, for the report: its name and parameters.
 struct AppliedPass {
   std::string Name;
@@ -68,6 +76,20 @@ struct PassContext {
   /// default on the target (halo-tile where the L1 caches global loads)
   /// runs as asked.
   bool PipelineGiven = false;
+
+  /// The pipeline names texture-block-shape, the paper's texture variant's
+  /// own pass: it asks for that variant on any target.
+  bool PaperTextureAsked = false;
+
+  /// The paper's texture variant, whose passes shape blocks and merge
+  /// threads for the texture cache instead of staging through shared
+  /// memory; false for the global variant, and for the texture variant on
+  /// targets where it follows the global one (textureFollowsGlobal) unless
+  /// the pipeline asks for the paper's.
+  bool paperTexture() const {
+    return Variant == MemoryVariant::Texture &&
+           (PaperTextureAsked || !textureFollowsGlobal(Target));
+  }
 };
 
 /// A pass rewrites \p F in place. It returns the parameters it applied, or
@@ -92,8 +114,10 @@ LaunchPlan &sameLaunchPlan(Function &F);
 /// All registered passes, by name.
 const std::map<std::string, PassInfo> &passRegistry();
 
-/// The default pipeline of a variant (Fig. 1), as names of registered passes.
-std::vector<std::string> defaultPipeline(MemoryVariant V);
+/// The default pipeline of a variant on \p MD (Fig. 1), as names of
+/// registered passes.
+std::vector<std::string> defaultPipeline(MemoryVariant V,
+                                         const MachineDescription &MD);
 
 /// Parses "--passes=a,b" ("none" is the empty pipeline); errors name an
 /// unknown pass and list the known ones.

@@ -35,6 +35,15 @@
 // only in the ldg form, where OpenCL reads them as `const restrict`
 // buffers, since neither tex1Dfetch nor an image has a double format.
 //
+// Where the texture variant follows the global one (sm_35 and later,
+// textureFollowsGlobal), the pass runs last, on the global variant's kernel:
+// arrays staged through shared memory are read through the texture path
+// where they are copied in, except by cp.async, which reads by address. An
+// array that vectorize reads as float2/float4 is read with __ldg's vector
+// overloads, and in OpenCL as a `const restrict` buffer (an image of one
+// channel fetches single elements); in the object form it stays a global
+// read. The report says which arrays stay global reads, and why.
+//
 //===----------------------------------------------------------------------===//
 #include "Analysis/Accesses.h"
 #include "Analysis/Extents.h"
@@ -116,6 +125,34 @@ std::string refusal(const Function &F, const Param &P, TextureForm Form,
   return "";
 }
 
+/// The vector types \p F reads each array as (vectorize ran before: the
+/// texture variant follows the global one).
+std::map<std::string, std::vector<Type>> vectorReads(Function &F) {
+  std::map<std::string, std::vector<Type>> Out;
+  walkExprs(*F.Body, [&](const Expr &E) {
+    if (auto *R = llvm::dyn_cast<ArrayRef>(&E); R && R->VectorWidth > 1)
+      Out[R->Array].push_back(R->getType());
+  });
+  return Out;
+}
+
+/// Why the vector reads \p Vectors of an array cannot go through the
+/// texture path in form \p Form, or "" when they can: __ldg has float2 and
+/// float4 overloads (OpenCL then reads the array as a `const restrict`
+/// buffer); a texture object of one channel fetches single elements.
+std::string vectorRefusal(const std::vector<Type> &Vectors, TextureForm Form) {
+  if (Vectors.empty())
+    return "";
+  if (Form == TextureForm::Object)
+    return "read as vectors by vectorize (a texture object of one channel "
+           "fetches single elements)";
+  for (const Type &V : Vectors)
+    if (!ldgReadsVector(V))
+      return "read as " + scalarName(V.Scalar, V.VectorWidth) +
+             " by vectorize (__ldg has no such overload)";
+  return "";
+}
+
 /// The arrays \p F copies asynchronously (cp.async) into shared memory.
 std::set<std::string> asyncCopySources(Function &F) {
   std::set<std::string> Out;
@@ -160,6 +197,7 @@ PassInfo textureMemoryPass() {
         // Arrays cp.async copies into shared memory (async-prefetch, where
         // the texture variant follows the global one) are read by address.
         std::set<std::string> Copied = asyncCopySources(F);
+        std::map<std::string, std::vector<Type>> Vectors = vectorReads(F);
 
         std::vector<std::string> Arrays, Refused;
         for (const Param &P : Origin.Params) {
@@ -169,7 +207,9 @@ PassInfo textureMemoryPass() {
               Copied.count(P.Name)
                   ? "copied into shared memory by cp.async, which reads "
                     "global memory by address"
-                  : refusal(Origin, P, Form, Written, PassedOn);
+                  : vectorRefusal(Vectors[P.Name], Form);
+          if (No.empty())
+            No = refusal(Origin, P, Form, Written, PassedOn);
           if (No.empty())
             Arrays.push_back(P.Name);
           else if (!Written.count(P.Name))
@@ -204,6 +244,10 @@ PassInfo textureMemoryPass() {
         LaunchPlan &Plan = sameLaunchPlan(F);
         Plan.Texture = Form;
         Plan.TextureArrays = Arrays;
+        for (const std::string &A : Arrays)
+          if (!Vectors[A].empty() &&
+              readAsImage(Origin.findParam(A)->Ty.element()))
+            Plan.TextureBuffers.push_back(A);
         auto Need = [&](const std::string &A) {
           if (!Plan.Elements.count(A))
             Plan.Elements[A] =
@@ -229,7 +273,8 @@ PassInfo textureMemoryPass() {
         P.Parameters["arrays"] = llvm::join(Arrays, ", ");
         std::vector<std::string> Images, Buffers;
         for (const std::string &A : Arrays)
-          (readAsImage(Origin.findParam(A)->Ty.element()) ? Images : Buffers)
+          (Plan.readsAsImage(A, Origin.findParam(A)->Ty.element()) ? Images
+                                                                   : Buffers)
               .push_back(A);
         P.Parameters["opencl"] =
             "image1d_buffer_t: " +

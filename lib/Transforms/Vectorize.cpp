@@ -80,9 +80,12 @@ struct VectorPolicy {
   unsigned MergedWidth = 2;
 };
 
-VectorPolicy policyFor(const MachineDescription &MD, MemoryVariant V) {
+VectorPolicy policyFor(const PassContext &Ctx) {
+  const MachineDescription &MD = Ctx.Target;
   VectorPolicy P;
-  if (V == MemoryVariant::Texture) {
+  // The paper's texture variant (§3.5) fetches four-channel texels; a
+  // texture variant that follows the global one vectorizes as it does.
+  if (Ctx.paperTexture()) {
     P.Width = P.MergedWidth = 4;
     P.LoopBased = P.InterThread = true;
     return P;
@@ -953,7 +956,7 @@ PassInfo vectorizePass() {
           "policy allows, of a loop unrolled by the width) as float2/float4",
           [](Function &F, const PassContext &Ctx,
              std::string &Why) -> llvm::Expected<std::optional<AppliedPass>> {
-            VectorPolicy Policy = policyFor(Ctx.Target, Ctx.Variant);
+            VectorPolicy Policy = policyFor(Ctx);
             // Texture arrays whose reads would not all combine keep scalar
             // fetches: find them on copies until none is left.
             std::set<std::string> ScalarTextures;

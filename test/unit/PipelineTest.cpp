@@ -397,29 +397,58 @@ __global__ void g(int n, const float *x, float *y) {
 }
 
 TEST(PipelinePasses, DefaultLessDisabledOrAsGiven) {
-  std::vector<std::string> Default = defaultPipeline(MemoryVariant::Global);
+  MachineDescription MD = shippedTarget("gtx480");
+  std::vector<std::string> Default = defaultPipeline(MemoryVariant::Global, MD);
   ASSERT_FALSE(Default.empty());
-  auto All = pipelinePasses(std::nullopt, {}, MemoryVariant::Global);
+  auto All = pipelinePasses(std::nullopt, {}, MemoryVariant::Global, MD);
   ASSERT_TRUE(bool(All)) << llvm::toString(All.takeError());
   EXPECT_EQ(*All, Default);
   std::vector<std::string> Disabled = {Default.front()};
-  auto Less = pipelinePasses(std::nullopt, Disabled, MemoryVariant::Global);
+  auto Less = pipelinePasses(std::nullopt, Disabled, MemoryVariant::Global, MD);
   ASSERT_TRUE(bool(Less)) << llvm::toString(Less.takeError());
   EXPECT_EQ(Less->size(), Default.size() - 1);
   EXPECT_FALSE(llvm::is_contained(*Less, Default.front()));
   // A given pipeline is taken as it is: --disable-passes does not apply.
   auto Given = pipelinePasses(std::string("vectorize,coalesce"), Disabled,
-                              MemoryVariant::Texture);
+                              MemoryVariant::Texture, MD);
   ASSERT_TRUE(bool(Given)) << llvm::toString(Given.takeError());
   EXPECT_EQ(*Given, (std::vector<std::string>{"vectorize", "coalesce"}));
-  auto None = pipelinePasses(std::string("none"), {}, MemoryVariant::Global);
+  auto None =
+      pipelinePasses(std::string("none"), {}, MemoryVariant::Global, MD);
   ASSERT_TRUE(bool(None)) << llvm::toString(None.takeError());
   EXPECT_TRUE(None->empty());
   auto Bad = pipelinePasses(std::string("coalesce,no-such-pass"), {},
-                            MemoryVariant::Global);
+                            MemoryVariant::Global, MD);
   ASSERT_FALSE(bool(Bad));
   EXPECT_NE(llvm::toString(Bad.takeError()).find("no-such-pass"),
             std::string::npos);
+}
+
+TEST(PipelinePasses, TextureFollowsGlobalFromSm35) {
+  // sm_35 and later: the global pipeline, then texture-memory.
+  for (const char *Name : {"h100", "a100", "v100"}) {
+    MachineDescription MD = shippedTarget(Name);
+    EXPECT_TRUE(textureFollowsGlobal(MD)) << Name;
+    std::vector<std::string> Want = defaultPipeline(MemoryVariant::Global, MD);
+    Want.push_back("texture-memory");
+    EXPECT_EQ(defaultPipeline(MemoryVariant::Texture, MD), Want) << Name;
+    EXPECT_FALSE((PassContext{MD, MemoryVariant::Global}.paperTexture()));
+    PassContext Texture{MD, MemoryVariant::Texture};
+    EXPECT_FALSE(Texture.paperTexture()) << Name;
+    // A pipeline naming texture-block-shape asks for the paper's variant.
+    Texture.PaperTextureAsked = true;
+    EXPECT_TRUE(Texture.paperTexture()) << Name;
+  }
+  // Fermi, GT200, AMD: the paper's texture variant, no shared memory.
+  for (const char *Name : {"gtx480", "gtx285", "hd5870"}) {
+    MachineDescription MD = shippedTarget(Name);
+    EXPECT_FALSE(textureFollowsGlobal(MD)) << Name;
+    std::vector<std::string> Texture =
+        defaultPipeline(MemoryVariant::Texture, MD);
+    EXPECT_TRUE(llvm::is_contained(Texture, "texture-block-shape")) << Name;
+    EXPECT_FALSE(llvm::is_contained(Texture, "coalesce")) << Name;
+    EXPECT_TRUE((PassContext{MD, MemoryVariant::Texture}.paperTexture()));
+  }
 }
 
 } // namespace

@@ -156,7 +156,7 @@ __global__ void noloop(float *c, int n) {
 
 TEST(ScalarReplace, FirstInTheGlobalPipeline) {
   ASSERT_TRUE(passRegistry().count("scalar-replace"));
-  auto Global = defaultPipeline(MemoryVariant::Global);
+  auto Global = defaultPipeline(MemoryVariant::Global, shippedTarget("gtx480"));
   ASSERT_FALSE(Global.empty());
   EXPECT_EQ(Global.front(), "scalar-replace");
 }

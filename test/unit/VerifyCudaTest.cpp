@@ -210,7 +210,7 @@ std::unique_ptr<Function> optimize(const Function &F, MemoryVariant V,
                                    const MachineDescription &MD) {
   std::unique_ptr<Function> Work = F.clone();
   PassContext Ctx{MD, V};
-  for (const std::string &Name : defaultPipeline(V)) {
+  for (const std::string &Name : defaultPipeline(V, MD)) {
     std::unique_ptr<Function> Next = Work->clone();
     std::string Why;
     auto R = passRegistry().at(Name).Run(*Next, Ctx, Why);
