@@ -91,7 +91,8 @@ protected:
   }
   // texture-memory, object form: `cudaTextureObject_t a_tex` read with
   // tex1Dfetch<float>(a_tex, i) (the launcher creates the object); ldg form:
-  // `const float *__restrict__ a` read with __ldg(&a[i]).
+  // `const float *__restrict__ a` read with __ldg(&a[i]); restrict form: the
+  // same parameter read as a[i].
   void printTextureParam(const Param &P) override {
     if (Current->Plan->Texture == TextureForm::Object) {
       OS << "cudaTextureObject_t "
@@ -111,6 +112,10 @@ protected:
          << textureParamName(*Current, P.Name, Language::Cuda) << ", ";
       printExpr(*flatIndex(A, P), 2);
       OS << ")";
+      return;
+    }
+    if (Current->Plan->Texture == TextureForm::Restrict) {
+      printArrayAccess(A);
       return;
     }
     OS << "__ldg(&";

@@ -509,8 +509,9 @@ private:
     Ctx.Output = outputLang();
     Ctx.Helpers = M->helpersCalled(Naive);
     if (!Opts.Texture.empty())
-      Ctx.Texture =
-          Opts.Texture == "ldg" ? TextureForm::Ldg : TextureForm::Object;
+      Ctx.Texture = Opts.Texture == "ldg"        ? TextureForm::Ldg
+                    : Opts.Texture == "restrict" ? TextureForm::Restrict
+                                                 : TextureForm::Object;
     if (!Opts.Merge.empty()) {
       auto Req = parseMergeRequest(Opts.Merge);
       if (!Req)

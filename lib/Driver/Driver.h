@@ -54,7 +54,7 @@ struct DriverOptions {
   std::string OutDir;    ///< --out-dir
   std::string EmitSteps; ///< --emit-steps=DIR
   std::string Merge;     ///< --merge=block-y=16,thread-x=4
-  std::string Texture;   ///< --texture=object|ldg; "": the target's default
+  std::string Texture;   ///< --texture=object|ldg|restrict; "": the default
   std::vector<std::string> ClangArgs; ///< after --
   /// --reference=FILE.cl: verify against this OpenCL source (kernels of the
   /// same names and parameters) instead of the input.

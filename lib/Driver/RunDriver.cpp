@@ -83,8 +83,8 @@ int runDriver(const DriverOptions &Given, llvm::raw_ostream &Out,
     return ExitUsage;
   }
   if (!Opts.Texture.empty() && Opts.Texture != "object" &&
-      Opts.Texture != "ldg") {
-    Err << "error: --texture must be object or ldg\n";
+      Opts.Texture != "ldg" && Opts.Texture != "restrict") {
+    Err << "error: --texture must be object, ldg or restrict\n";
     return ExitUsage;
   }
   if (!Opts.Reference.empty()) {

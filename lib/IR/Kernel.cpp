@@ -30,7 +30,9 @@ std::string launchedName(const Function &F, const std::string &Kernel) {
 }
 
 const char *textureFormName(TextureForm F) {
-  return F == TextureForm::Object ? "object" : "ldg";
+  return F == TextureForm::Object ? "object"
+         : F == TextureForm::Ldg  ? "ldg"
+                                  : "restrict";
 }
 
 bool LaunchPlan::readsThroughTexture(const std::string &Array) const {
@@ -42,8 +44,8 @@ bool LaunchPlan::readsThroughTexture(const std::string &Array) const {
 
 bool LaunchPlan::readsAsImage(const std::string &Array,
                               const Type &Element) const {
-  return readsThroughTexture(Array) && readAsImage(Element) &&
-         !llvm::is_contained(TextureBuffers, Array);
+  return Texture != TextureForm::Restrict && readsThroughTexture(Array) &&
+         readAsImage(Element) && !llvm::is_contained(TextureBuffers, Array);
 }
 
 bool LaunchPlan::restricts(const std::string &Array) const {

@@ -60,7 +60,8 @@ struct PassContext {
   const MachineDescription &Target;
   MemoryVariant Variant;
   MergeRequest Merge = {};
-  /// --texture=object|ldg for texture-memory; unset: the target's default.
+  /// --texture=object|ldg|restrict for texture-memory; unset: restrict where
+  /// the texture variant follows the global one, else the target's default.
   std::optional<TextureForm> Texture = {};
   /// Where given, the merge passes record the space they ranked.
   SearchSpace *Searched = nullptr;

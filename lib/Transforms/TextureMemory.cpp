@@ -36,13 +36,19 @@
 // buffers, since neither tex1Dfetch nor an image has a double format.
 //
 // Where the texture variant follows the global one (sm_35 and later,
-// textureFollowsGlobal), the pass runs last, on the global variant's kernel:
-// arrays staged through shared memory are read through the texture path
-// where they are copied in, except by cp.async, which reads by address. An
-// array that vectorize reads as float2/float4 is read with __ldg's vector
-// overloads, and in OpenCL as a `const restrict` buffer (an image of one
-// channel fetches single elements); in the object form it stays a global
-// read. The report says which arrays stay global reads, and why.
+// textureFollowsGlobal), the pass runs last, on the global variant's kernel,
+// in the restrict form: the arrays are `const T *__restrict__` parameters
+// read plainly, which nvcc compiles to the same read-only loads as __ldg
+// (LDG.E.CONSTANT) but with its address arithmetic folded into the loads
+// (h100, conv's loop: 416 instructions, where __ldg's took 560); OpenCL
+// reads them as `const restrict` buffers, which NVIDIA's compiler loads the
+// same way. Arrays staged through shared memory are read that way where
+// their tiles are filled, except by cp.async, which copies by address. In
+// the ldg form (--texture=ldg) an array that vectorize reads as
+// float2/float4 takes __ldg's vector overloads, and in OpenCL is a `const
+// restrict` buffer (an image of one channel fetches single elements); in
+// the object form it stays a global read. The report says which arrays
+// stay global reads, and why.
 //
 //===----------------------------------------------------------------------===//
 #include "Analysis/Accesses.h"
@@ -107,7 +113,7 @@ std::string refusal(const Function &F, const Param &P, TextureForm Form,
     return "volatile (the texture cache would keep what another agent "
            "writes from it)";
   Type E = P.Ty.element();
-  if (!readAsImage(E)) {
+  if (!readAsImage(E) && Form != TextureForm::Restrict) {
     if (Form == TextureForm::Object)
       return llvm::formatv("{0} elements: tex1Dfetch and OpenCL images have "
                            "no such format (the ldg form reads them)",
@@ -141,7 +147,7 @@ std::map<std::string, std::vector<Type>> vectorReads(Function &F) {
 /// float4 overloads (OpenCL then reads the array as a `const restrict`
 /// buffer); a texture object of one channel fetches single elements.
 std::string vectorRefusal(const std::vector<Type> &Vectors, TextureForm Form) {
-  if (Vectors.empty())
+  if (Vectors.empty() || Form == TextureForm::Restrict)
     return "";
   if (Form == TextureForm::Object)
     return "read as vectors by vectorize (a texture object of one channel "
@@ -174,8 +180,11 @@ PassInfo textureMemoryPass() {
       [](Function &F, const PassContext &Ctx,
          std::string &Why) -> llvm::Expected<std::optional<AppliedPass>> {
         const Function &Origin = tilingOrigin(F);
-        TextureForm Form =
-            Ctx.Texture ? *Ctx.Texture : defaultTextureForm(Ctx.Target);
+        // A texture variant that follows the global one reads plainly
+        // through `const __restrict__` (TextureForm::Restrict).
+        TextureForm Form = Ctx.Texture          ? *Ctx.Texture
+                           : Ctx.paperTexture() ? defaultTextureForm(Ctx.Target)
+                                                : TextureForm::Restrict;
         // Varying: arrays some thread reads at its own position. A kernel
         // whose read-only arrays are all read alike by every thread gains
         // nothing (strsm's l[i*n + j]: measured on an H200, its __ldg form
@@ -215,7 +224,7 @@ PassInfo textureMemoryPass() {
           else if (!Written.count(P.Name))
             Refused.push_back(P.Name + ": " + No);
         }
-        if (Form == TextureForm::Ldg && !Lanes && !Arrays.empty() &&
+        if (Form != TextureForm::Object && !Lanes && !Arrays.empty() &&
             llvm::none_of(Arrays, [&](const std::string &A) {
               return Varying.count(A);
             })) {
@@ -265,11 +274,15 @@ PassInfo textureMemoryPass() {
         P.Parameters["form"] = textureFormName(Form);
         P.Parameters["form-chosen-by"] =
             Ctx.Texture ? "--texture"
-                        : (Form == TextureForm::Ldg
-                               ? "default for " + Ctx.Target.Name + " (" +
-                                     Ctx.Target.SmArch + " has __ldg)"
-                               : "default for " + Ctx.Target.Name +
-                                     " (no __ldg before sm_35)");
+            : Form == TextureForm::Restrict
+                ? "default for " + Ctx.Target.Name +
+                      "'s texture variant, the global one read through "
+                      "const __restrict__ (nvcc's read-only loads, "
+                      "LDG.E.CONSTANT)"
+            : Form == TextureForm::Ldg
+                ? "default for " + Ctx.Target.Name + " (" + Ctx.Target.SmArch +
+                      " has __ldg)"
+                : "default for " + Ctx.Target.Name + " (no __ldg before sm_35)";
         P.Parameters["arrays"] = llvm::join(Arrays, ", ");
         std::vector<std::string> Images, Buffers;
         for (const std::string &A : Arrays)

@@ -2,11 +2,12 @@
 //
 // §3.5.1's block shapes (one warp; 8 wide for 2-D outputs; a cache line of
 // elements along the dimension a read-only array is read contiguously in),
-// stacked to 256 threads on the __ldg targets, and the default CUDA texture
-// form per target.
+// stacked to 256 threads on the __ldg targets, the default CUDA texture
+// form per target, and the form texture-memory reads arrays in per variant.
 //
 //===----------------------------------------------------------------------===//
 #include "Target/MachineDescription.h"
+#include "Transforms/PassRegistry.h"
 #include "Transforms/Passes.h"
 #include "Transforms/TextureBlockShape.h"
 
@@ -105,4 +106,46 @@ TEST(TextureMemory, DefaultFormFollowsTheArchitecture) {
   EXPECT_EQ(defaultTextureForm(shippedTarget("v100")), TextureForm::Ldg);
   EXPECT_EQ(defaultTextureForm(shippedTarget("a100")), TextureForm::Ldg);
   EXPECT_EQ(defaultTextureForm(shippedTarget("h100")), TextureForm::Ldg);
+}
+
+namespace {
+
+/// The form texture-memory reads mv's arrays in, on \p Target in the
+/// texture variant (the paper's where \p Paper).
+std::optional<TextureForm> formOn(const std::string &Target, bool Paper,
+                                  std::optional<TextureForm> Given = {}) {
+  auto M = parseKernelFile("mv.cu");
+  if (!M)
+    return std::nullopt;
+  std::unique_ptr<Function> F = M->kernels().front()->clone();
+  MachineDescription MD = shippedTarget(Target);
+  PassContext Ctx{MD, MemoryVariant::Texture};
+  Ctx.PaperTextureAsked = Paper;
+  Ctx.Texture = Given;
+  std::string Why;
+  auto R = textureMemoryPass().Run(*F, Ctx, Why);
+  if (!R) {
+    llvm::consumeError(R.takeError());
+    return std::nullopt;
+  }
+  if (!*R || !F->Plan)
+    return std::nullopt;
+  return F->Plan->Texture;
+}
+
+} // namespace
+
+TEST(TextureMemory, FormFollowsTheVariant) {
+  // sm_35+: the texture variant is the global one read through
+  // const __restrict__; the paper's, asked by name, takes __ldg.
+  EXPECT_EQ(formOn("h100", false), TextureForm::Restrict);
+  EXPECT_EQ(formOn("a100", false), TextureForm::Restrict);
+  EXPECT_EQ(formOn("h100", true), TextureForm::Ldg);
+  // Before sm_35 the paper's variant, with texture objects.
+  EXPECT_EQ(formOn("gtx285", false), TextureForm::Object);
+  // --texture decides where given.
+  EXPECT_EQ(formOn("h100", false, TextureForm::Ldg), TextureForm::Ldg);
+  EXPECT_EQ(formOn("gtx480", false, TextureForm::Restrict),
+            TextureForm::Restrict);
+  EXPECT_STREQ(textureFormName(TextureForm::Restrict), "restrict");
 }

@@ -43,9 +43,11 @@ static cl::opt<std::string> Memory("memory",
                                    cl::init("both"), cl::cat(Category));
 static cl::opt<std::string>
     Texture("texture",
-            cl::desc("CUDA texture form: object (cudaTextureObject_t, "
-                     "tex1Dfetch) or ldg (__ldg); default: ldg where the "
-                     "target has it (sm_35+), object otherwise"),
+            cl::desc("Texture form: object (cudaTextureObject_t, "
+                     "tex1Dfetch), ldg (__ldg) or restrict (const "
+                     "__restrict__ reads); default: restrict on sm_35+, "
+                     "where the texture variant follows the global one, "
+                     "else object (ldg for the paper's variant on sm_35+)"),
             cl::cat(Category));
 static cl::opt<bool>
     Verify("verify",
