@@ -196,6 +196,7 @@ public:
       return ExitBadInput;
     }
     M = std::move(**Parsed);
+    hintGivenSizes();
     // Kernels with global barriers become phase kernels (or are refused).
     splitGlobalBarriers(*M);
     // Grid-stride loops read as one thread per element, for the passes (a
@@ -264,6 +265,17 @@ private:
   const Function &startOf(const Function &F) const {
     auto It = Guarded.find(F.Name);
     return It == Guarded.end() ? F : *It->second;
+  }
+
+  /// --size is a size hint too, below the kernel's own (`#pragma gpumerge
+  /// size`, then its launches' values): the model weighs the grid against
+  /// the SMs at the sizes the user runs at, where the file does not say.
+  void hintGivenSizes() {
+    for (Function *F : M->kernels())
+      for (const Param &P : F->Params)
+        if (!P.Ty.IsPointer && P.Ty.isInteger())
+          if (auto It = Opts.Sizes.find(P.Name); It != Opts.Sizes.end())
+            F->SizeHints.try_emplace(P.Name, It->second);
   }
 
   /// A --size name no kernel of the file takes is ignored: say so, or a

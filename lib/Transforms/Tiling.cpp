@@ -283,6 +283,17 @@ llvm::Expected<TiledKernel> Generator::run() {
     return cannot("neighbouring threads merge in X only without staging");
   if (hasGlobalSync(Origin))
     return cannot("the kernel has a global barrier");
+  // A generated kernel is launched over whole tiles of the naive domain,
+  // which the launcher takes from the naive launch where no guard bounds it.
+  // Where only the first thread works (`if (t == 0)`), the domain is that
+  // thread at any size: a tile of several threads would need a launch of
+  // threads that do nothing, which verify (launching the one thread) never
+  // makes, so only the fallback would ever be tested; and there is no
+  // neighbour to merge with or to shape a block for.
+  if (onlyFirstThreadRuns(Origin))
+    return cannot("only the first thread does any work (`if (idx == 0)`): "
+                  "its domain is one thread at any size, no whole tile of "
+                  "threads");
   bool OnlyPositions = true, HasSync = false, Vectorized = false;
   walkExprs(*Origin.Body, [&](const Expr &E) {
     if (auto *B = llvm::dyn_cast<BuiltinRef>(&E))

@@ -2,6 +2,7 @@
 // run in blocks one layer deep.
 
 // One matrix product per layer (batched).
+#pragma gpumerge size(w=1024, h=1024, k=1024, batch=16)
 __global__ void bmm(const float *a, const float *b, float *c, int w, int h,
                     int k, int batch) {
   int x = blockIdx.x * blockDim.x + threadIdx.x;

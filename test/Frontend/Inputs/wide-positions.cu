@@ -14,6 +14,7 @@ __global__ void forms(float *a, const float *b, int n) {
     a[i] = b[j] + b[k] + b[m] + b[p];
 }
 
+#pragma gpumerge size(w=4096, h=4096)
 __global__ void mm(const float *a, const float *b, float *c, int w, int h) {
   size_t col = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
   size_t row = (size_t)blockIdx.y * blockDim.y + threadIdx.y;
@@ -37,6 +38,7 @@ __global__ void mv(const float *a, const float *x, float *y, int w, int h) {
 }
 
 // The positions in 32 bits, widened: the products are 64-bit all the same.
+#pragma gpumerge size(w=4096, h=4096)
 __global__ void tp(const float *in, float *out, int w, int h) {
   size_t x = blockIdx.x * blockDim.x + threadIdx.x;
   size_t y = blockIdx.y * blockDim.y + threadIdx.y;
