@@ -173,6 +173,27 @@ private:
     return uniqueName(Names, Base, "", 2);
   }
 
+  /// Refuses what the origin kernel or the shape rules out: factors below
+  /// one, a barrier, built-ins other than thread positions, vector accesses,
+  /// a plan already tiled.
+  llvm::Error checkOrigin() const;
+  /// Where threads merge: refuses a return, break or continue after the
+  /// bounds guard (\p NS), which would end or skip one copy's work only.
+  llvm::Error checkMergedExits(NaiveShape &NS) const;
+  /// The plan of the shape \p NS, with the origin's aliasing requirements.
+  LaunchPlan initialPlan(const NaiveShape &NS) const;
+  /// Whole tiles (\p Tiled or WholeTiles): every launched thread is inside
+  /// the domain, and the staged arrays must not alias the written ones;
+  /// otherwise the bounds guard wraps the guarded statements.
+  llvm::Error coverDomain(NaiveShape &NS, LaunchPlan &Plan, bool Tiled);
+  /// Traffic: global elements loaded per naive output per tile step, and
+  /// shared ones, of the merged kernel \p K, into Result.
+  void estimateTraffic(Function &K, bool Tiled);
+  /// Registers: a base, plus each replicated scalar once per copy: two for
+  /// what varies in one direction (positions, which feed 64-bit addresses),
+  /// one for what varies in both (the accumulators of a register tile:
+  /// ptxas gives mm's 4x4 tile 56 registers and its 8x8 tile 128).
+  unsigned estimateRegisters() const;
   llvm::Expected<std::optional<LoopChoice>> chooseLoop(NaiveShape &NS);
   llvm::Error stage(NaiveShape &NS, LoopChoice &C, LaunchPlan &Plan);
   llvm::Error stageWrites(NaiveShape &NS, LaunchPlan &Plan);
