@@ -555,6 +555,31 @@ private:
   StmtPtr lowerWhileAsFor(const WhileStmt &W, BlockStmt &Into);
 
   StmtPtr lowerLoop(LoopParts F);
+
+  // lowerLoop's parts: each lowers its part of F into L and returns why the
+  // loop is refused, empty where it is not.
+
+  /// The start: a declaration, an assignment, or the while loop's
+  /// statement before it; sets \p Iter.
+  std::string lowerLoopInit(LoopParts &F, gpumerge::ForStmt &L,
+                            const VarDecl *&Iter);
+  /// The condition, a comparison of the iterator (either side).
+  std::string lowerLoopCond(const LoopParts &F, const VarDecl *Iter,
+                            gpumerge::ForStmt &L);
+  /// The step: a constant, or an expression the same for every thread at
+  /// every iteration in the direction the condition bounds.
+  std::string lowerLoopStep(const LoopParts &F, const VarDecl *Iter,
+                            gpumerge::ForStmt &L);
+  /// The step of a loop over \p Iter whose increment is \p Inc: in \p Step
+  /// where it is `++`/`--`; otherwise the amount as written in \p Amount
+  /// and whether it is added in \p Adds: the constant or expression after
+  /// `+=`, `-=`, `i = i + `, `i = i - `.
+  static void loopIncrement(const clang::Expr *Inc, const VarDecl *Iter,
+                            std::optional<std::int64_t> &Step,
+                            const clang::Expr *&Amount, bool &Adds);
+  /// The body, as a block (a while loop's without its increment).
+  void lowerLoopBody(const LoopParts &F, const VarDecl *Iter,
+                     gpumerge::ForStmt &L);
 };
 
 } // namespace gpumerge
