@@ -204,29 +204,57 @@ std::string describe(const Edit *E) {
 }
 } // namespace
 
-/// Same language: the input text with each lowered function's definition
-/// replaced and, for a kernel written with its plan, every launch in host
-/// code replaced by a call of its launcher (declared before the first
-/// launch where that precedes the kernel: at the kernel's prototype). The
-/// edited ranges must not overlap: where two do (a gpumerge bug), the
-/// kernels that made them are written unoptimized, with a warning, and
-/// where no kernel made them the file is an error.
-static llvm::Expected<EmittedModule>
-emitInPlace(const Module &M,
-            std::map<std::string, const Function *> Replacements,
-            const std::string &Extra) {
-  EmittedModule Result;
+namespace {
+/// The edits of the input text that emitInPlace applies, gathered function
+/// by function, then launch by launch.
+class InPlaceEditor {
+public:
+  InPlaceEditor(const Module &M,
+                const std::map<std::string, const Function *> &Replacements,
+                std::vector<std::string> &Warnings)
+      : M(M), Replacements(Replacements), Warnings(Warnings) {}
+
+  void editFunctions();
+  void editNeededInstantiations();
+  void editLaunches();
+
   std::vector<Edit> Edits;
+
+private:
+  size_t afterTemplateOf(const Function &F, const std::string &Body);
+  void editInstantiation(const Function &F, const Function &Out, bool UsesPlan);
+  void editFunction(const Function &F, const Function &Out, bool UsesPlan);
+  void editPhasedLaunch(const KernelCallSite &C, const PhasedKernel &PK);
+  void editPlannedLaunch(const KernelCallSite &C, const Function &Out);
+  void editDispatchers();
+
+  const Module &M;
+  const std::map<std::string, const Function *> &Replacements;
+  std::vector<std::string> &Warnings;
   std::map<std::string, const Function *> Planned; // name → optimized
   std::map<unsigned, size_t> AfterTemplate;        // template end → its edit
   std::vector<const Function *> Printed;           // from KIR: what they call
-  auto AfterTemplateOf = [&](const Function &F, const std::string &Body) {
-    auto [It, New] = AfterTemplate.try_emplace(F.Span.End, Edits.size());
-    if (New)
-      Edits.push_back({F.Span.End, F.Span.End, ""});
-    Edits[It->second].Text += "\n\n" + Body;
-    return It->second;
-  };
+  std::set<std::string> Declared; ///< kernels whose launcher is declared
+  /// kernel template → its instantiations that its dispatcher launches
+  /// through their launchers.
+  std::map<std::string, std::vector<const Function *>> Dispatched;
+  std::set<unsigned> DispatchSites;
+};
+} // namespace
+
+/// Appends \p Body to the edit after the template \p F instantiates (made
+/// on first use); returns that edit's index.
+size_t InPlaceEditor::afterTemplateOf(const Function &F,
+                                      const std::string &Body) {
+  auto [It, New] = AfterTemplate.try_emplace(F.Span.End, Edits.size());
+  if (New)
+    Edits.push_back({F.Span.End, F.Span.End, ""});
+  Edits[It->second].Text += "\n\n" + Body;
+  return It->second;
+}
+
+/// The edits of each lowered function's definition.
+void InPlaceEditor::editFunctions() {
   for (const auto &FP : M.Functions) {
     const Function &F = *FP;
     // A helper's instantiation is written only where a kernel written from
@@ -235,64 +263,79 @@ emitInPlace(const Module &M,
       continue;
     bool UsesPlan;
     const Function &Out =
-        outputFunction(M, F, M.Lang, Replacements, UsesPlan, Result.Warnings);
-    // An instantiation of a template: the template stays as written (it is
-    // the fallback), the optimized kernels of its instantiations follow it.
-    if (!F.TemplateCall.empty()) {
-      if (!UsesPlan) {
-        if (&Out != &F)
-          Result.Warnings.push_back(llvm::formatv(
-              "{0}:{1}: kernel '{2}' written unoptimized: an instantiation "
-              "of a template is optimized only with a launch plan",
-              M.FileName, F.Span.Line, F.TemplateCall));
-        continue;
-      }
-      Planned[F.Name] = &Out;
-      Printed.push_back(&Out);
-      std::string Body = emitOptimized(Out, M.Lang);
-      if (!Body.empty() && Body.back() == '\n')
-        Body.pop_back();
-      Edits[AfterTemplateOf(F, Body)].Kernels.insert(F.Name);
-      continue;
-    }
-    if (&Out != &F || !F.PhaseOf.empty() || F.PaperDialect)
-      Printed.push_back(&Out);
-    // What no pass changed stays as the user wrote it (a phase of a split
-    // kernel is new text).
-    if (&Out == &F && F.PhaseOf.empty() && !F.PaperDialect)
-      continue;
-    std::string Body = UsesPlan ? emitWithFallback(M, F, Out, M.Lang)
-                                : emitFunction(Out, M.Lang);
-    if (UsesPlan) {
-      Planned[F.Name] = &Out;
-      // Its prototypes declare the input's signature, which only the
-      // fallback keeps (the optimized kernel may take other parameters).
-      auto P = M.PrototypeNames.find(F.Name);
-      if (P != M.PrototypeNames.end())
-        for (const SourceSpan &N : P->second)
-          if (M.text(N) == F.Name)
-            Edits.push_back({N.Begin, N.End, fallbackName(F.Name), {F.Name}});
-    }
-    if (M.Lang == Language::Cuda)
-      if (std::string L = phasedLauncherAfter(M, F, Planned); !L.empty())
-        Body += "\n" + L;
-    if (!Body.empty() && Body.back() == '\n')
-      Body.pop_back();
-    std::set<std::string> Made;
-    if (&Out != &F)
-      Made.insert(F.Name);
-    // The phases of a split kernel stand in order where it stood.
-    if (F.PhaseIndex > 0 && !Edits.empty() &&
-        Edits.back().Begin == F.Span.Begin) {
-      Edits.back().Text += "\n\n" + Body;
-      Edits.back().Kernels.insert(Made.begin(), Made.end());
-      continue;
-    }
-    Edits.push_back({F.Span.Begin, F.Span.End, Body, Made});
+        outputFunction(M, F, M.Lang, Replacements, UsesPlan, Warnings);
+    if (!F.TemplateCall.empty())
+      editInstantiation(F, Out, UsesPlan);
+    else
+      editFunction(F, Out, UsesPlan);
   }
-  // The instantiations of helper templates that the functions written from
-  // KIR call (sq_float for sq<float>), and those they call, each after its
-  // template; the functions kept as written call the templates themselves.
+}
+
+/// An instantiation \p F of a template, written as \p Out: the template
+/// stays as written (it is the fallback), the optimized kernels of its
+/// instantiations follow it.
+void InPlaceEditor::editInstantiation(const Function &F, const Function &Out,
+                                      bool UsesPlan) {
+  if (!UsesPlan) {
+    if (&Out != &F)
+      Warnings.push_back(llvm::formatv(
+          "{0}:{1}: kernel '{2}' written unoptimized: an instantiation "
+          "of a template is optimized only with a launch plan",
+          M.FileName, F.Span.Line, F.TemplateCall));
+    return;
+  }
+  Planned[F.Name] = &Out;
+  Printed.push_back(&Out);
+  std::string Body = emitOptimized(Out, M.Lang);
+  if (!Body.empty() && Body.back() == '\n')
+    Body.pop_back();
+  Edits[afterTemplateOf(F, Body)].Kernels.insert(F.Name);
+}
+
+/// \p F, not an instantiation, written as \p Out where it stood (with its
+/// fallback where \p UsesPlan).
+void InPlaceEditor::editFunction(const Function &F, const Function &Out,
+                                 bool UsesPlan) {
+  if (&Out != &F || !F.PhaseOf.empty() || F.PaperDialect)
+    Printed.push_back(&Out);
+  // What no pass changed stays as the user wrote it (a phase of a split
+  // kernel is new text).
+  if (&Out == &F && F.PhaseOf.empty() && !F.PaperDialect)
+    return;
+  std::string Body = UsesPlan ? emitWithFallback(M, F, Out, M.Lang)
+                              : emitFunction(Out, M.Lang);
+  if (UsesPlan) {
+    Planned[F.Name] = &Out;
+    // Its prototypes declare the input's signature, which only the
+    // fallback keeps (the optimized kernel may take other parameters).
+    auto P = M.PrototypeNames.find(F.Name);
+    if (P != M.PrototypeNames.end())
+      for (const SourceSpan &N : P->second)
+        if (M.text(N) == F.Name)
+          Edits.push_back({N.Begin, N.End, fallbackName(F.Name), {F.Name}});
+  }
+  if (M.Lang == Language::Cuda)
+    if (std::string L = phasedLauncherAfter(M, F, Planned); !L.empty())
+      Body += "\n" + L;
+  if (!Body.empty() && Body.back() == '\n')
+    Body.pop_back();
+  std::set<std::string> Made;
+  if (&Out != &F)
+    Made.insert(F.Name);
+  // The phases of a split kernel stand in order where it stood.
+  if (F.PhaseIndex > 0 && !Edits.empty() &&
+      Edits.back().Begin == F.Span.Begin) {
+    Edits.back().Text += "\n\n" + Body;
+    Edits.back().Kernels.insert(Made.begin(), Made.end());
+    return;
+  }
+  Edits.push_back({F.Span.Begin, F.Span.End, Body, Made});
+}
+
+/// The instantiations of helper templates that the functions written from
+/// KIR call (sq_float for sq<float>), and those they call, each after its
+/// template; the functions kept as written call the templates themselves.
+void InPlaceEditor::editNeededInstantiations() {
   std::set<std::string> Needed;
   while (!Printed.empty()) {
     const Function *P = Printed.back();
@@ -310,95 +353,140 @@ emitInPlace(const Module &M,
       std::string Body = emitFunction(*FP, M.Lang);
       if (!Body.empty() && Body.back() == '\n')
         Body.pop_back();
-      AfterTemplateOf(*FP, Body);
+      afterTemplateOf(*FP, Body);
     }
-  std::set<std::string> Declared;
-  // kernel template → its instantiations that its dispatcher launches
-  // through their launchers.
-  std::map<std::string, std::vector<const Function *>> Dispatched;
-  std::set<unsigned> DispatchSites;
+}
+
+/// The launches in host code of kernels written with their plan, and of
+/// split kernels, as calls of their launchers.
+void InPlaceEditor::editLaunches() {
   for (const KernelCallSite &C : M.CallSites) {
-    // A split kernel is gone: its launches all call the phases' launcher
-    // (splitGlobalBarriers made sure they can be rewritten).
     if (const PhasedKernel *PK = M.findPhased(C.Kernel);
         PK && M.Lang == Language::Cuda) {
-      Edits.push_back({C.Call.Begin, C.Call.End, launcherCall(M, C)});
-      if (C.Call.Begin < PK->Span.Begin && C.PrototypeBegin &&
-          Declared.insert(C.Kernel).second) {
-        size_t Line = M.Source.rfind('\n', *C.PrototypeBegin);
-        unsigned At = Line == std::string::npos ? 0 : Line + 1;
-        Edits.push_back({At, At,
-                         emitCudaPhasedLauncherDeclaration(
-                             *PK, *M.find(PK->Phases.front()))});
-      }
+      editPhasedLaunch(C, *PK);
       continue;
     }
     auto It = Planned.find(C.Kernel);
     if (It == Planned.end() || M.Lang != Language::Cuda)
       continue;
-    // A launch left to a template's instantiations has a site per kernel
-    // it launches: rewritten once, into a call of the dispatcher, which
-    // launches each optimized instantiation through its launcher.
-    if (!C.Template.empty()) {
-      std::vector<const Function *> &Instances = Dispatched[C.Template];
-      if (std::find(Instances.begin(), Instances.end(), It->second) ==
-          Instances.end())
-        Instances.push_back(It->second);
-      if (DispatchSites.insert(C.Call.Begin).second)
-        Edits.push_back(
-            {C.Call.Begin, C.Call.End, launcherCall(M, C), {C.Kernel}});
-      continue;
-    }
-    // launchPlanProblem made sure every launch of a planned kernel can be
-    // rewritten and has a prototype to follow where it precedes the kernel.
-    Edits.push_back({C.Call.Begin, C.Call.End, launcherCall(M, C), {C.Kernel}});
-    if (C.Call.Begin < M.find(C.Kernel)->Span.Begin &&
-        Declared.insert(C.Kernel).second) {
-      size_t Line = M.Source.rfind('\n', *C.PrototypeBegin);
-      unsigned At = Line == std::string::npos ? 0 : Line + 1;
-      Edits.push_back(
-          {At, At, emitCudaLauncherDeclaration(*It->second), {C.Kernel}});
-    }
+    editPlannedLaunch(C, *It->second);
   }
+  editDispatchers();
+}
+
+/// A split kernel is gone: its launches all call the phases' launcher
+/// (splitGlobalBarriers made sure they can be rewritten).
+void InPlaceEditor::editPhasedLaunch(const KernelCallSite &C,
+                                     const PhasedKernel &PK) {
+  Edits.push_back({C.Call.Begin, C.Call.End, launcherCall(M, C)});
+  if (C.Call.Begin < PK.Span.Begin && C.PrototypeBegin &&
+      Declared.insert(C.Kernel).second) {
+    size_t Line = M.Source.rfind('\n', *C.PrototypeBegin);
+    unsigned At = Line == std::string::npos ? 0 : Line + 1;
+    Edits.push_back(
+        {At, At,
+         emitCudaPhasedLauncherDeclaration(PK, *M.find(PK.Phases.front()))});
+  }
+}
+
+/// Launch \p C of a kernel written as \p Out with its plan.
+void InPlaceEditor::editPlannedLaunch(const KernelCallSite &C,
+                                      const Function &Out) {
+  // A launch left to a template's instantiations has a site per kernel
+  // it launches: rewritten once, into a call of the dispatcher, which
+  // launches each optimized instantiation through its launcher.
+  if (!C.Template.empty()) {
+    std::vector<const Function *> &Instances = Dispatched[C.Template];
+    if (std::find(Instances.begin(), Instances.end(), &Out) == Instances.end())
+      Instances.push_back(&Out);
+    if (DispatchSites.insert(C.Call.Begin).second)
+      Edits.push_back(
+          {C.Call.Begin, C.Call.End, launcherCall(M, C), {C.Kernel}});
+    return;
+  }
+  // launchPlanProblem made sure every launch of a planned kernel can be
+  // rewritten and has a prototype to follow where it precedes the kernel.
+  Edits.push_back({C.Call.Begin, C.Call.End, launcherCall(M, C), {C.Kernel}});
+  if (C.Call.Begin < M.find(C.Kernel)->Span.Begin &&
+      Declared.insert(C.Kernel).second) {
+    size_t Line = M.Source.rfind('\n', *C.PrototypeBegin);
+    unsigned At = Line == std::string::npos ? 0 : Line + 1;
+    Edits.push_back({At, At, emitCudaLauncherDeclaration(Out), {C.Kernel}});
+  }
+}
+
+/// Each kernel template's dispatcher, after the template.
+void InPlaceEditor::editDispatchers() {
   for (const auto &[Name, Instances] : Dispatched) {
     std::string Body =
         emitCudaTemplateDispatcher(*M.findTemplate(Name), Instances);
     Body.pop_back();
-    Edit &E = Edits[AfterTemplateOf(*M.find(Instances.front()->Name), Body)];
+    Edit &E = Edits[afterTemplateOf(*M.find(Instances.front()->Name), Body)];
     for (const Function *I : Instances)
       E.Kernels.insert(I->Name);
   }
-  auto Applied = applyEdits(M.Source, Edits);
-  if (auto *Overlap = std::get_if<1>(&Applied)) {
-    // Kept as written, the kernels that made the two edits make neither.
-    std::set<std::string> Dropped;
-    for (const Edit *E : {Overlap->first, Overlap->second})
-      if (E)
-        for (const std::string &K : E->Kernels)
-          if (Replacements.erase(K))
-            Dropped.insert(K);
-    std::string Where =
-        describe(Overlap->first) + " and " + describe(Overlap->second);
-    if (Dropped.empty())
-      return llvm::createStringError(
-          llvm::inconvertibleErrorCode(),
-          "%s: internal error: two edits of the input overlap (%s), and no "
-          "kernel made them (a gpumerge bug)",
-          M.FileName.c_str(), Where.c_str());
-    auto Retried = emitInPlace(M, Replacements, Extra);
-    if (!Retried)
-      return Retried.takeError();
-    std::vector<std::string> Warnings;
-    for (const std::string &K : Dropped)
-      Warnings.push_back(llvm::formatv(
-          "{0}:{1}: kernel '{2}' written unoptimized: internal error: its "
-          "edits of the input overlap another's ({3}; a gpumerge bug)",
-          M.FileName, M.find(K) ? M.find(K)->Span.Line : 0, K, Where));
-    Retried->Warnings.insert(Retried->Warnings.begin(), Warnings.begin(),
-                             Warnings.end());
-    Retried->InternalError = true;
-    return Retried;
-  }
+}
+
+static llvm::Expected<EmittedModule>
+emitInPlace(const Module &M,
+            std::map<std::string, const Function *> Replacements,
+            const std::string &Extra);
+
+/// emitInPlace again where two of its edits overlap (\p Overlap, a gpumerge
+/// bug): the kernels that made them are kept as written, with a warning;
+/// an error where no kernel made them.
+static llvm::Expected<EmittedModule> emitWithoutOverlap(
+    const Module &M, std::map<std::string, const Function *> Replacements,
+    const std::string &Extra, std::pair<const Edit *, const Edit *> Overlap) {
+  // Kept as written, the kernels that made the two edits make neither.
+  std::set<std::string> Dropped;
+  for (const Edit *E : {Overlap.first, Overlap.second})
+    if (E)
+      for (const std::string &K : E->Kernels)
+        if (Replacements.erase(K))
+          Dropped.insert(K);
+  std::string Where =
+      describe(Overlap.first) + " and " + describe(Overlap.second);
+  if (Dropped.empty())
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "%s: internal error: two edits of the input overlap (%s), and no "
+        "kernel made them (a gpumerge bug)",
+        M.FileName.c_str(), Where.c_str());
+  auto Retried = emitInPlace(M, Replacements, Extra);
+  if (!Retried)
+    return Retried.takeError();
+  std::vector<std::string> Warnings;
+  for (const std::string &K : Dropped)
+    Warnings.push_back(llvm::formatv(
+        "{0}:{1}: kernel '{2}' written unoptimized: internal error: its "
+        "edits of the input overlap another's ({3}; a gpumerge bug)",
+        M.FileName, M.find(K) ? M.find(K)->Span.Line : 0, K, Where));
+  Retried->Warnings.insert(Retried->Warnings.begin(), Warnings.begin(),
+                           Warnings.end());
+  Retried->InternalError = true;
+  return Retried;
+}
+
+/// Same language: the input text with each lowered function's definition
+/// replaced and, for a kernel written with its plan, every launch in host
+/// code replaced by a call of its launcher (declared before the first
+/// launch where that precedes the kernel: at the kernel's prototype). The
+/// edited ranges must not overlap: where two do (a gpumerge bug), the
+/// kernels that made them are written unoptimized, with a warning, and
+/// where no kernel made them the file is an error.
+static llvm::Expected<EmittedModule>
+emitInPlace(const Module &M,
+            std::map<std::string, const Function *> Replacements,
+            const std::string &Extra) {
+  EmittedModule Result;
+  InPlaceEditor Editor(M, Replacements, Result.Warnings);
+  Editor.editFunctions();
+  Editor.editNeededInstantiations();
+  Editor.editLaunches();
+  auto Applied = applyEdits(M.Source, Editor.Edits);
+  if (auto *Overlap = std::get_if<1>(&Applied))
+    return emitWithoutOverlap(M, std::move(Replacements), Extra, *Overlap);
   std::string &Text = std::get<0>(Applied);
   if (!Extra.empty()) {
     if (!Text.empty() && Text.back() != '\n')

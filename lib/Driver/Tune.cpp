@@ -149,53 +149,58 @@ std::string timeSpent(const std::vector<EntryT> &Entries) {
   return Text;
 }
 
-} // namespace
+/// One candidate of a tune: its trial and the record of its run, measured
+/// now or from the cache.
+struct TuneEntry {
+  size_t Index;
+  TuneTrial Trial;
+  TuneRecord Record;
+  bool FromCache = false;
+  std::vector<TuneRecord> Recorded; ///< without the device: every match
+};
 
-TuneOutcome tuneKernel(const TuneOptions &Opts, const TuneSubject &Subject,
-                       const std::vector<TuneCandidate> &Candidates,
-                       llvm::function_ref<TuneTrial(size_t)> Generate,
-                       MeasureFn Measure, llvm::raw_ostream &Progress,
-                       bool ShowProgress) {
-  TuneOutcome Out;
-  const bool Timing = Opts.Measure;
-  TuneState &State = stateFor(Opts.CachePath);
-  std::optional<VerifyDevice> Device; // where the candidates are timed
-  std::string What = llvm::formatv("{0} ({1})", Subject.Kernel,
-                                   memoryVariantName(Subject.Variant));
-  {
-    std::lock_guard<std::mutex> G(State.Lock);
-    for (const std::string &W : State.PendingWarnings)
-      Out.Warnings.push_back("tune cache: " + W);
-    State.PendingWarnings.clear();
-    if (!State.Cache) {
-      Out.Warnings.push_back("cannot tune " + What + ": " + State.CacheError);
-      return Out;
-    }
-    auto Key = std::make_pair(Opts.Device, Opts.DeviceIndex);
-    if (Timing && !State.Devices.count(Key)) {
-      auto D = verifyDevice(Opts.Device, Opts.DeviceIndex);
-      if (D)
-        State.Devices[Key].Device = *D;
-      else
-        State.Devices[Key].Error = llvm::toString(D.takeError());
-    }
-    if (Timing && !State.Devices[Key].Device) {
-      Out.Warnings.push_back("cannot tune " + What + ": no device to run on (" +
-                             State.Devices[Key].Error + ")");
-      return Out;
-    }
-    if (Timing)
-      Device = State.Devices[Key].Device;
+/// Tunes one kernel (tuneKernel): makes each candidate, takes its record
+/// from the cache or measures it, and reports the fastest.
+class KernelTuner {
+public:
+  KernelTuner(const TuneOptions &Opts, const TuneSubject &Subject,
+              const std::vector<TuneCandidate> &Candidates,
+              llvm::raw_ostream &Progress, bool ShowProgress)
+      : Opts(Opts), Subject(Subject), Candidates(Candidates),
+        Progress(Progress), ShowProgress(ShowProgress), Timing(Opts.Measure),
+        State(stateFor(Opts.CachePath)),
+        What(llvm::formatv("{0} ({1})", Subject.Kernel,
+                           memoryVariantName(Subject.Variant))) {}
+
+  TuneOutcome run(llvm::function_ref<TuneTrial(size_t)> Generate,
+                  MeasureFn Measure);
+
+private:
+  bool openCacheAndDevice();
+  void generate(llvm::function_ref<TuneTrial(size_t)> Generate);
+  void addTrial(size_t I, TuneTrial Trial);
+  void measure(MeasureFn Measure);
+  void pickRecorded();
+  const TuneRecord *listEntries(int Best);
+  void summarize();
+  void reportChoice(int Best, const TuneRecord *Model);
+  void showProgressOf(const TuneEntry &E);
+
+  int rank(size_t I) const {
+    return int(Candidates[I].Rank ? Candidates[I].Rank : I + 1);
   }
 
-  struct Entry {
-    size_t Index;
-    TuneTrial Trial;
-    TuneRecord Record;
-    bool FromCache = false;
-    std::vector<TuneRecord> Recorded; ///< without the device: every match
-  };
-  std::vector<Entry> Entries;
+  const TuneOptions &Opts;
+  const TuneSubject &Subject;
+  const std::vector<TuneCandidate> &Candidates;
+  llvm::raw_ostream &Progress;
+  const bool ShowProgress;
+  const bool Timing;
+  TuneState &State;
+  const std::string What;
+  TuneOutcome Out;
+  std::optional<VerifyDevice> Device; // where the candidates are timed
+  std::vector<TuneEntry> Entries;
   /// Each candidate's label and code, "" where none: a kernel text launched
   /// with another block is another version (conv's merged kernels read
   /// blockDim, so several blocks share one text).
@@ -205,157 +210,198 @@ TuneOutcome tuneKernel(const TuneOptions &Opts, const TuneSubject &Subject,
   unsigned Cached = 0;
   std::optional<double> BestMs; // so far, for the progress lines
   double GenerateSeconds = 0;   // the candidates' code, ptxas included
-  auto Rank = [&](size_t I) {
-    return int(Candidates[I].Rank ? Candidates[I].Rank : I + 1);
-  };
-  auto ShowProgressOf = [&](const Entry &E) {
-    const TuneRecord &Last = E.Record;
-    if (Last.ok() && (!BestMs || Last.MedianMs < *BestMs))
-      BestMs = Last.MedianMs;
-    if (ShowProgress)
-      Progress << llvm::formatv(
-          "tune {0}: candidate {1} of {2}, {3}; best so far {4}\n", What,
-          E.Index + 1, Candidates.size(),
-          Last.ok() ? msText(Last.MedianMs) : Last.Status,
-          BestMs ? msText(*BestMs) : "none");
-  };
-  // The candidates the cache lacks: their entries, measured after every
-  // trial is made.
+  /// The candidates the cache lacks: their entries, measured after every
+  /// trial is made.
   std::map<size_t, size_t> Pending; // candidate → its entry
+};
+
+/// Takes the cache's pending warnings, and opens the device to time on
+/// where the tune measures; false, with a warning, where either is missing.
+bool KernelTuner::openCacheAndDevice() {
+  std::lock_guard<std::mutex> G(State.Lock);
+  for (const std::string &W : State.PendingWarnings)
+    Out.Warnings.push_back("tune cache: " + W);
+  State.PendingWarnings.clear();
+  if (!State.Cache) {
+    Out.Warnings.push_back("cannot tune " + What + ": " + State.CacheError);
+    return false;
+  }
+  auto Key = std::make_pair(Opts.Device, Opts.DeviceIndex);
+  if (Timing && !State.Devices.count(Key)) {
+    auto D = verifyDevice(Opts.Device, Opts.DeviceIndex);
+    if (D)
+      State.Devices[Key].Device = *D;
+    else
+      State.Devices[Key].Error = llvm::toString(D.takeError());
+  }
+  if (Timing && !State.Devices[Key].Device) {
+    Out.Warnings.push_back("cannot tune " + What + ": no device to run on (" +
+                           State.Devices[Key].Error + ")");
+    return false;
+  }
+  if (Timing)
+    Device = State.Devices[Key].Device;
+  return true;
+}
+
+void KernelTuner::showProgressOf(const TuneEntry &E) {
+  const TuneRecord &Last = E.Record;
+  if (Last.ok() && (!BestMs || Last.MedianMs < *BestMs))
+    BestMs = Last.MedianMs;
+  if (ShowProgress)
+    Progress << llvm::formatv(
+        "tune {0}: candidate {1} of {2}, {3}; best so far {4}\n", What,
+        E.Index + 1, Candidates.size(),
+        Last.ok() ? msText(Last.MedianMs) : Last.Status,
+        BestMs ? msText(*BestMs) : "none");
+}
+
+/// Makes every candidate's trial, timing how long that takes.
+void KernelTuner::generate(llvm::function_ref<TuneTrial(size_t)> Generate) {
   for (size_t I = 0; I < Candidates.size(); ++I) {
     auto Generating = std::chrono::steady_clock::now();
     TuneTrial Trial = Generate(I);
     GenerateSeconds += std::chrono::duration<double>(
                            std::chrono::steady_clock::now() - Generating)
                            .count();
-    // Forced factors can give an earlier candidate's version again.
-    std::string Identity = Trial.Label + '\0' + Trial.Code;
-    size_t SameAs = llvm::find(Codes, Identity) - Codes.begin();
-    Codes.push_back(Trial.Generated ? Identity : "");
-    if (!Trial.Generated) {
-      ListedOf[I] = llvm::json::Object{{"model_rank", Rank(I)},
-                                       {"status", "not-generated"},
-                                       {"reason", Trial.Why}};
-      LineOf[I] =
-          llvm::formatv("  {0}. not generated: {1}", Rank(I), Trial.Why);
-      continue;
-    }
-    if (SameAs < I) {
-      LineOf[I] = llvm::formatv("  {0}. {1}: the same version as candidate {2}",
-                                Rank(I), Trial.Label, Rank(SameAs));
-      continue;
-    }
-    TuneKey Key;
-    Key.Source = contentHash(Subject.Source + '\0' + Subject.Kernel);
-    Key.Target = Subject.Target;
-    Key.Sizes = Subject.Sizes;
-    Key.Candidate =
-        std::string(memoryVariantName(Subject.Variant)) + " " + Trial.Label;
-    Key.Code = contentHash(Trial.Code);
-    Key.Version = gpumergeVersion();
-    Entry E{I, Trial, {}, false, {}};
-    if (Timing) {
-      Key.Device = Device->Name;
-      Key.Driver = Device->Driver;
-      bool Hit = false;
-      {
-        std::lock_guard<std::mutex> G(State.Lock);
-        if (const TuneRecord *R = State.Cache->lookup(Key)) {
-          E.Record = *R;
-          Hit = true;
-        }
-      }
-      if (Hit) {
-        E.FromCache = true;
-        ++Cached;
-      } else {
-        E.Record.Key = Key;
-        Pending[I] = Entries.size();
-      }
-    } else {
-      // A build without the device: the records of any device (and of any
-      // sizes where none were given); one of them is picked below.
-      std::lock_guard<std::mutex> G(State.Lock);
-      for (const TuneRecord *R :
-           State.Cache->lookupAnyDevice(Key, !Subject.SizesGiven))
-        E.Recorded.push_back(*R);
-      E.FromCache = true;
-    }
-    Entries.push_back(std::move(E));
-    if (Entries.back().FromCache && Timing)
-      ShowProgressOf(Entries.back());
+    addTrial(I, std::move(Trial));
   }
+}
+
+/// Adds candidate \p I's trial: an entry with its record from the cache,
+/// or pending measurement; a line alone where it was not generated or is
+/// an earlier candidate's version again.
+void KernelTuner::addTrial(size_t I, TuneTrial Trial) {
+  // Forced factors can give an earlier candidate's version again.
+  std::string Identity = Trial.Label + '\0' + Trial.Code;
+  size_t SameAs = llvm::find(Codes, Identity) - Codes.begin();
+  Codes.push_back(Trial.Generated ? Identity : "");
+  if (!Trial.Generated) {
+    ListedOf[I] = llvm::json::Object{{"model_rank", rank(I)},
+                                     {"status", "not-generated"},
+                                     {"reason", Trial.Why}};
+    LineOf[I] = llvm::formatv("  {0}. not generated: {1}", rank(I), Trial.Why);
+    return;
+  }
+  if (SameAs < I) {
+    LineOf[I] = llvm::formatv("  {0}. {1}: the same version as candidate {2}",
+                              rank(I), Trial.Label, rank(SameAs));
+    return;
+  }
+  TuneKey Key;
+  Key.Source = contentHash(Subject.Source + '\0' + Subject.Kernel);
+  Key.Target = Subject.Target;
+  Key.Sizes = Subject.Sizes;
+  Key.Candidate =
+      std::string(memoryVariantName(Subject.Variant)) + " " + Trial.Label;
+  Key.Code = contentHash(Trial.Code);
+  Key.Version = gpumergeVersion();
+  TuneEntry E{I, Trial, {}, false, {}};
+  if (Timing) {
+    Key.Device = Device->Name;
+    Key.Driver = Device->Driver;
+    bool Hit = false;
+    {
+      std::lock_guard<std::mutex> G(State.Lock);
+      if (const TuneRecord *R = State.Cache->lookup(Key)) {
+        E.Record = *R;
+        Hit = true;
+      }
+    }
+    if (Hit) {
+      E.FromCache = true;
+      ++Cached;
+    } else {
+      E.Record.Key = Key;
+      Pending[I] = Entries.size();
+    }
+  } else {
+    // A build without the device: the records of any device (and of any
+    // sizes where none were given); one of them is picked below.
+    std::lock_guard<std::mutex> G(State.Lock);
+    for (const TuneRecord *R :
+         State.Cache->lookupAnyDevice(Key, !Subject.SizesGiven))
+      E.Recorded.push_back(*R);
+    E.FromCache = true;
+  }
+  Entries.push_back(std::move(E));
+  if (Entries.back().FromCache && Timing)
+    showProgressOf(Entries.back());
+}
+
+/// Measures the candidates the cache lacks, recording each as it comes.
+void KernelTuner::measure(MeasureFn Measure) {
   std::vector<size_t> ToMeasure;
   for (const auto &[I, At] : Pending)
     ToMeasure.push_back(I);
-  if (!ToMeasure.empty())
-    Measure(ToMeasure, [&](size_t I, llvm::Expected<VerifyResult> R) {
-      Entry &E = Entries[Pending.at(I)];
-      TuneKey Key = E.Record.Key;
-      E.Record = recordOf(std::move(R));
-      E.Record.Key = Key;
-      E.Record.ModelRank = Rank(I);
-      Out.Timed += E.Record.Status != "precondition";
-      {
-        std::lock_guard<std::mutex> G(State.Lock);
-        if (auto Err = State.Cache->append(E.Record))
-          Out.Warnings.push_back("tune cache: " +
-                                 llvm::toString(std::move(Err)));
-        static unsigned Recorded = 0;
-        if (Opts.DebugKillAfter && ++Recorded == Opts.DebugKillAfter)
-          std::raise(SIGKILL);
-      }
-      ShowProgressOf(E);
-    });
-  if (!Timing) {
-    // One device and one set of sizes for all candidates: the one with the
-    // most candidates measured ok (ties: the first in the cache's order).
-    using Group = std::pair<std::string, std::string>;
-    auto GroupOf = [](const TuneRecord &R) {
-      return Group{R.Key.Device + '\0' + R.Key.Driver, R.Key.Sizes};
-    };
-    std::vector<Group> Order;
-    std::map<Group, unsigned> OkCount;
-    for (const Entry &E : Entries)
-      for (const TuneRecord &R : E.Recorded) {
-        Group G = GroupOf(R);
-        if (!OkCount.count(G))
-          Order.push_back(G);
-        OkCount[G] += R.ok();
-      }
-    std::optional<Group> Chosen;
-    for (const Group &G : Order)
-      if (!Chosen || OkCount[G] > OkCount[*Chosen])
-        Chosen = G;
-    std::vector<Entry> Kept;
-    for (Entry &E : Entries) {
-      auto R = llvm::find_if(E.Recorded, [&](const TuneRecord &R) {
-        return Chosen && GroupOf(R) == *Chosen;
-      });
-      if (R == E.Recorded.end()) {
-        LineOf[E.Index] = llvm::formatv("  {0}. {1}: no record in the cache",
-                                        Rank(E.Index), E.Trial.Label);
-        continue;
-      }
-      E.Record = *R;
-      ++Cached;
-      Kept.push_back(std::move(E));
+  if (ToMeasure.empty())
+    return;
+  Measure(ToMeasure, [&](size_t I, llvm::Expected<VerifyResult> R) {
+    TuneEntry &E = Entries[Pending.at(I)];
+    TuneKey Key = E.Record.Key;
+    E.Record = recordOf(std::move(R));
+    E.Record.Key = Key;
+    E.Record.ModelRank = rank(I);
+    Out.Timed += E.Record.Status != "precondition";
+    {
+      std::lock_guard<std::mutex> G(State.Lock);
+      if (auto Err = State.Cache->append(E.Record))
+        Out.Warnings.push_back("tune cache: " + llvm::toString(std::move(Err)));
+      static unsigned Recorded = 0;
+      if (Opts.DebugKillAfter && ++Recorded == Opts.DebugKillAfter)
+        std::raise(SIGKILL);
     }
-    Entries = std::move(Kept);
-    if (!Entries.empty())
-      Out.Report["recorded_sizes"] = Entries.front().Record.Key.Sizes;
-  }
-  int Best = -1; // into Entries: the fastest ok (ties: the model's rank)
-  for (size_t I = 0; I < Entries.size(); ++I)
-    if (Entries[I].Record.ok() &&
-        (Best < 0 ||
-         Entries[I].Record.MedianMs < Entries[Best].Record.MedianMs))
-      Best = int(I);
+    showProgressOf(E);
+  });
+}
 
+/// Without the device: one device and one set of sizes for all candidates,
+/// the one with the most candidates measured ok (ties: the first in the
+/// cache's order); each entry keeps its record of those, or is dropped.
+void KernelTuner::pickRecorded() {
+  using Group = std::pair<std::string, std::string>;
+  auto GroupOf = [](const TuneRecord &R) {
+    return Group{R.Key.Device + '\0' + R.Key.Driver, R.Key.Sizes};
+  };
+  std::vector<Group> Order;
+  std::map<Group, unsigned> OkCount;
+  for (const TuneEntry &E : Entries)
+    for (const TuneRecord &R : E.Recorded) {
+      Group G = GroupOf(R);
+      if (!OkCount.count(G))
+        Order.push_back(G);
+      OkCount[G] += R.ok();
+    }
+  std::optional<Group> Chosen;
+  for (const Group &G : Order)
+    if (!Chosen || OkCount[G] > OkCount[*Chosen])
+      Chosen = G;
+  std::vector<TuneEntry> Kept;
+  for (TuneEntry &E : Entries) {
+    auto R = llvm::find_if(E.Recorded, [&](const TuneRecord &R) {
+      return Chosen && GroupOf(R) == *Chosen;
+    });
+    if (R == E.Recorded.end()) {
+      LineOf[E.Index] = llvm::formatv("  {0}. {1}: no record in the cache",
+                                      rank(E.Index), E.Trial.Label);
+      continue;
+    }
+    E.Record = *R;
+    ++Cached;
+    Kept.push_back(std::move(E));
+  }
+  Entries = std::move(Kept);
+  if (!Entries.empty())
+    Out.Report["recorded_sizes"] = Entries.front().Record.Key.Sizes;
+}
+
+/// Lists each entry in the report and its text line; \p Best is chosen.
+/// Returns the record of the model's choice, nullptr where none ran.
+const TuneRecord *KernelTuner::listEntries(int Best) {
   const TuneRecord *Model = nullptr;
-  for (const Entry &E : Entries) {
+  for (const TuneEntry &E : Entries) {
     llvm::json::Object C{{"candidate", E.Trial.Label},
-                         {"model_rank", Rank(E.Index)},
+                         {"model_rank", rank(E.Index)},
                          {"status", E.Record.Status},
                          {"from_cache", E.FromCache},
                          {"chosen", Best >= 0 && &E == &Entries[Best]}};
@@ -365,7 +411,7 @@ TuneOutcome tuneKernel(const TuneOptions &Opts, const TuneSubject &Subject,
       C["pareto_front"] = E.Trial.OnParetoFront;
     }
     std::string Line =
-        llvm::formatv("  {0}. {1}: ", Rank(E.Index), E.Trial.Label).str();
+        llvm::formatv("  {0}. {1}: ", rank(E.Index), E.Trial.Label).str();
     if (E.Record.ok()) {
       C["median_ms"] = E.Record.MedianMs;
       C["times_ms"] = llvm::json::Array(E.Record.TimesMs);
@@ -390,7 +436,12 @@ TuneOutcome tuneKernel(const TuneOptions &Opts, const TuneSubject &Subject,
     ListedOf[E.Index] = std::move(C);
     LineOf[E.Index] = Line;
   }
+  return Model;
+}
 
+/// The report's totals and candidates, the head line, and each
+/// candidate's line.
+void KernelTuner::summarize() {
   Out.Report["cache"] = Opts.CachePath;
   if (Device) {
     Out.Report["device"] = Device->Name;
@@ -418,17 +469,22 @@ TuneOutcome tuneKernel(const TuneOptions &Opts, const TuneSubject &Subject,
   Out.Report["generate_s"] = GenerateSeconds;
   for (auto &[I, Line] : LineOf)
     Out.Lines.push_back(Line);
+}
+
+/// The choice: entry \p Best, the fastest ok, against \p Model, the model's
+/// choice's record; the model's choice kept where none ran ok.
+void KernelTuner::reportChoice(int Best, const TuneRecord *Model) {
   if (Best < 0) {
     Out.KeptMismatch = Model && Model->Status == "mismatch";
     Out.Report["chosen"] = "the model's choice (no candidate was timed ok)";
     Out.Lines.push_back("tune " + What +
                         ": no candidate ran ok; the model's choice is kept");
-    return Out;
+    return;
   }
-  const Entry &B = Entries[Best];
+  const TuneEntry &B = Entries[Best];
   Out.Chosen = int(B.Index);
   Out.Report["chosen"] = B.Trial.Label;
-  Out.Report["chosen_model_rank"] = Rank(B.Index);
+  Out.Report["chosen_model_rank"] = rank(B.Index);
   Out.Report["chosen_median_ms"] = B.Record.MedianMs;
   std::string Versus;
   if (Model && Model->ok() && &B.Record != Model) {
@@ -440,9 +496,39 @@ TuneOutcome tuneKernel(const TuneOptions &Opts, const TuneSubject &Subject,
   }
   Out.Lines.push_back(llvm::formatv("tune {0}: chose {1} (model rank {2}), "
                                     "{3}{4}",
-                                    What, B.Trial.Label, Rank(B.Index),
+                                    What, B.Trial.Label, rank(B.Index),
                                     msText(B.Record.MedianMs), Versus));
-  return Out;
+}
+
+TuneOutcome KernelTuner::run(llvm::function_ref<TuneTrial(size_t)> Generate,
+                             MeasureFn Measure) {
+  if (!openCacheAndDevice())
+    return std::move(Out);
+  generate(Generate);
+  measure(Measure);
+  if (!Timing)
+    pickRecorded();
+  int Best = -1; // into Entries: the fastest ok (ties: the model's rank)
+  for (size_t I = 0; I < Entries.size(); ++I)
+    if (Entries[I].Record.ok() &&
+        (Best < 0 ||
+         Entries[I].Record.MedianMs < Entries[Best].Record.MedianMs))
+      Best = int(I);
+  const TuneRecord *Model = listEntries(Best);
+  summarize();
+  reportChoice(Best, Model);
+  return std::move(Out);
+}
+
+} // namespace
+
+TuneOutcome tuneKernel(const TuneOptions &Opts, const TuneSubject &Subject,
+                       const std::vector<TuneCandidate> &Candidates,
+                       llvm::function_ref<TuneTrial(size_t)> Generate,
+                       MeasureFn Measure, llvm::raw_ostream &Progress,
+                       bool ShowProgress) {
+  return KernelTuner(Opts, Subject, Candidates, Progress, ShowProgress)
+      .run(Generate, Measure);
 }
 
 } // namespace gpumerge

@@ -530,6 +530,628 @@ static std::string deviceErrorReason(const ErrorRecorder::Error &E) {
   return What + " (Clang: \"" + E.Message + "\"; nvcc compiles the file)";
 }
 
+/// The arguments Clang parses \p M's source with, and in \p Virtual the
+/// files they name that gpumerge provides (preludes, fallback headers).
+/// \p WithSdk: with the CUDA toolkit's headers (\p M has host code then);
+/// the kernel-only prelude otherwise. \p Dialect: declare the paper
+/// dialect's bare built-ins (CudaDialectPrelude) there too.
+static llvm::Expected<std::vector<std::string>>
+clangArgs(Module &M, const FrontendOptions &Opts,
+          const std::string &ResourceDir, bool WithSdk, bool Dialect,
+          tooling::FileContentMappings &Virtual) {
+  std::vector<std::string> Args;
+  if (M.Lang == Language::OpenCL) {
+    Args = {"-x",
+            "cl",
+            "-cl-std=CL1.2",
+            "-Xclang",
+            "-finclude-default-header",
+            "-include",
+            PreludePath};
+    Virtual.emplace_back(PreludePath, OpenCLPrelude);
+  } else {
+    // What nvcc takes with a warning, clang refuses by default in C++17:
+    // `register` (SHOC's S3D and MaxFlops), a narrowing conversion in
+    // braces (SHOC's NeuralNet: `int n[] = {1.5 * x}`), a macro right
+    // after a string literal (`"%"PRIu64`, in Parboil's file.h too, which
+    // C++11 reads as a literal suffix).
+    Args = {"-x",
+            "cuda",
+            "--cuda-device-only",
+            "--cuda-gpu-arch=sm_80",
+            "-std=c++17",
+            "-Wno-register",
+            "-Wno-c++11-narrowing",
+            "-Wno-reserved-user-defined-literal"};
+    if (WithSdk) {
+      std::string Cuda = findCudaPath();
+      if (Cuda.empty())
+        return llvm::createStringError(
+            llvm::inconvertibleErrorCode(),
+            "%s: the file has host code (or device code beyond the "
+            "built-in prelude), which needs the CUDA toolkit's headers, and "
+            "none was found (nvcc on PATH or /usr/local/cuda)",
+            M.FileName.c_str());
+      M.HasHostCode = true;
+      Args.insert(Args.end(),
+                  {"--cuda-path=" + Cuda, "-I" + std::string(CudaCompatDir),
+                   "-Wno-unknown-cuda-version", "-include", PreludePath});
+      const std::vector<std::string> &Nvcc = nvccParseArgs(Cuda);
+      Args.insert(Args.end(), Nvcc.begin(), Nvcc.end());
+      Virtual.emplace_back(PreludePath,
+                           std::string(CudaWithSdkPrelude) +
+                               (Dialect ? CudaDialectPrelude : ""));
+      Virtual.emplace_back(
+          std::string(CudaCompatDir) + "/texture_fetch_functions.h", "");
+      Args.insert(Args.end(), {"-idirafter", HostFallbackDir});
+      Virtual.emplace_back(std::string(HostFallbackDir) + "/omp.h",
+                           OmpFallbackHeader);
+    } else {
+      Args.insert(Args.end(),
+                  {"-nocudainc", "-nocudalib", "-include", PreludePath});
+      Virtual.emplace_back(PreludePath, std::string(CudaKernelOnlyPrelude) +
+                                            CudaDialectPrelude);
+    }
+  }
+  // -fstrict-flex-arrays=1: Clang 16 crashes in its array-bounds check
+  // (Expr::isFlexibleArrayMemberLike) on an array member whose element
+  // type did not parse (`typedef real_t tab_t[6][6];` without real_t, as
+  // HeCBench's prna has it unless built with -DFLOAT), at the default
+  // level 0 only. The level decides what warnings and object sizes take
+  // for a flexible array member; the AST gpumerge reads is the same.
+  Args.insert(Args.end(),
+              {"-resource-dir", ResourceDir, "-w", "-fstrict-flex-arrays=1"});
+  Args.insert(Args.end(), Opts.ExtraArgs.begin(), Opts.ExtraArgs.end());
+  return Args;
+}
+
+namespace {
+/// One parse of the source: the AST with the diagnostics Clang printed and
+/// where its errors are. The recorder is declared first so that it outlives
+/// the AST whose diagnostics it consumes.
+struct ParsedSource {
+  std::unique_ptr<ErrorRecorder> Recorder;
+  std::string DiagText;
+  std::unique_ptr<ASTUnit> AST;
+};
+} // namespace
+
+/// \p Text, or "cannot parse FILE" where Clang printed nothing, as an error.
+static llvm::Error parseError(const std::string &Text,
+                              const std::string &FileName) {
+  return llvm::createStringError(
+      llvm::inconvertibleErrorCode(), "%s",
+      Text.empty() ? ("cannot parse " + FileName).c_str() : Text.c_str());
+}
+
+/// Parses \p Source, \p M's, as clangArgs says; an error only where Clang
+/// builds no AST at all (errors in it are the caller's to weigh).
+static llvm::Expected<ParsedSource>
+parseWith(const std::string &Source, Module &M, const FrontendOptions &Opts,
+          const std::string &ResourceDir, bool WithSdk, bool Dialect) {
+  tooling::FileContentMappings Virtual;
+  auto Args = clangArgs(M, Opts, ResourceDir, WithSdk, Dialect, Virtual);
+  if (!Args)
+    return Args.takeError();
+  ParsedSource P;
+  llvm::raw_string_ostream DiagOS(P.DiagText);
+  P.Recorder = std::make_unique<ErrorRecorder>(DiagOS, new DiagnosticOptions());
+  P.AST = tooling::buildASTFromCodeWithArgs(
+      Source, *Args, M.FileName, "gpumerge",
+      std::make_shared<PCHContainerOperations>(),
+      tooling::getClangStripDependencyFileAdjuster(), Virtual,
+      P.Recorder.get());
+  DiagOS.flush();
+  if (!P.AST)
+    return parseError(P.DiagText, M.FileName);
+  return P;
+}
+
+/// Parses \p M's source with the kernel-only prelude or, for host code (or
+/// when that fails), with the CUDA toolkit's headers.
+static llvm::Expected<ParsedSource>
+parseModuleSource(Module &M, const FrontendOptions &Opts) {
+  auto ResourceDir = findClangResourceDir();
+  if (!ResourceDir)
+    return ResourceDir.takeError();
+  bool Cuda = M.Lang == Language::Cuda;
+  bool WithSdk = Cuda && needsCudaSdk(M.Source);
+  auto Parsed = parseWith(M.Source, M, Opts, *ResourceDir, WithSdk, !WithSdk);
+  if (Parsed && Parsed->AST->getDiagnostics().hasErrorOccurred() && Cuda &&
+      !WithSdk && !findCudaPath().empty())
+    // Beyond the prelude (float4, __fdividef, a header of the toolkit):
+    // what nvcc accepts in device code parses with the toolkit's headers.
+    // A kernel-only file keeps the dialect's bare built-ins.
+    Parsed = parseWith(M.Source, M, Opts, *ResourceDir, true, true);
+  return Parsed;
+}
+
+namespace {
+/// The errors of a parse that cost only the functions and variables they
+/// are in (parseSource says which).
+struct ContainedErrors {
+  /// Host functions with errors, each with its first error.
+  std::vector<std::pair<const FunctionDecl *, std::string>> Host;
+  /// Device functions and variables Clang rejects where nvcc does not.
+  BrokenDeviceMap Device;
+  /// Kernels launched from device code, by deviceKey, and the line of the
+  /// first such launch.
+  std::map<const FunctionDecl *, unsigned> LaunchedFromDevice;
+  /// The device variables in Device, in the order their errors came.
+  std::vector<const VarDecl *> Variables;
+};
+} // namespace
+
+/// Sorts each error \p Recorder saw into \p Out by what holds it: a device
+/// function, a host function, a device variable. False when one is in none
+/// of them: then the file cannot be kept.
+static bool classifyErrors(const ErrorRecorder &Recorder,
+                           const FunctionCollector &Collector, ASTContext &Ctx,
+                           ContainedErrors &Out) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  DeviceVariables Variables;
+  bool SearchedVariables = false;
+  MatchFinder VariableFinder;
+  VariableFinder.addMatcher(varDecl().bind("var"), &Variables);
+  std::vector<const FunctionDecl *> AllHost = Collector.Host;
+  AllHost.insert(AllHost.end(), Collector.IncludedHost.begin(),
+                 Collector.IncludedHost.end());
+  std::vector<const FunctionDecl *> AllDevice = Collector.Kernels;
+  AllDevice.insert(AllDevice.end(), Collector.Helpers.begin(),
+                   Collector.Helpers.end());
+  AllDevice.insert(AllDevice.end(), Collector.IncludedHelpers.begin(),
+                   Collector.IncludedHelpers.end());
+  for (const ErrorRecorder::Error &E : Recorder.Errors) {
+    if (const FunctionDecl *In =
+            innermostAt(E.File, E.FileOffset, AllDevice, SM)) {
+      Out.Device.try_emplace(deviceKey(*In),
+                             DeviceError{E.Line, deviceErrorReason(E)});
+      if (E.Referenced && isKernelDecl(*E.Referenced))
+        Out.LaunchedFromDevice.try_emplace(deviceKey(*E.Referenced), E.Line);
+      continue;
+    }
+    const FunctionDecl *In = innermostAt(E.File, E.FileOffset, AllHost, SM);
+    if (!In) {
+      if (!SearchedVariables) {
+        VariableFinder.matchAST(Ctx);
+        SearchedVariables = true;
+      }
+      const VarDecl *V =
+          variableAt(E.File, E.FileOffset, Variables.Variables, SM);
+      if (!V)
+        return false;
+      if (Out.Device
+              .try_emplace(V->getCanonicalDecl(),
+                           DeviceError{E.Line, deviceErrorReason(E)})
+              .second)
+        Out.Variables.push_back(V);
+      continue;
+    }
+    if (std::none_of(Out.Host.begin(), Out.Host.end(),
+                     [&](auto &B) { return B.first == In; }))
+      Out.Host.push_back(
+          {In, llvm::formatv("line {0}: {1}", E.Line, E.Message).str()});
+  }
+  return true;
+}
+
+/// The errors of \p P, where each costs only what it is in (parseSource
+/// says when), with a warning in \p M for each variable and host function
+/// kept as written; an error where they stop the file.
+static llvm::Expected<ContainedErrors>
+containErrors(const ParsedSource &P, const FunctionCollector &Collector,
+              const FrontendOptions &Opts, Module &M) {
+  ContainedErrors Out;
+  if (!P.AST->getDiagnostics().hasErrorOccurred())
+    return Out;
+  ASTContext &Ctx = P.AST->getASTContext();
+  const SourceManager &SM = Ctx.getSourceManager();
+  bool Contained = M.Lang == Language::Cuda && !P.Recorder->Fatal &&
+                   !P.Recorder->Errors.empty();
+  if (!classifyErrors(*P.Recorder, Collector, Ctx, Out))
+    Contained = false;
+  // Clang's verdict on device code stands where nvcc's agrees, or where
+  // there is no nvcc to ask.
+  if (Contained && !Out.Device.empty() &&
+      !nvccCompiles(findCudaPath(), M.Source, M.FileName, Opts.ExtraArgs))
+    Contained = false;
+  if (!Contained)
+    return parseError(P.DiagText, M.FileName);
+  for (const VarDecl *V : Out.Variables)
+    M.Warnings.push_back(llvm::formatv(
+        "{0}:{1}: device variable '{2}' is kept as written, and what uses "
+        "it passed through: {3}",
+        M.FileName, Out.Device.at(V->getCanonicalDecl()).Line,
+        V->getNameAsString(), Out.Device.at(V->getCanonicalDecl()).Reason));
+  for (const auto &[FD, Why] : Out.Host)
+    M.Warnings.push_back(llvm::formatv(
+        "{0}:{1}: host function '{2}' does not compile with the CUDA "
+        "toolkit found here ({3}); it is kept as written",
+        fileOf(*FD, SM, M.FileName),
+        SM.getExpansionLineNumber(FD->getBeginLoc()), FD->getNameAsString(),
+        Why));
+  return Out;
+}
+
+/// Kernels of an included file are that file's: gpumerge rewrites the file
+/// it is given. Never a silent zero: a warning in \p M says where they are
+/// and what to do.
+static void warnIncludedKernels(const FunctionCollector &Collector,
+                                const SourceManager &SM, Module &M) {
+  for (const FunctionDecl *K : Collector.IncludedKernels) {
+    SourceLocation L = SM.getExpansionLoc(K->getLocation());
+    M.Warnings.push_back(llvm::formatv(
+        "{0}:{1}: kernel '{2}' is defined in '{3}' (line {4}), which this "
+        "file includes: it is left as it is; run gpumerge on that file, and "
+        "launch the kernel through the gpumerge_launch_{2} it writes",
+        M.FileName,
+        SM.getExpansionLineNumber(SM.getIncludeLoc(SM.getFileID(L))),
+        K->getNameAsString(), SM.getFilename(L).str(),
+        SM.getExpansionLineNumber(L)));
+  }
+}
+
+/// A kernel of \p Kernels named in a host function of \p BrokenHost may be
+/// launched there unseen: a call site in \p M, not rewritable, says so, so
+/// that it is never given a launch plan.
+static void markUnseenLaunches(
+    const std::vector<std::pair<const FunctionDecl *, std::string>> &BrokenHost,
+    const std::vector<const FunctionDecl *> &Kernels, const SourceManager &SM,
+    Module &M) {
+  for (const auto &[FD, Why] : BrokenHost) {
+    SourceSpan S = spanOf(*FD, SM);
+    FileID In = fileIdOf(*FD, SM);
+    llvm::StringRef Body = SM.getBufferData(In).slice(S.Begin, S.End);
+    if (In != SM.getMainFileID()) {
+      // The call site the messages name: the main file's include of it.
+      SourceLocation Include = SM.getIncludeLoc(In);
+      while (Include.isValid() && !SM.isInMainFile(Include))
+        Include = SM.getIncludeLoc(SM.getFileID(Include));
+      S.Begin = Include.isValid() ? SM.getFileOffset(Include) : 0;
+      S.End = S.Begin;
+      S.Line = Include.isValid() ? SM.getExpansionLineNumber(Include) : 0;
+    }
+    for (const FunctionDecl *K : Kernels) {
+      std::string Name = K->getNameAsString();
+      if (!Body.contains(Name))
+        continue;
+      KernelCallSite C;
+      C.Kernel = kernelInstanceName(*K);
+      C.Call = S;
+      C.Call.End = S.Begin;
+      C.NotRewritable = "host function '" + FD->getNameAsString() + "' (" +
+                        fileOf(*FD, SM, M.FileName) + ") names kernel '" +
+                        Name + "' and does not compile here (" + Why +
+                        "), so its launches cannot all be seen";
+      M.CallSites.push_back(std::move(C));
+    }
+  }
+}
+
+namespace {
+/// Lowers the kernels and helpers of the input into a module one at a
+/// time, in the order they are written; what it cannot lower it passes
+/// through with the reason, and a helper passed through fails its callers.
+class FunctionLowering {
+public:
+  FunctionLowering(ASTUnit &AST, const ContainedErrors &Errors,
+                   const std::set<const FunctionDecl *> &Included,
+                   const FrontendOptions &Opts, Module &M)
+      : Ctx(AST.getASTContext()), PP(AST.getPreprocessor()),
+        SM(Ctx.getSourceManager()), Errors(Errors), Included(Included),
+        Opts(Opts), M(M) {}
+
+  void lower(const FunctionDecl &FD);
+
+  /// The helpers that could not be lowered.
+  FailedHelperMap FailedHelpers;
+
+private:
+  std::optional<DeviceError> brokenReason(const FunctionDecl &FD) const;
+  bool nameInstantiation(const FunctionDecl &FD,
+                         const std::string &TemplateCall, SourceSpan &Span,
+                         std::string &Name);
+  bool passedThroughUnlowered(const FunctionDecl &FD,
+                              const std::optional<DeviceError> &Broken,
+                              const std::string &Name,
+                              const std::string &TemplateCall,
+                              const SourceSpan &Span);
+  void lowerOwn(const FunctionDecl &FD, const std::string &Name,
+                const std::string &TemplateCall, const SourceSpan &Span);
+
+  /// Passes \p U through; a helper, \p Name, fails its callers too.
+  void passThrough(Unsupported U, const std::string &Name) {
+    if (!U.IsKernel)
+      FailedHelpers.emplace(Name, "");
+    M.PassedThrough.push_back(std::move(U));
+  }
+
+  ASTContext &Ctx;
+  Preprocessor &PP;
+  const SourceManager &SM;
+  const ContainedErrors &Errors;
+  /// Helpers of the user's headers (Function::Included).
+  const std::set<const FunctionDecl *> &Included;
+  const FrontendOptions &Opts;
+  Module &M;
+  std::set<std::string> InstanceNames; ///< of the instantiations lowered
+};
+} // namespace
+
+/// Why \p FD is passed through as Clang rejects it, or what it calls, where
+/// nvcc does not; nullopt where it is not.
+std::optional<DeviceError>
+FunctionLowering::brokenReason(const FunctionDecl &FD) const {
+  if (auto It = Errors.Device.find(deviceKey(FD)); It != Errors.Device.end())
+    return It->second;
+  if (auto It = Errors.LaunchedFromDevice.find(deviceKey(FD));
+      It != Errors.LaunchedFromDevice.end())
+    return DeviceError{
+        It->second,
+        llvm::formatv("launched from device code at line {0} (dynamic "
+                      "parallelism): that launch keeps the grid of the "
+                      "kernel as written",
+                      It->second)};
+  if (Errors.Device.empty())
+    return std::nullopt;
+  BrokenCalls Calls(Errors.Device);
+  Calls.search(FD);
+  if (!Calls.Found)
+    return std::nullopt;
+  return DeviceError{
+      SM.getExpansionLineNumber(FD.getLocation()),
+      llvm::formatv("{0} of '{1}', which Clang rejects at line {2} "
+                    "where nvcc does not: {3}",
+                    llvm::isa<VarDecl>(Calls.Found) ? "use" : "call",
+                    Calls.Found->getNameAsString(), Calls.Why->Line,
+                    Calls.Why->Reason)};
+}
+
+void FunctionLowering::lower(const FunctionDecl &FD) {
+  bool IsKernel = isKernelDecl(FD);
+  // A helper that takes pointers is lowered where it is called
+  // (Inlining.h); it stays as written, and a translation needs no copy.
+  if (!IsKernel && takesPointers(FD))
+    return;
+  std::optional<DeviceError> Broken = brokenReason(FD);
+  if (Included.count(&FD)) {
+    if (Broken)
+      FailedHelpers.emplace(
+          FD.getNameAsString(),
+          llvm::formatv(" ({0}, line {1}: {2})",
+                        llvm::sys::path::filename(fileOf(FD, SM, M.FileName)),
+                        Broken->Line, Broken->Reason)
+              .str());
+    else
+      lowerIncludedHelper(FD, Ctx, PP, M, FailedHelpers);
+    return;
+  }
+  SourceSpan Span = spanOf(FD, SM); // in the input: not an included helper
+  // A template's body names its parameters' types (`T`), which no
+  // lowering can give a size: a template is lowered per instantiation
+  // (Templates.h), kernels and the helpers they call alike.
+  std::string Name = FD.getNameAsString();
+  std::string TemplateCall = templateCall(FD);
+  if (FD.isTemplateInstantiation() && TemplateCall.empty())
+    return; // its template is reported
+  if (!TemplateCall.empty() && !nameInstantiation(FD, TemplateCall, Span, Name))
+    return;
+  if (passedThroughUnlowered(FD, Broken, Name, TemplateCall, Span))
+    return;
+  lowerOwn(FD, Name, TemplateCall, Span);
+}
+
+/// Sets \p Span and \p Name of \p FD, an instantiation, to its template's
+/// and its own kernelInstanceName; false where it is passed through
+/// instead (no such name, or one another instantiation has too).
+bool FunctionLowering::nameInstantiation(const FunctionDecl &FD,
+                                         const std::string &TemplateCall,
+                                         SourceSpan &Span, std::string &Name) {
+  bool IsKernel = isKernelDecl(FD);
+  Span = templateSpanOf(FD, SM);
+  Name = kernelInstanceName(FD);
+  if (Name.empty()) {
+    M.PassedThrough.push_back(
+        {TemplateCall,
+         "an instantiation whose template arguments gpumerge cannot "
+         "name a kernel after (only types and integers)",
+         Span.Line, Span, IsKernel});
+    return false;
+  }
+  // Two instantiations with one name (kernelInstanceName tells types
+  // apart, so never seen): neither is optimized, since their launches
+  // cannot be told apart either.
+  if (InstanceNames.insert(Name).second)
+    return true;
+  KernelCallSite C;
+  C.Kernel = Name;
+  C.Call = Span;
+  C.Call.End = Span.Begin;
+  C.NotRewritable = "two instantiations are named '" + Name + "'";
+  passThrough({TemplateCall,
+               "another instantiation is named '" + Name + "' too", Span.Line,
+               Span, IsKernel},
+              Name);
+  M.CallSites.push_back(std::move(C));
+  return false;
+}
+
+/// Passes \p FD through where it is not lowered at all: Clang rejects it
+/// (\p Broken), it is a template (its instantiations are lowered instead),
+/// or an explicit specialization. True where it is not lowered.
+bool FunctionLowering::passedThroughUnlowered(
+    const FunctionDecl &FD, const std::optional<DeviceError> &Broken,
+    const std::string &Name, const std::string &TemplateCall,
+    const SourceSpan &Span) {
+  bool IsKernel = isKernelDecl(FD);
+  if (Broken && !(FD.getDescribedFunctionTemplate() && hasInstantiations(FD))) {
+    passThrough({TemplateCall.empty() ? Name : TemplateCall, Broken->Reason,
+                 Broken->Line, Span, IsKernel},
+                Name);
+    return true;
+  }
+  if (FD.getDescribedFunctionTemplate()) {
+    if (hasInstantiations(FD))
+      return true; // they are lowered instead
+    passThrough({Name,
+                 IsKernel ? "a template that no launch in this file "
+                            "instantiates (gpumerge optimizes the "
+                            "instantiations that launches name)"
+                          : "a template that no kernel in this file "
+                            "instantiates",
+                 Span.Line, Span, IsKernel},
+                Name);
+    return true;
+  }
+  if (FD.getTemplateSpecializationKind() == TSK_ExplicitSpecialization) {
+    passThrough({Name, "an explicit specialization of a template", Span.Line,
+                 Span, IsKernel},
+                Name);
+    return true;
+  }
+  return false;
+}
+
+/// Lowers \p FD, a function of the input, into the module as \p Name, or
+/// passes it through with why not.
+void FunctionLowering::lowerOwn(const FunctionDecl &FD, const std::string &Name,
+                                const std::string &TemplateCall,
+                                const SourceSpan &Span) {
+  bool IsKernel = isKernelDecl(FD);
+  const std::string &Shown = TemplateCall.empty() ? Name : TemplateCall;
+  std::optional<LoweringResult> Attempt =
+      lowerContained(FD, Ctx, PP, M, Opts.CrashLowering == Name);
+  if (!Attempt) {
+    Unsupported U{Shown, "gpumerge crashed while lowering it (a gpumerge bug)",
+                  Span.Line, Span, IsKernel};
+    U.InternalError = true;
+    passThrough(std::move(U), Name);
+    return;
+  }
+  auto Lowered = std::move(*Attempt);
+  if (auto *Failure = std::get_if<LoweringFailure>(&Lowered)) {
+    passThrough({Shown, Failure->Construct, Failure->Line, Span, IsKernel},
+                Name);
+    return;
+  }
+  auto F = std::move(std::get<std::unique_ptr<Function>>(Lowered));
+  F->Name = Name;
+  F->TemplateCall = TemplateCall;
+  F->Scope = namespaceQualifier(FD);
+  F->Span = Span;
+  if (TemplateCall.empty())
+    F->NameSpan = nameSpanOf(FD, SM);
+  if (std::optional<SourceSpan> N = F->NameSpan;
+      N && M.Source.compare(N->Begin, N->End - N->Begin, F->Name) != 0)
+    F->NameSpan.reset();
+  if (IsKernel && TemplateCall.empty())
+    if (std::vector<SourceSpan> P = prototypeNames(FD, SM); !P.empty())
+      M.PrototypeNames[F->Name] = std::move(P);
+  if (IsKernel && TemplateCall.empty() && FD.isExternallyVisible())
+    if (std::string H = headerDeclaration(FD, SM); !H.empty())
+      M.DeclaredInHeader[F->Name] = H;
+  // A function calling a helper we could not lower is passed through too.
+  if (std::string Why = badCall(*F, FailedHelpers, M); !Why.empty()) {
+    passThrough({Shown, Why, Span.Line, Span, F->IsKernel}, F->Name);
+    return;
+  }
+  M.Functions.push_back(std::move(F));
+}
+
+/// What lowering one function at a time could not see yet: helpers defined
+/// after their callers (behind a prototype), which may have failed since,
+/// or be instantiations of templates defined later. Passes through each
+/// function of \p M that calls one, until none does.
+static void dropCallersOfFailed(Module &M, FailedHelperMap &FailedHelpers) {
+  for (bool Changed = true; Changed;) {
+    Changed = false;
+    for (auto It = M.Functions.begin(); It != M.Functions.end(); ++It) {
+      Function &F = **It;
+      std::string Why = badCall(F, FailedHelpers, M);
+      if (Why.empty())
+        continue;
+      if (F.Included)
+        FailedHelpers.emplace(F.Name, " (" + Why + ")");
+      else
+        M.PassedThrough.push_back(
+            {F.TemplateCall.empty() ? F.Name : F.TemplateCall, Why, F.Span.Line,
+             F.Span, F.IsKernel});
+      if (!F.IsKernel)
+        FailedHelpers.emplace(F.Name, "");
+      M.Functions.erase(It);
+      Changed = true;
+      break;
+    }
+  }
+}
+
+/// Lowers the kernels and helpers \p Collector found into \p M, in the
+/// order they are written, and passes through what cannot be lowered.
+static void lowerFunctions(ASTUnit &AST, const FunctionCollector &Collector,
+                           const ContainedErrors &Errors,
+                           const FrontendOptions &Opts, Module &M) {
+  const SourceManager &SM = AST.getSourceManager();
+  std::vector<const FunctionDecl *> All = Collector.Helpers;
+  All.insert(All.end(), Collector.Kernels.begin(), Collector.Kernels.end());
+  // Helpers of the user's headers: lowered like the input's own, so that
+  // what merges threads sees which read the thread's position, and a
+  // translation can write them; never written back (Function::Included).
+  const std::set<const FunctionDecl *> Included(
+      Collector.IncludedHelpers.begin(), Collector.IncludedHelpers.end());
+  All.insert(All.end(), Included.begin(), Included.end());
+  std::sort(All.begin(), All.end(),
+            [&](const FunctionDecl *A, const FunctionDecl *B) {
+              return SM.isBeforeInTranslationUnit(A->getBeginLoc(),
+                                                  B->getBeginLoc());
+            });
+  FunctionLowering Lowering(AST, Errors, Included, Opts, M);
+  for (const FunctionDecl *FD : All)
+    Lowering.lower(*FD);
+  dropCallersOfFailed(M, Lowering.FailedHelpers);
+}
+
+/// Marks the C++ overloads of a helper (Function::Overloaded).
+static void markOverloads(Module &M) {
+  std::map<std::string, unsigned> HelpersNamed;
+  for (const auto &F : M.Functions)
+    HelpersNamed[F->Name] += !F->IsKernel;
+  for (const auto &F : M.Functions)
+    F->Overloaded = !F->IsKernel && HelpersNamed[F->Name] > 1;
+}
+
+/// Gives each kernel of \p M the sizes the host code launches it with
+/// (\p Launched), where it says them, and the hints of the pragmas between
+/// the previous function (lowered or not) and this one; the pragma's sizes
+/// where both say one. Hints apply to the next kernel only.
+static void attachHints(Module &M, const std::vector<PragmaHints> &Pragmas,
+                        const LaunchSizeHints &Launched) {
+  std::vector<unsigned> Starts;
+  for (const auto &F : M.Functions)
+    Starts.push_back(F->Span.Line);
+  for (const Unsupported &U : M.PassedThrough)
+    Starts.push_back(U.Span.Line);
+  for (auto &FP : M.Functions) {
+    Function &F = *FP;
+    unsigned Prev = 0;
+    for (unsigned L : Starts)
+      if (L < F.Span.Line)
+        Prev = std::max(Prev, L);
+    std::map<std::string, std::int64_t> Sizes;
+    if (auto It = Launched.find(F.Name); It != Launched.end())
+      Sizes = It->second;
+    std::vector<std::string> Outputs;
+    for (const PragmaHints &H : Pragmas)
+      if (H.Line > Prev && H.Line < F.Span.Line) {
+        for (auto &[K, V] : H.Sizes)
+          Sizes[K] = V;
+        if (!H.Outputs.empty())
+          Outputs = H.Outputs;
+      }
+    F.SizeHints = Sizes;
+    F.OutputHints = Outputs;
+  }
+}
+
 llvm::Expected<std::unique_ptr<Module>>
 parseSource(const std::string &Source, const std::string &FileName,
             const FrontendOptions &Opts) {
@@ -537,113 +1159,12 @@ parseSource(const std::string &Source, const std::string &FileName,
   M->FileName = FileName;
   M->Source = Source;
   M->Lang = Opts.Lang ? *Opts.Lang : languageOfFile(FileName);
-
-  auto ResourceDir = findClangResourceDir();
-  if (!ResourceDir)
-    return ResourceDir.takeError();
-
-  // Parses with the kernel-only prelude or, for host code (or when that
-  // fails), with the CUDA toolkit's headers.
-  std::string DiagText;
-  std::unique_ptr<ErrorRecorder> Recorder;
-  // Dialect: declare the paper dialect's bare built-ins (CudaDialectPrelude).
-  auto Parse = [&](bool WithSdk,
-                   bool Dialect) -> llvm::Expected<std::unique_ptr<ASTUnit>> {
-    std::vector<std::string> Args;
-    tooling::FileContentMappings Virtual;
-    if (M->Lang == Language::OpenCL) {
-      Args = {"-x",
-              "cl",
-              "-cl-std=CL1.2",
-              "-Xclang",
-              "-finclude-default-header",
-              "-include",
-              PreludePath};
-      Virtual.emplace_back(PreludePath, OpenCLPrelude);
-    } else {
-      // What nvcc takes with a warning, clang refuses by default in C++17:
-      // `register` (SHOC's S3D and MaxFlops), a narrowing conversion in
-      // braces (SHOC's NeuralNet: `int n[] = {1.5 * x}`), a macro right
-      // after a string literal (`"%"PRIu64`, in Parboil's file.h too, which
-      // C++11 reads as a literal suffix).
-      Args = {"-x",
-              "cuda",
-              "--cuda-device-only",
-              "--cuda-gpu-arch=sm_80",
-              "-std=c++17",
-              "-Wno-register",
-              "-Wno-c++11-narrowing",
-              "-Wno-reserved-user-defined-literal"};
-      if (WithSdk) {
-        std::string Cuda = findCudaPath();
-        if (Cuda.empty())
-          return llvm::createStringError(
-              llvm::inconvertibleErrorCode(),
-              "%s: the file has host code (or device code beyond the "
-              "built-in prelude), which needs the CUDA toolkit's headers, and "
-              "none was found (nvcc on PATH or /usr/local/cuda)",
-              FileName.c_str());
-        M->HasHostCode = true;
-        Args.insert(Args.end(),
-                    {"--cuda-path=" + Cuda, "-I" + std::string(CudaCompatDir),
-                     "-Wno-unknown-cuda-version", "-include", PreludePath});
-        const std::vector<std::string> &Nvcc = nvccParseArgs(Cuda);
-        Args.insert(Args.end(), Nvcc.begin(), Nvcc.end());
-        Virtual.emplace_back(PreludePath,
-                             std::string(CudaWithSdkPrelude) +
-                                 (Dialect ? CudaDialectPrelude : ""));
-        Virtual.emplace_back(
-            std::string(CudaCompatDir) + "/texture_fetch_functions.h", "");
-        Args.insert(Args.end(), {"-idirafter", HostFallbackDir});
-        Virtual.emplace_back(std::string(HostFallbackDir) + "/omp.h",
-                             OmpFallbackHeader);
-      } else {
-        Args.insert(Args.end(),
-                    {"-nocudainc", "-nocudalib", "-include", PreludePath});
-        Virtual.emplace_back(PreludePath, std::string(CudaKernelOnlyPrelude) +
-                                              CudaDialectPrelude);
-      }
-    }
-    // -fstrict-flex-arrays=1: Clang 16 crashes in its array-bounds check
-    // (Expr::isFlexibleArrayMemberLike) on an array member whose element
-    // type did not parse (`typedef real_t tab_t[6][6];` without real_t, as
-    // HeCBench's prna has it unless built with -DFLOAT), at the default
-    // level 0 only. The level decides what warnings and object sizes take
-    // for a flexible array member; the AST gpumerge reads is the same.
-    Args.insert(Args.end(), {"-resource-dir", *ResourceDir, "-w",
-                             "-fstrict-flex-arrays=1"});
-    Args.insert(Args.end(), Opts.ExtraArgs.begin(), Opts.ExtraArgs.end());
-
-    DiagText.clear();
-    llvm::raw_string_ostream DiagOS(DiagText);
-    Recorder = std::make_unique<ErrorRecorder>(DiagOS, new DiagnosticOptions());
-    std::unique_ptr<ASTUnit> AST = tooling::buildASTFromCodeWithArgs(
-        Source, Args, FileName, "gpumerge",
-        std::make_shared<PCHContainerOperations>(),
-        tooling::getClangStripDependencyFileAdjuster(), Virtual,
-        Recorder.get());
-    DiagOS.flush();
-    if (!AST)
-      return llvm::createStringError(llvm::inconvertibleErrorCode(), "%s",
-                                     DiagText.empty()
-                                         ? ("cannot parse " + FileName).c_str()
-                                         : DiagText.c_str());
-    return AST;
-  };
   bool Cuda = M->Lang == Language::Cuda;
-  bool WithSdk = Cuda && needsCudaSdk(Source);
-  auto Parsed = Parse(WithSdk, !WithSdk);
-  if (Parsed && (*Parsed)->getDiagnostics().hasErrorOccurred() && Cuda &&
-      !WithSdk && !findCudaPath().empty()) {
-    // Beyond the prelude (float4, __fdividef, a header of the toolkit):
-    // what nvcc accepts in device code parses with the toolkit's headers.
-    // A kernel-only file keeps the dialect's bare built-ins.
-    WithSdk = true;
-    Parsed = Parse(true, true);
-  }
+
+  auto Parsed = parseModuleSource(*M, Opts);
   if (!Parsed)
     return Parsed.takeError();
-  std::unique_ptr<ASTUnit> AST = std::move(*Parsed);
+  ASTUnit &AST = *Parsed->AST;
 
   auto Pragmas = scanPragmas(Source, FileName);
   if (!Pragmas)
@@ -652,11 +1173,11 @@ parseSource(const std::string &Source, const std::string &FileName,
   FunctionCollector Collector;
   MatchFinder Finder;
   Finder.addMatcher(functionDecl(isDefinition()).bind("fn"), &Collector);
-  Finder.matchAST(AST->getASTContext());
+  Finder.matchAST(AST.getASTContext());
   if (!Collector.Host.empty())
     M->HasHostCode = true;
 
-  ASTContext &Ctx = AST->getASTContext();
+  ASTContext &Ctx = AST.getASTContext();
   const SourceManager &SM = Ctx.getSourceManager();
   if (Cuda)
     M->DeviceCode = deviceCode(Ctx);
@@ -672,360 +1193,20 @@ parseSource(const std::string &Source, const std::string &FileName,
   // attribute list after the return type, PTX's %laneid in inline asm):
   // where nvcc compiles the file, that function costs itself alone, passed
   // through as written with Clang's message, and so does what calls it.
-  std::vector<std::pair<const FunctionDecl *, std::string>> BrokenHost;
-  BrokenDeviceMap BrokenDevice;
-  std::map<const FunctionDecl *, unsigned> LaunchedFromDevice;
-  std::vector<const VarDecl *> BrokenVariables;
-  DeviceVariables Variables;
-  bool SearchedVariables = false;
-  MatchFinder VariableFinder;
-  VariableFinder.addMatcher(varDecl().bind("var"), &Variables);
-  if (AST->getDiagnostics().hasErrorOccurred()) {
-    bool Contained = Cuda && !Recorder->Fatal && !Recorder->Errors.empty();
-    std::vector<const FunctionDecl *> AllHost = Collector.Host;
-    AllHost.insert(AllHost.end(), Collector.IncludedHost.begin(),
-                   Collector.IncludedHost.end());
-    std::vector<const FunctionDecl *> AllDevice = Collector.Kernels;
-    AllDevice.insert(AllDevice.end(), Collector.Helpers.begin(),
-                     Collector.Helpers.end());
-    AllDevice.insert(AllDevice.end(), Collector.IncludedHelpers.begin(),
-                     Collector.IncludedHelpers.end());
-    for (const ErrorRecorder::Error &E : Recorder->Errors) {
-      if (const FunctionDecl *In =
-              innermostAt(E.File, E.FileOffset, AllDevice, SM)) {
-        BrokenDevice.try_emplace(deviceKey(*In),
-                                 DeviceError{E.Line, deviceErrorReason(E)});
-        if (E.Referenced && isKernelDecl(*E.Referenced))
-          LaunchedFromDevice.try_emplace(deviceKey(*E.Referenced), E.Line);
-        continue;
-      }
-      const FunctionDecl *In = innermostAt(E.File, E.FileOffset, AllHost, SM);
-      if (!In) {
-        if (!SearchedVariables) {
-          VariableFinder.matchAST(Ctx);
-          SearchedVariables = true;
-        }
-        if (const VarDecl *V =
-                variableAt(E.File, E.FileOffset, Variables.Variables, SM)) {
-          if (BrokenDevice
-                  .try_emplace(V->getCanonicalDecl(),
-                               DeviceError{E.Line, deviceErrorReason(E)})
-                  .second)
-            BrokenVariables.push_back(V);
-          continue;
-        }
-        Contained = false;
-        break;
-      }
-      if (std::none_of(BrokenHost.begin(), BrokenHost.end(),
-                       [&](auto &B) { return B.first == In; }))
-        BrokenHost.push_back(
-            {In, llvm::formatv("line {0}: {1}", E.Line, E.Message).str()});
-    }
-    // Clang's verdict on device code stands where nvcc's agrees, or where
-    // there is no nvcc to ask.
-    if (Contained && !BrokenDevice.empty() &&
-        !nvccCompiles(findCudaPath(), Source, FileName, Opts.ExtraArgs))
-      Contained = false;
-    if (!Contained)
-      return llvm::createStringError(llvm::inconvertibleErrorCode(), "%s",
-                                     DiagText.empty()
-                                         ? ("cannot parse " + FileName).c_str()
-                                         : DiagText.c_str());
-    for (const VarDecl *V : BrokenVariables)
-      M->Warnings.push_back(llvm::formatv(
-          "{0}:{1}: device variable '{2}' is kept as written, and what uses "
-          "it passed through: {3}",
-          FileName, BrokenDevice.at(V->getCanonicalDecl()).Line,
-          V->getNameAsString(), BrokenDevice.at(V->getCanonicalDecl()).Reason));
-    for (const auto &[FD, Why] : BrokenHost)
-      M->Warnings.push_back(llvm::formatv(
-          "{0}:{1}: host function '{2}' does not compile with the CUDA "
-          "toolkit found here ({3}); it is kept as written",
-          fileOf(*FD, SM, FileName),
-          SM.getExpansionLineNumber(FD->getBeginLoc()), FD->getNameAsString(),
-          Why));
-  }
-  // Kernels of an included file are that file's: gpumerge rewrites the file
-  // it is given. Never a silent zero: say where they are and what to do.
-  for (const FunctionDecl *K : Collector.IncludedKernels) {
-    SourceLocation L = SM.getExpansionLoc(K->getLocation());
-    M->Warnings.push_back(llvm::formatv(
-        "{0}:{1}: kernel '{2}' is defined in '{3}' (line {4}), which this "
-        "file includes: it is left as it is; run gpumerge on that file, and "
-        "launch the kernel through the gpumerge_launch_{2} it writes",
-        FileName, SM.getExpansionLineNumber(SM.getIncludeLoc(SM.getFileID(L))),
-        K->getNameAsString(), SM.getFilename(L).str(),
-        SM.getExpansionLineNumber(L)));
-  }
+  auto Errors = containErrors(*Parsed, Collector, Opts, *M);
+  if (!Errors)
+    return Errors.takeError();
+  warnIncludedKernels(Collector, SM, *M);
   LaunchSizeHints Launched;
-  if (M->Lang == Language::Cuda) {
+  if (Cuda) {
     collectKernelCallSites(Ctx, *M);
     Launched = collectLaunchSizes(Ctx);
   }
-  // A kernel named in a host function with errors may be launched there
-  // unseen: never with a plan.
-  for (const auto &[FD, Why] : BrokenHost) {
-    SourceSpan S = spanOf(*FD, SM);
-    FileID In = fileIdOf(*FD, SM);
-    llvm::StringRef Body = SM.getBufferData(In).slice(S.Begin, S.End);
-    if (In != SM.getMainFileID()) {
-      // The call site the messages name: the main file's include of it.
-      SourceLocation Include = SM.getIncludeLoc(In);
-      while (Include.isValid() && !SM.isInMainFile(Include))
-        Include = SM.getIncludeLoc(SM.getFileID(Include));
-      S.Begin = Include.isValid() ? SM.getFileOffset(Include) : 0;
-      S.End = S.Begin;
-      S.Line = Include.isValid() ? SM.getExpansionLineNumber(Include) : 0;
-    }
-    for (const FunctionDecl *K : Collector.Kernels) {
-      std::string Name = K->getNameAsString();
-      if (!Body.contains(Name))
-        continue;
-      KernelCallSite C;
-      C.Kernel = kernelInstanceName(*K);
-      C.Call = S;
-      C.Call.End = S.Begin;
-      C.NotRewritable = "host function '" + FD->getNameAsString() + "' (" +
-                        fileOf(*FD, SM, FileName) + ") names kernel '" + Name +
-                        "' and does not compile here (" + Why +
-                        "), so its launches cannot all be seen";
-      M->CallSites.push_back(std::move(C));
-    }
-  }
-  std::vector<const FunctionDecl *> All = Collector.Helpers;
-  All.insert(All.end(), Collector.Kernels.begin(), Collector.Kernels.end());
-  // Helpers of the user's headers: lowered like the input's own, so that
-  // what merges threads sees which read the thread's position, and a
-  // translation can write them; never written back (Function::Included).
-  const std::set<const FunctionDecl *> Included(
-      Collector.IncludedHelpers.begin(), Collector.IncludedHelpers.end());
-  All.insert(All.end(), Included.begin(), Included.end());
-  std::sort(All.begin(), All.end(),
-            [&](const FunctionDecl *A, const FunctionDecl *B) {
-              return SM.isBeforeInTranslationUnit(A->getBeginLoc(),
-                                                  B->getBeginLoc());
-            });
-  FailedHelperMap FailedHelpers;
-  std::set<std::string> InstanceNames; // of the instantiations lowered
-  for (const FunctionDecl *FD : All) {
-    bool IsKernel = isKernelDecl(*FD);
-    // A helper that takes pointers is lowered where it is called
-    // (Inlining.h); it stays as written, and a translation needs no copy.
-    if (!IsKernel && takesPointers(*FD))
-      continue;
-    // Clang rejects it, or what it calls, where nvcc does not.
-    std::optional<DeviceError> Broken;
-    if (auto It = BrokenDevice.find(deviceKey(*FD)); It != BrokenDevice.end())
-      Broken = It->second;
-    else if (auto It = LaunchedFromDevice.find(deviceKey(*FD));
-             It != LaunchedFromDevice.end())
-      Broken = DeviceError{
-          It->second,
-          llvm::formatv("launched from device code at line {0} (dynamic "
-                        "parallelism): that launch keeps the grid of the "
-                        "kernel as written",
-                        It->second)};
-    else if (!BrokenDevice.empty()) {
-      BrokenCalls Calls(BrokenDevice);
-      Calls.search(*FD);
-      if (Calls.Found)
-        Broken = DeviceError{
-            SM.getExpansionLineNumber(FD->getLocation()),
-            llvm::formatv("{0} of '{1}', which Clang rejects at line {2} "
-                          "where nvcc does not: {3}",
-                          llvm::isa<VarDecl>(Calls.Found) ? "use" : "call",
-                          Calls.Found->getNameAsString(), Calls.Why->Line,
-                          Calls.Why->Reason)};
-    }
-    if (Included.count(FD)) {
-      if (Broken)
-        FailedHelpers.emplace(
-            FD->getNameAsString(),
-            llvm::formatv(" ({0}, line {1}: {2})",
-                          llvm::sys::path::filename(fileOf(*FD, SM, FileName)),
-                          Broken->Line, Broken->Reason)
-                .str());
-      else
-        lowerIncludedHelper(*FD, Ctx, AST->getPreprocessor(), *M,
-                            FailedHelpers);
-      continue;
-    }
-    SourceSpan Span = spanOf(*FD, SM); // in the input: not an included helper
-    // A template's body names its parameters' types (`T`), which no
-    // lowering can give a size: a template is lowered per instantiation
-    // (Templates.h), kernels and the helpers they call alike.
-    std::string Name = FD->getNameAsString();
-    std::string TemplateCall = templateCall(*FD);
-    if (FD->isTemplateInstantiation() && TemplateCall.empty())
-      continue; // its template is reported
-    if (!TemplateCall.empty()) {
-      Span = templateSpanOf(*FD, SM);
-      Name = kernelInstanceName(*FD);
-      if (Name.empty()) {
-        M->PassedThrough.push_back(
-            {TemplateCall,
-             "an instantiation whose template arguments gpumerge cannot "
-             "name a kernel after (only types and integers)",
-             Span.Line, Span, IsKernel});
-        continue;
-      }
-      // Two instantiations with one name (kernelInstanceName tells types
-      // apart, so never seen): neither is optimized, since their launches
-      // cannot be told apart either.
-      if (!InstanceNames.insert(Name).second) {
-        M->PassedThrough.push_back(
-            {TemplateCall, "another instantiation is named '" + Name + "' too",
-             Span.Line, Span, IsKernel});
-        KernelCallSite C;
-        C.Kernel = Name;
-        C.Call = Span;
-        C.Call.End = Span.Begin;
-        C.NotRewritable = "two instantiations are named '" + Name + "'";
-        M->CallSites.push_back(std::move(C));
-        if (!IsKernel)
-          FailedHelpers.emplace(Name, "");
-        continue;
-      }
-    }
-    if (Broken &&
-        !(FD->getDescribedFunctionTemplate() && hasInstantiations(*FD))) {
-      M->PassedThrough.push_back({TemplateCall.empty() ? Name : TemplateCall,
-                                  Broken->Reason, Broken->Line, Span,
-                                  IsKernel});
-      if (!IsKernel)
-        FailedHelpers.emplace(Name, "");
-      continue;
-    }
-    if (FD->getDescribedFunctionTemplate()) {
-      if (hasInstantiations(*FD))
-        continue; // they are lowered instead
-      Unsupported U{Name,
-                    IsKernel ? "a template that no launch in this file "
-                               "instantiates (gpumerge optimizes the "
-                               "instantiations that launches name)"
-                             : "a template that no kernel in this file "
-                               "instantiates",
-                    Span.Line, Span, IsKernel};
-      if (!IsKernel)
-        FailedHelpers.emplace(U.Kernel, "");
-      M->PassedThrough.push_back(std::move(U));
-      continue;
-    }
-    if (FD->getTemplateSpecializationKind() == TSK_ExplicitSpecialization) {
-      M->PassedThrough.push_back({Name,
-                                  "an explicit specialization of a template",
-                                  Span.Line, Span, IsKernel});
-      if (!IsKernel)
-        FailedHelpers.emplace(Name, "");
-      continue;
-    }
-    std::optional<LoweringResult> Attempt = lowerContained(
-        *FD, Ctx, AST->getPreprocessor(), *M, Opts.CrashLowering == Name);
-    if (!Attempt) {
-      Unsupported U{TemplateCall.empty() ? Name : TemplateCall,
-                    "gpumerge crashed while lowering it (a gpumerge bug)",
-                    Span.Line, Span, IsKernel};
-      U.InternalError = true;
-      if (!IsKernel)
-        FailedHelpers.emplace(Name, "");
-      M->PassedThrough.push_back(std::move(U));
-      continue;
-    }
-    auto Lowered = std::move(*Attempt);
-    if (auto *Failure = std::get_if<LoweringFailure>(&Lowered)) {
-      Unsupported U{TemplateCall.empty() ? Name : TemplateCall,
-                    Failure->Construct, Failure->Line, Span, IsKernel};
-      if (!IsKernel)
-        FailedHelpers.emplace(Name, "");
-      M->PassedThrough.push_back(std::move(U));
-      continue;
-    }
-    auto F = std::move(std::get<std::unique_ptr<Function>>(Lowered));
-    F->Name = Name;
-    F->TemplateCall = TemplateCall;
-    F->Scope = namespaceQualifier(*FD);
-    F->Span = Span;
-    if (TemplateCall.empty())
-      F->NameSpan = nameSpanOf(*FD, SM);
-    if (std::optional<SourceSpan> N = F->NameSpan;
-        N && M->Source.compare(N->Begin, N->End - N->Begin, F->Name) != 0)
-      F->NameSpan.reset();
-    if (IsKernel && TemplateCall.empty())
-      if (std::vector<SourceSpan> P = prototypeNames(*FD, SM); !P.empty())
-        M->PrototypeNames[F->Name] = std::move(P);
-    if (IsKernel && TemplateCall.empty() && FD->isExternallyVisible())
-      if (std::string H = headerDeclaration(*FD, SM); !H.empty())
-        M->DeclaredInHeader[F->Name] = H;
-    // A function calling a helper we could not lower is passed through too.
-    if (std::string Why = badCall(*F, FailedHelpers, *M); !Why.empty()) {
-      M->PassedThrough.push_back({TemplateCall.empty() ? F->Name : TemplateCall,
-                                  Why, Span.Line, Span, F->IsKernel});
-      if (!IsKernel)
-        FailedHelpers.emplace(F->Name, "");
-      continue;
-    }
-    M->Functions.push_back(std::move(F));
-  }
-  // What the loop could not see yet: helpers defined after their callers
-  // (behind a prototype), which may have failed since, or be instantiations
-  // of templates defined later.
-  for (bool Changed = true; Changed;) {
-    Changed = false;
-    for (auto It = M->Functions.begin(); It != M->Functions.end(); ++It) {
-      Function &F = **It;
-      std::string Why = badCall(F, FailedHelpers, *M);
-      if (Why.empty())
-        continue;
-      if (F.Included)
-        FailedHelpers.emplace(F.Name, " (" + Why + ")");
-      else
-        M->PassedThrough.push_back(
-            {F.TemplateCall.empty() ? F.Name : F.TemplateCall, Why, F.Span.Line,
-             F.Span, F.IsKernel});
-      if (!F.IsKernel)
-        FailedHelpers.emplace(F.Name, "");
-      M->Functions.erase(It);
-      Changed = true;
-      break;
-    }
-  }
+  markUnseenLaunches(Errors->Host, Collector.Kernels, SM, *M);
+  lowerFunctions(AST, Collector, *Errors, Opts, *M);
   markPositionHelpers(*M);
-  // C++ overloads of a helper (Function::Overloaded).
-  std::map<std::string, unsigned> HelpersNamed;
-  for (const auto &F : M->Functions)
-    HelpersNamed[F->Name] += !F->IsKernel;
-  for (const auto &F : M->Functions)
-    F->Overloaded = !F->IsKernel && HelpersNamed[F->Name] > 1;
-  // Hints apply to the next kernel only: drop the ones of earlier kernels.
-  std::vector<unsigned> Starts;
-  for (const auto &F : M->Functions)
-    Starts.push_back(F->Span.Line);
-  for (const Unsupported &U : M->PassedThrough)
-    Starts.push_back(U.Span.Line);
-  for (auto &FP : M->Functions) {
-    Function &F = *FP;
-    // The hints between the previous function (lowered or not) and this one.
-    unsigned Prev = 0;
-    for (unsigned L : Starts)
-      if (L < F.Span.Line)
-        Prev = std::max(Prev, L);
-    // The sizes the host code launches it with, where it says them; the
-    // pragma's where both do.
-    std::map<std::string, std::int64_t> Sizes;
-    if (auto It = Launched.find(F.Name); It != Launched.end())
-      Sizes = It->second;
-    std::vector<std::string> Outputs;
-    for (const PragmaHints &H : *Pragmas)
-      if (H.Line > Prev && H.Line < F.Span.Line) {
-        for (auto &[K, V] : H.Sizes)
-          Sizes[K] = V;
-        if (!H.Outputs.empty())
-          Outputs = H.Outputs;
-      }
-    F.SizeHints = Sizes;
-    F.OutputHints = Outputs;
-  }
+  markOverloads(*M);
+  attachHints(*M, *Pragmas, Launched);
   return M;
 }
 

@@ -7,8 +7,8 @@
 // writing the global position (bidx*bdimx+tidx in any order, through locals
 // that name the built-ins, in 64 bits) fold to idx.
 // Here: the function, its types and expressions; its statements and loops
-// are LowerStmt.cpp's, the helpers lowered where called LowerInline.cpp's
-// (the class: Lowering.h).
+// are LowerStmt.cpp's, its calls LowerCall.cpp's, the helpers lowered where
+// called LowerInline.cpp's (the class: Lowering.h).
 //
 //===----------------------------------------------------------------------===//
 #include "Frontend/FileConstants.h"
@@ -18,7 +18,6 @@
 #include "IR/Printer.h"
 #include "IR/VectorComponents.h"
 
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Lex/Lexer.h"
 #include "clang/Lex/MacroInfo.h"
 
@@ -318,62 +317,6 @@ bool Lowering::isUserCode(SourceLocation L) const {
   if (E.isInvalid() || SM.isInSystemHeader(E))
     return false;
   return SM.getFilename(E) != PreludePath;
-}
-
-namespace {
-/// Finds a read of the thread's position (threadIdx, blockIdx, blockDim,
-/// gridDim, OpenCL's get_global_id & co., PTX's %tid, %laneid & co. in
-/// inline asm) in a function body or in what it calls.
-class PositionReads : public RecursiveASTVisitor<PositionReads> {
-public:
-  bool Found = false;
-  std::set<const FunctionDecl *> Seen;
-
-  void search(const FunctionDecl &FD) {
-    const FunctionDecl *Def = nullptr;
-    if (!FD.hasBody(Def) || !Seen.insert(Def).second)
-      return;
-    TraverseStmt(Def->getBody());
-  }
-  /// The plain name of \p D; empty for an operator's or a constructor's.
-  static llvm::StringRef nameOf(const NamedDecl &D) {
-    const IdentifierInfo *I = D.getIdentifier();
-    return I ? I->getName() : llvm::StringRef();
-  }
-  bool VisitDeclRefExpr(DeclRefExpr *E) {
-    llvm::StringRef N = nameOf(*E->getDecl());
-    if (N == "threadIdx" || N == "blockIdx" || N == "blockDim" ||
-        N == "gridDim")
-      Found = true;
-    return !Found;
-  }
-  /// PTX's special registers of the position (`mov.u32 %0, %%laneid;`).
-  bool VisitGCCAsmStmt(GCCAsmStmt *S) {
-    llvm::StringRef Asm = S->getAsmString()->getString();
-    for (const char *Register : {"%tid", "%ntid", "%ctaid", "%nctaid",
-                                 "%laneid", "%warpid", "%lanemask"})
-      Found |= Asm.contains(Register);
-    return !Found;
-  }
-  bool VisitCallExpr(clang::CallExpr *C) {
-    if (const FunctionDecl *Callee = C->getDirectCallee()) {
-      llvm::StringRef N = nameOf(*Callee);
-      if (N.startswith("get_global_") || N.startswith("get_local_") ||
-          N == "get_group_id" || N == "get_num_groups")
-        Found = true;
-      else
-        search(*Callee);
-    }
-    return !Found;
-  }
-};
-} // namespace
-
-/// Does \p FD, or what it calls, read the thread's position?
-static bool readsThreadPosition(const FunctionDecl &FD) {
-  PositionReads R;
-  R.search(FD);
-  return R.Found;
 }
 
 std::string fileAndLine(SourceLocation Loc, const SourceManager &SM) {
@@ -995,8 +938,9 @@ ExprPtr Lowering::lowerExpr(const clang::Expr *E) {
   });
 }
 
-ExprPtr Lowering::lowerExprImpl(const clang::Expr *E) {
-  SourceLocation Loc = E->getBeginLoc();
+ExprPtr Lowering::lowerLiteral(const clang::Expr *E, SourceLocation Loc,
+                               bool &Handled) {
+  Handled = true;
   // A template's integer parameter (`BS` where BS is 16): the value, not
   // the parameter's spelling, which names nothing outside the template.
   if (const auto *P = llvm::dyn_cast<SubstNonTypeTemplateParmExpr>(E)) {
@@ -1040,129 +984,125 @@ ExprPtr Lowering::lowerExprImpl(const clang::Expr *E) {
     return std::make_unique<FloatLit>(L->getValueAsApproximateDouble(), Text,
                                       lowerScalar(L->getType(), Loc));
   }
-  if (const auto *D = llvm::dyn_cast<DeclRefExpr>(E)) {
-    const ValueDecl *VD = D->getDecl();
-    if (const auto *EC = llvm::dyn_cast<EnumConstantDecl>(VD))
-      return intLit(EC->getInitVal().getSExtValue());
-    const auto *Var = llvm::dyn_cast<VarDecl>(VD);
-    if (!Var)
-      return failExpr("reference to '" + VD->getNameAsString() + "'", Loc);
-    if (!Var->isLocalVarDeclOrParm()) {
-      if (auto B = dialectBuiltin(Var->getName());
-          B && !SM.isInMainFile(SM.getExpansionLoc(Var->getLocation()))) {
-        UsesDialect = true;
-        return builtin(*B);
-      }
-      return lowerFileConstant(*Var, D->hasQualifier(), Loc);
+  Handled = false;
+  return nullptr;
+}
+
+ExprPtr Lowering::lowerDeclRef(const DeclRefExpr &D, SourceLocation Loc) {
+  const ValueDecl *VD = D.getDecl();
+  if (const auto *EC = llvm::dyn_cast<EnumConstantDecl>(VD))
+    return intLit(EC->getInitVal().getSExtValue());
+  const auto *Var = llvm::dyn_cast<VarDecl>(VD);
+  if (!Var)
+    return failExpr("reference to '" + VD->getNameAsString() + "'", Loc);
+  if (!Var->isLocalVarDeclOrParm()) {
+    if (auto B = dialectBuiltin(Var->getName());
+        B && !SM.isInMainFile(SM.getExpansionLoc(Var->getLocation()))) {
+      UsesDialect = true;
+      return builtin(*B);
     }
-    if (auto It = Substituted.find(Var); It != Substituted.end())
-      return It->second->clone();
-    if (Aliases.count(Var) || PointsAtVariable.count(Var))
-      return failExpr("pointer '" + Var->getNameAsString() +
-                          "' used other than to index it",
+    return lowerFileConstant(*Var, D.hasQualifier(), Loc);
+  }
+  if (auto It = Substituted.find(Var); It != Substituted.end())
+    return It->second->clone();
+  if (Aliases.count(Var) || PointsAtVariable.count(Var))
+    return failExpr("pointer '" + Var->getNameAsString() +
+                        "' used other than to index it",
+                    Loc);
+  return var(nameOf(*Var), lowerType(Var->getType(), Loc));
+}
+
+ExprPtr Lowering::lowerSubscript(const ArraySubscriptExpr &A,
+                                 SourceLocation Loc) {
+  std::vector<ExprPtr> Indices;
+  const clang::Expr *Base = &A;
+  while (const auto *S = llvm::dyn_cast<ArraySubscriptExpr>(strip(Base))) {
+    Indices.insert(Indices.begin(), lowerExpr(S->getIdx()));
+    Base = S->getBase();
+  }
+  const auto *BD = llvm::dyn_cast<DeclRefExpr>(strip(Base));
+  const auto *BV = BD ? llvm::dyn_cast<VarDecl>(BD->getDecl()) : nullptr;
+  if (BV && !BV->isLocalVarDeclOrParm()) {
+    if (BV->hasAttr<CUDAConstantAttr>() ||
+        BV->getType().getAddressSpace() == LangAS::opencl_constant)
+      return lowerConstantArray(*BV, std::move(Indices), A, Loc);
+    const char *Space = BV->hasAttr<CUDADeviceAttr>() ? "__device__ " : "";
+    return failExpr((llvm::Twine("a read of the file-scope ") + Space +
+                     "array '" + BV->getName() +
+                     "' (of file-scope arrays, gpumerge follows the "
+                     "constant ones only)")
+                        .str(),
+                    Loc);
+  }
+  if (!BV)
+    return failExpr("array access through a computed pointer", Loc);
+  if (auto It = PointsAtVariable.find(BV); It != PointsAtVariable.end())
+    return variablePointee(*It->second, Indices, Loc);
+  if (auto It = Aliases.find(BV); It != Aliases.end()) {
+    // A helper's parameter that is an array parameter of the kernel's
+    // (no offset) takes its indices as they are, rows and all.
+    if (!It->second.Offset && Indices.size() > 1)
+      return arrayRef(*It->second.Base, std::move(Indices), A.getType(), Loc);
+    if (Indices.size() != 1)
+      return failExpr("pointer '" + BV->getNameAsString() + "' indexed twice",
                       Loc);
-    return var(nameOf(*Var), lowerType(Var->getType(), Loc));
+    return arrayRef(*It->second.Base,
+                    aliasIndex(It->second, std::move(Indices[0])), A.getType(),
+                    Loc);
   }
-  if (const auto *PO = llvm::dyn_cast<PseudoObjectExpr>(E))
-    return lowerCudaBuiltin(*PO);
-  if (const auto *A = llvm::dyn_cast<ArraySubscriptExpr>(E)) {
-    std::vector<ExprPtr> Indices;
-    const clang::Expr *Base = E;
-    while (const auto *S = llvm::dyn_cast<ArraySubscriptExpr>(strip(Base))) {
-      Indices.insert(Indices.begin(), lowerExpr(S->getIdx()));
-      Base = S->getBase();
-    }
-    const auto *BD = llvm::dyn_cast<DeclRefExpr>(strip(Base));
-    const auto *BV = BD ? llvm::dyn_cast<VarDecl>(BD->getDecl()) : nullptr;
-    if (BV && !BV->isLocalVarDeclOrParm()) {
-      if (BV->hasAttr<CUDAConstantAttr>() ||
-          BV->getType().getAddressSpace() == LangAS::opencl_constant)
-        return lowerConstantArray(*BV, std::move(Indices), *A, Loc);
-      const char *Space = BV->hasAttr<CUDADeviceAttr>() ? "__device__ " : "";
-      return failExpr((llvm::Twine("a read of the file-scope ") + Space +
-                       "array '" + BV->getName() +
-                       "' (of file-scope arrays, gpumerge follows the "
-                       "constant ones only)")
-                          .str(),
-                      Loc);
-    }
-    if (!BV)
-      return failExpr("array access through a computed pointer", Loc);
-    if (auto It = PointsAtVariable.find(BV); It != PointsAtVariable.end())
-      return variablePointee(*It->second, Indices, Loc);
-    if (auto It = Aliases.find(BV); It != Aliases.end()) {
-      // A helper's parameter that is an array parameter of the kernel's
-      // (no offset) takes its indices as they are, rows and all.
-      if (!It->second.Offset && Indices.size() > 1)
-        return arrayRef(*It->second.Base, std::move(Indices), A->getType(),
-                        Loc);
-      if (Indices.size() != 1)
-        return failExpr("pointer '" + BV->getNameAsString() + "' indexed twice",
-                        Loc);
-      return arrayRef(*It->second.Base,
-                      aliasIndex(It->second, std::move(Indices[0])),
-                      A->getType(), Loc);
-    }
-    return arrayRef(*BV, std::move(Indices), A->getType(), Loc);
+  return arrayRef(*BV, std::move(Indices), A.getType(), Loc);
+}
+
+ExprPtr Lowering::lowerUnary(const clang::UnaryOperator &U,
+                             SourceLocation Loc) {
+  std::optional<UnaryOp> Op;
+  switch (U.getOpcode()) {
+  case UO_Minus:
+    Op = UnaryOp::Neg;
+    break;
+  case UO_Plus:
+    Op = UnaryOp::Plus;
+    break;
+  case UO_LNot:
+    Op = UnaryOp::Not;
+    break;
+  case UO_Not:
+    Op = UnaryOp::BitNot;
+    break;
+  case UO_Deref:
+    return lowerDeref(U, Loc);
+  case UO_AddrOf:
+    return failExpr("address-of operator", Loc);
+  default:
+    return failExpr("increment or decrement inside an expression", Loc);
   }
-  bool Half = false;
-  if (ExprPtr H = lowerHalfPrecision(E, Half); Half)
-    return H;
-  if (const auto *U = llvm::dyn_cast<clang::UnaryOperator>(E)) {
-    std::optional<UnaryOp> Op;
-    switch (U->getOpcode()) {
-    case UO_Minus:
-      Op = UnaryOp::Neg;
-      break;
-    case UO_Plus:
-      Op = UnaryOp::Plus;
-      break;
-    case UO_LNot:
-      Op = UnaryOp::Not;
-      break;
-    case UO_Not:
-      Op = UnaryOp::BitNot;
-      break;
-    case UO_Deref:
-      return lowerDeref(*U, Loc);
-    case UO_AddrOf:
-      return failExpr("address-of operator", Loc);
-    default:
-      return failExpr("increment or decrement inside an expression", Loc);
-    }
-    return std::make_unique<UnaryExpr>(*Op, lowerExpr(U->getSubExpr()),
-                                       lowerType(U->getType(), Loc));
-  }
-  if (const auto *B = llvm::dyn_cast<clang::BinaryOperator>(E)) {
-    if (B->isAssignmentOp())
-      return failExpr("assignment inside an expression", Loc);
-    auto Op = binaryOp(B->getOpcode());
-    if (!Op)
-      return failExpr("operator '" + B->getOpcodeStr().str() + "'", Loc);
-    if (B->getLHS()->getType()->isPointerType() ||
-        B->getRHS()->getType()->isPointerType())
-      return failExpr("pointer arithmetic", Loc);
-    ExprPtr L = lowerExpr(B->getLHS());
-    ExprPtr R =
-        B->isLogicalOp()
-            ? lowerWithoutHoisting(B->getRHS(), "after && or || (it runs only "
-                                                "when the left side decides)")
-            : lowerExpr(B->getRHS());
-    return std::make_unique<BinaryExpr>(*Op, std::move(L), std::move(R),
-                                        lowerType(B->getType(), Loc));
-  }
-  if (const auto *C = llvm::dyn_cast<ConditionalOperator>(E)) {
-    const char *Why = "in a branch of ?: (it runs only when chosen)";
-    ExprPtr Cond = lowerExpr(C->getCond());
-    ExprPtr T = lowerWithoutHoisting(C->getTrueExpr(), Why);
-    ExprPtr F = lowerWithoutHoisting(C->getFalseExpr(), Why);
-    return std::make_unique<SelectExpr>(std::move(Cond), std::move(T),
-                                        std::move(F),
-                                        lowerType(C->getType(), Loc));
-  }
-  if (const auto *C = llvm::dyn_cast<ExplicitCastExpr>(E))
-    return std::make_unique<CastExpr>(lowerType(C->getType(), Loc),
-                                      lowerExpr(C->getSubExpr()));
+  return std::make_unique<UnaryExpr>(*Op, lowerExpr(U.getSubExpr()),
+                                     lowerType(U.getType(), Loc));
+}
+
+ExprPtr Lowering::lowerBinary(const clang::BinaryOperator &B,
+                              SourceLocation Loc) {
+  if (B.isAssignmentOp())
+    return failExpr("assignment inside an expression", Loc);
+  auto Op = binaryOp(B.getOpcode());
+  if (!Op)
+    return failExpr("operator '" + B.getOpcodeStr().str() + "'", Loc);
+  if (B.getLHS()->getType()->isPointerType() ||
+      B.getRHS()->getType()->isPointerType())
+    return failExpr("pointer arithmetic", Loc);
+  ExprPtr L = lowerExpr(B.getLHS());
+  ExprPtr R =
+      B.isLogicalOp()
+          ? lowerWithoutHoisting(B.getRHS(), "after && or || (it runs only "
+                                             "when the left side decides)")
+          : lowerExpr(B.getRHS());
+  return std::make_unique<BinaryExpr>(*Op, std::move(L), std::move(R),
+                                      lowerType(B.getType(), Loc));
+}
+
+ExprPtr Lowering::lowerVectorExpr(const clang::Expr *E, SourceLocation Loc,
+                                  bool &Handled) {
+  Handled = true;
   if (const auto *V = llvm::dyn_cast<ExtVectorElementExpr>(E)) {
     if (V->isArrow())
       return failExpr("a vector component through a pointer", Loc);
@@ -1198,149 +1138,49 @@ ExprPtr Lowering::lowerExprImpl(const clang::Expr *E) {
     if (const auto *I = llvm::dyn_cast<InitListExpr>(C->getInitializer()))
       return vectorLiteral(
           C->getType(), llvm::ArrayRef(I->getInits(), I->getNumInits()), Loc);
+  Handled = false;
+  return nullptr;
+}
+
+ExprPtr Lowering::lowerExprImpl(const clang::Expr *E) {
+  SourceLocation Loc = E->getBeginLoc();
+  bool Handled = false;
+  if (ExprPtr L = lowerLiteral(E, Loc, Handled); Handled)
+    return L;
+  if (const auto *D = llvm::dyn_cast<DeclRefExpr>(E))
+    return lowerDeclRef(*D, Loc);
+  if (const auto *PO = llvm::dyn_cast<PseudoObjectExpr>(E))
+    return lowerCudaBuiltin(*PO);
+  if (const auto *A = llvm::dyn_cast<ArraySubscriptExpr>(E))
+    return lowerSubscript(*A, Loc);
+  if (ExprPtr H = lowerHalfPrecision(E, Handled); Handled)
+    return H;
+  if (const auto *U = llvm::dyn_cast<clang::UnaryOperator>(E))
+    return lowerUnary(*U, Loc);
+  if (const auto *B = llvm::dyn_cast<clang::BinaryOperator>(E))
+    return lowerBinary(*B, Loc);
+  if (const auto *C = llvm::dyn_cast<ConditionalOperator>(E)) {
+    const char *Why = "in a branch of ?: (it runs only when chosen)";
+    ExprPtr Cond = lowerExpr(C->getCond());
+    ExprPtr T = lowerWithoutHoisting(C->getTrueExpr(), Why);
+    ExprPtr F = lowerWithoutHoisting(C->getFalseExpr(), Why);
+    return std::make_unique<SelectExpr>(std::move(Cond), std::move(T),
+                                        std::move(F),
+                                        lowerType(C->getType(), Loc));
+  }
+  if (const auto *C = llvm::dyn_cast<ExplicitCastExpr>(E))
+    return std::make_unique<CastExpr>(lowerType(C->getType(), Loc),
+                                      lowerExpr(C->getSubExpr()));
+  if (ExprPtr V = lowerVectorExpr(E, Loc, Handled); Handled)
+    return V;
   if (const auto *S = llvm::dyn_cast<UnaryExprOrTypeTraitExpr>(E)) {
     clang::Expr::EvalResult R;
     if (S->EvaluateAsInt(R, Ctx))
       return intLit(R.Val.getInt().getExtValue());
     return failExpr("sizeof of a variable-size type", Loc);
   }
-  if (const auto *C = llvm::dyn_cast<clang::CallExpr>(E)) {
-    const FunctionDecl *Callee = C->getDirectCallee();
-    if (!Callee)
-      return failExpr("indirect call", Loc);
-    std::string Name = Callee->getNameAsString();
-    // A member function (`cg::this_thread_block().thread_rank()`,
-    // `acc.get()`, a struct's operator, `Counter::next()`): as a call of its
-    // name it would lose its object and class (the output called an
-    // undefined `thread_rank()`), and what it reads is out of sight.
-    if (const auto *Method = llvm::dyn_cast<CXXMethodDecl>(Callee))
-      return failExpr("call of member function '" +
-                          Method->getQualifiedNameAsString() + "'",
-                      Loc);
-    if (const FunctionDecl *Def = inlinedHelper(*Callee)) {
-      if (ExprPtr V = inlineCall(*C, *Def, Loc))
-        return V;
-      return failExpr("the value of void function '" + Name + "'", Loc);
-    }
-    bool Handled;
-    if (ExprPtr B = lowerWorkItemCall(Name, *C, Handled); Handled)
-      return B;
-    if (llvm::StringRef(Name).startswith("make_") &&
-        isCudaVector(C->getType()) && !isUserCode(Callee->getLocation()))
-      return vectorLiteral(C->getType(),
-                           llvm::ArrayRef(C->getArgs(), C->getNumArgs()), Loc);
-    if (llvm::StringRef(Name).startswith("atomic") ||
-        llvm::StringRef(Name).startswith("atom_") ||
-        llvm::StringRef(Name).startswith("__nv_atomic_"))
-      return failExpr("atomic operation '" + Name + "'", Loc);
-    // A surface store (surf2Dwrite(v, s, x * 4, y)) or load goes through a
-    // cudaSurfaceObject_t, which KIR does not model and no translation or
-    // verify run can bind.
-    if (llvm::StringRef N(Name); N.startswith("surf") &&
-                                 (N.endswith("write") || N.endswith("read")) &&
-                                 !isUserCode(Callee->getLocation()))
-      return failExpr(std::string(N.endswith("write") ? "surface store '"
-                                                      : "surface load '") +
-                          Name + "' (surface objects are not modelled)",
-                      Loc);
-    if (isWarpLevel(Name))
-      return failExpr("warp-level operation '" + Name +
-                          "' (it exchanges values with other threads, which "
-                          "merged threads would change)",
-                      Loc);
-    if (Name == "__syncthreads" || Name == "barrier" ||
-        Name == "gpumerge_global_sync")
-      return failExpr("barrier inside an expression", Loc);
-    if (Name == "__ldg" && !isUserCode(Callee->getLocation()))
-      if (ExprPtr R = lowerLdg(*C, Loc))
-        return R;
-    // A function of the user's that this file only declares is defined in
-    // another translation unit: it may read the thread's position, which
-    // merged threads change, and no translation can run it.
-    if (const FunctionDecl *Def = nullptr;
-        !Callee->isImplicit() && isUserCode(Callee->getLocation()) &&
-        !Callee->getBuiltinID() && !Callee->hasBody(Def))
-      return failExpr("call of '" + Name + "', declared at " +
-                          fileAndLine(Callee->getLocation(), SM) +
-                          " but not defined in what gpumerge reads (it is "
-                          "defined in another file, which it cannot see)",
-                      Loc);
-    std::vector<ExprPtr> Args;
-    for (const clang::Expr *A : C->arguments()) {
-      if (A->getType()->isPointerType())
-        return failExpr("pointer argument to '" + Name + "'", Loc);
-      if (llvm::isa<CXXDefaultArgExpr>(A)) // __syncwarp(), mask left out
-        return failExpr("call of '" + Name + "' with a default argument", Loc);
-      ExprPtr Arg = lowerExpr(A);
-      // An integer converted for the call (an int i to __umul24's
-      // unsigned) keeps its conversion: OpenCL's overloads (mul24) need
-      // arguments of one type.
-      QualType From = strip(A)->getType(), To = A->getType();
-      if (To->isIntegerType() && From->isIntegerType() &&
-          Ctx.getCanonicalType(From).getUnqualifiedType() !=
-              Ctx.getCanonicalType(To).getUnqualifiedType() &&
-          !llvm::isa<IntLit>(*Arg))
-        Arg = std::make_unique<gpumerge::CastExpr>(
-            lowerType(To, A->getBeginLoc()), std::move(Arg));
-      Args.push_back(std::move(Arg));
-    }
-    // A function gpumerge does not lower stays a call, which merged threads
-    // would make for each of theirs: a helper template of a header of the
-    // user's, or a library's function (CUB's, a system header's). Only where
-    // it does not read the thread's position (the input's helpers and its
-    // headers' are lowered, and markPositionHelpers sees what they read).
-    if (bool Lowered = isUserCode(Callee->getLocation()) &&
-                       !Callee->isTemplateInstantiation();
-        !Lowered &&
-        !SM.isInMainFile(SM.getExpansionLoc(Callee->getLocation())) &&
-        readsThreadPosition(*Callee))
-      return failExpr("call of '" + Name + "', defined at " +
-                          fileAndLine(Callee->getLocation(), SM) +
-                          (isUserCode(Callee->getLocation())
-                               ? ", a template of an included file"
-                               : ", a library's function") +
-                          " that reads the thread's position (threadIdx, "
-                          "blockIdx, ...), which merged threads would change",
-                      Loc);
-    // An instantiation of a helper template of the user's: the helper
-    // gpumerge lowers from it (Templates.h).
-    if (Callee->isTemplateInstantiation() &&
-        SM.isInMainFile(SM.getExpansionLoc(Callee->getLocation()))) {
-      Name = kernelInstanceName(*Callee);
-      if (Name.empty())
-        return failExpr("call of an instantiation of '" +
-                            Callee->getNameAsString() +
-                            "' whose template arguments gpumerge cannot "
-                            "name a function after",
-                        Loc);
-    }
-    if (std::optional<std::string> Written = textureTemplateArgs(*C, *Callee)) {
-      if (Written->empty())
-        return failExpr("call of '" + Name +
-                            "' with template arguments written in a macro",
-                        Loc);
-      Name += *Written;
-    }
-    auto Call = std::make_unique<gpumerge::CallExpr>(
-        Name, std::move(Args), lowerType(C->getType(), Loc));
-    // A function of the user's in a namespace (`util::words(n)`, HeCBench's
-    // `dUtils::TruthWordNum`) keeps its qualifier in CUDA: without it, the
-    // merged copies' calls did not compile. A helper template's instance
-    // is gpumerge's own, at file scope.
-    // A library's function keeps the qualifier as the input wrote it
-    // (`wu::half(s)` came out `half(s)`, which nvcc did not compile, or
-    // which names another function); unwritten, the library's namespaces
-    // are its own business.
-    if (isUserCode(Callee->getLocation()) && !Callee->isTemplateInstantiation())
-      Call->Scope = namespaceQualifier(*Callee);
-    else if (const auto *R = llvm::dyn_cast<DeclRefExpr>(
-                 C->getCallee()->IgnoreParenImpCasts());
-             R && R->getQualifier()) {
-      llvm::raw_string_ostream OS(Call->Scope);
-      R->getQualifier()->print(OS, Ctx.getPrintingPolicy());
-    }
-    return Call;
-  }
+  if (const auto *C = llvm::dyn_cast<clang::CallExpr>(E))
+    return lowerCall(*C, Loc);
   return failExpr(describeExpr(*E), Loc);
 }
 

@@ -432,146 +432,162 @@ StmtPtr Lowering::lowerWhileAsFor(const WhileStmt &W, BlockStmt &Into) {
   return lowerLoop(std::move(Parts));
 }
 
-StmtPtr Lowering::lowerLoop(LoopParts F) {
-  SourceLocation Loc = F.Loc;
-  static const char *EveryIteration =
-      "in a loop's condition or step (it runs at every iteration)";
-  auto L = std::make_unique<gpumerge::ForStmt>();
-  const VarDecl *Iter = nullptr;
+/// What a loop's condition and step are lowered for: they run at every
+/// iteration, so nothing in them is hoisted before the loop.
+static const char *const EveryIteration =
+    "in a loop's condition or step (it runs at every iteration)";
+
+std::string Lowering::lowerLoopInit(LoopParts &F, gpumerge::ForStmt &L,
+                                    const VarDecl *&Iter) {
   if (F.Iter) {
     Iter = F.Iter;
-    L->Init = std::move(F.Start);
-    L->DeclaresIter = false;
+    L.Init = std::move(F.Start);
+    L.DeclaresIter = false;
   } else if (const auto *DS = llvm::dyn_cast_or_null<clang::DeclStmt>(F.Init)) {
     if (!DS->isSingleDecl())
-      return failStmt("loop declaring several variables", Loc);
+      return "loop declaring several variables";
     Iter = llvm::dyn_cast<VarDecl>(DS->getSingleDecl());
     if (!Iter || !Iter->hasInit())
-      return failStmt("loop without an initialized iterator", Loc);
+      return "loop without an initialized iterator";
     declareLocal(*Iter);
-    L->Init = lowerExpr(Iter->getInit());
-    L->DeclaresIter = true;
+    L.Init = lowerExpr(Iter->getInit());
+    L.DeclaresIter = true;
   } else if (const auto *B =
                  llvm::dyn_cast_or_null<clang::BinaryOperator>(F.Init);
              B && B->getOpcode() == BO_Assign) {
     Iter = iterOf(B->getLHS());
     if (!Iter)
-      return failStmt("loop initializing a non-variable", Loc);
-    L->Init = lowerExpr(B->getRHS());
-    L->DeclaresIter = false;
+      return "loop initializing a non-variable";
+    L.Init = lowerExpr(B->getRHS());
+    L.DeclaresIter = false;
   } else {
-    return failStmt("loop without a canonical initialization", Loc);
+    return "loop without a canonical initialization";
   }
-  L->Iter = nameOf(*Iter);
-  L->IterType = lowerType(Iter->getType(), Loc);
-  if (!L->IterType.isInteger())
-    return failStmt("loop over a non-integer iterator", Loc);
+  L.Iter = nameOf(*Iter);
+  L.IterType = lowerType(Iter->getType(), F.Loc);
+  if (!L.IterType.isInteger())
+    return "loop over a non-integer iterator";
+  return "";
+}
 
+std::string Lowering::lowerLoopCond(const LoopParts &F, const VarDecl *Iter,
+                                    gpumerge::ForStmt &L) {
   const auto *Cond = llvm::dyn_cast_or_null<clang::BinaryOperator>(
       F.Cond ? strip(F.Cond) : nullptr);
   auto Op = Cond ? binaryOp(Cond->getOpcode()) : std::nullopt;
   if (!Op || !(isComparison(*Op) && *Op != BinaryOp::EQ))
-    return failStmt("loop without a canonical condition", Loc);
+    return "loop without a canonical condition";
   if (iterOf(Cond->getLHS()) == Iter) {
-    L->CondOp = *Op;
-    L->Bound = lowerWithoutHoisting(Cond->getRHS(), EveryIteration);
+    L.CondOp = *Op;
+    L.Bound = lowerWithoutHoisting(Cond->getRHS(), EveryIteration);
   } else if (iterOf(Cond->getRHS()) == Iter) {
     // `n > i` is `i < n`.
-    L->CondOp = swapComparison(*Op);
-    L->Bound = lowerWithoutHoisting(Cond->getLHS(), EveryIteration);
+    L.CondOp = swapComparison(*Op);
+    L.Bound = lowerWithoutHoisting(Cond->getLHS(), EveryIteration);
   } else {
-    return failStmt("loop condition not on the iterator", Loc);
+    return "loop condition not on the iterator";
   }
+  return "";
+}
 
-  const clang::Expr *Inc = F.Inc ? strip(F.Inc) : nullptr;
-  std::optional<std::int64_t> Step;
-  auto ConstantOf = [&](const clang::Expr *E) -> std::optional<std::int64_t> {
-    clang::Expr::EvalResult R;
-    if (E->EvaluateAsInt(R, Ctx))
-      return R.Val.getInt().getExtValue();
-    return std::nullopt;
-  };
-  // The increment's amount as written and whether it is added: the
-  // constant or expression after `+=`, `-=`, `i = i + `, `i = i - `.
-  const clang::Expr *Amount = nullptr;
-  bool Adds = true;
+void Lowering::loopIncrement(const clang::Expr *Inc, const VarDecl *Iter,
+                             std::optional<std::int64_t> &Step,
+                             const clang::Expr *&Amount, bool &Adds) {
   if (const auto *U = llvm::dyn_cast_or_null<clang::UnaryOperator>(Inc)) {
     if (U->isIncrementDecrementOp() && iterOf(U->getSubExpr()) == Iter)
       Step = U->isIncrementOp() ? 1 : -1;
-  } else if (const auto *B =
-                 llvm::dyn_cast_or_null<clang::BinaryOperator>(Inc)) {
-    if (iterOf(B->getLHS()) == Iter) {
-      if (B->getOpcode() == BO_AddAssign || B->getOpcode() == BO_SubAssign) {
-        Amount = B->getRHS();
-        Adds = B->getOpcode() == BO_AddAssign;
-      } else if (B->getOpcode() == BO_Assign) {
-        const auto *Sum =
-            llvm::dyn_cast<clang::BinaryOperator>(strip(B->getRHS()));
-        if (Sum && (Sum->getOpcode() == BO_Add || Sum->getOpcode() == BO_Sub)) {
-          if (iterOf(Sum->getLHS()) == Iter) {
-            Amount = Sum->getRHS();
-            Adds = Sum->getOpcode() == BO_Add;
-          } else if (Sum->getOpcode() == BO_Add &&
-                     iterOf(Sum->getRHS()) == Iter) {
-            Amount = Sum->getLHS();
-          }
-        }
+    return;
+  }
+  const auto *B = llvm::dyn_cast_or_null<clang::BinaryOperator>(Inc);
+  if (!B || iterOf(B->getLHS()) != Iter)
+    return;
+  if (B->getOpcode() == BO_AddAssign || B->getOpcode() == BO_SubAssign) {
+    Amount = B->getRHS();
+    Adds = B->getOpcode() == BO_AddAssign;
+  } else if (B->getOpcode() == BO_Assign) {
+    const auto *Sum = llvm::dyn_cast<clang::BinaryOperator>(strip(B->getRHS()));
+    if (Sum && (Sum->getOpcode() == BO_Add || Sum->getOpcode() == BO_Sub)) {
+      if (iterOf(Sum->getLHS()) == Iter) {
+        Amount = Sum->getRHS();
+        Adds = Sum->getOpcode() == BO_Add;
+      } else if (Sum->getOpcode() == BO_Add && iterOf(Sum->getRHS()) == Iter) {
+        Amount = Sum->getLHS();
       }
     }
   }
+}
+
+/// What step expression \p Step of a loop over \p Iter depends on that is
+/// not the same for every thread of the grid at every iteration: a thread
+/// position, an array element, a call, the iterator; empty where nothing.
+static std::string stepDependence(const Expr &Step, const std::string &Iter) {
+  std::string Bad;
+  walkExpr(Step, [&](const Expr &X) {
+    if (!Bad.empty())
+      return;
+    if (auto *B = llvm::dyn_cast<BuiltinRef>(&X)) {
+      // The same for every thread of the grid: block and grid sizes.
+      switch (B->Which) {
+      case Builtin::Bdimx:
+      case Builtin::Bdimy:
+      case Builtin::Gdimx:
+      case Builtin::Gdimy:
+      case Builtin::Gsizex:
+      case Builtin::Gsizey:
+        break;
+      default:
+        Bad = "a thread position";
+      }
+    } else if (llvm::isa<ArrayRef>(X) || llvm::isa<gpumerge::CallExpr>(X) ||
+               llvm::isa<MemberExpr>(X)) {
+      Bad = "'" + printExprDebug(X) + "'";
+    } else if (auto *V = llvm::dyn_cast<VarRef>(&X)) {
+      if (V->Name == Iter)
+        Bad = "the iterator";
+    }
+  });
+  return Bad;
+}
+
+std::string Lowering::lowerLoopStep(const LoopParts &F, const VarDecl *Iter,
+                                    gpumerge::ForStmt &L) {
+  const clang::Expr *Inc = F.Inc ? strip(F.Inc) : nullptr;
+  std::optional<std::int64_t> Step;
+  const clang::Expr *Amount = nullptr;
+  bool Adds = true;
+  loopIncrement(Inc, Iter, Step, Amount, Adds);
   if (Amount) {
-    if (auto C = ConstantOf(Amount)) {
-      Step = Adds ? *C : -*C;
+    clang::Expr::EvalResult R;
+    if (Amount->EvaluateAsInt(R, Ctx)) {
+      std::int64_t C = R.Val.getInt().getExtValue();
+      Step = Adds ? C : -C;
     } else {
       // A loop-invariant step (`j += nt`): its direction comes from the
       // condition, which must stop a rising loop from above (or a falling
       // one from below) for the loop to end.
-      bool Rising = L->CondOp == BinaryOp::LT || L->CondOp == BinaryOp::LE;
-      bool Falling = L->CondOp == BinaryOp::GT || L->CondOp == BinaryOp::GE;
+      bool Rising = L.CondOp == BinaryOp::LT || L.CondOp == BinaryOp::LE;
+      bool Falling = L.CondOp == BinaryOp::GT || L.CondOp == BinaryOp::GE;
       if (!(Adds ? Rising : Falling))
-        return failStmt("loop with a non-constant step and a condition "
-                        "that does not bound it (" +
-                            std::string(Adds ? "+=" : "-=") + " with '" +
-                            binaryOpSpelling(L->CondOp) + "')",
-                        Loc);
-      L->StepExpr = lowerWithoutHoisting(Amount, EveryIteration);
+        return "loop with a non-constant step and a condition "
+               "that does not bound it (" +
+               std::string(Adds ? "+=" : "-=") + " with '" +
+               binaryOpSpelling(L.CondOp) + "')";
+      L.StepExpr = lowerWithoutHoisting(Amount, EveryIteration);
       Step = Adds ? 1 : -1;
     }
   }
   if (!Step || *Step == 0)
-    return failStmt("loop without a constant or loop-invariant step", Loc);
-  L->Step = *Step;
-  if (L->StepExpr) {
-    std::string Bad;
-    walkExpr(*L->StepExpr, [&](const Expr &X) {
-      if (!Bad.empty())
-        return;
-      if (auto *B = llvm::dyn_cast<BuiltinRef>(&X)) {
-        // The same for every thread of the grid: block and grid sizes.
-        switch (B->Which) {
-        case Builtin::Bdimx:
-        case Builtin::Bdimy:
-        case Builtin::Gdimx:
-        case Builtin::Gdimy:
-        case Builtin::Gsizex:
-        case Builtin::Gsizey:
-          break;
-        default:
-          Bad = "a thread position";
-        }
-      } else if (llvm::isa<ArrayRef>(X) || llvm::isa<gpumerge::CallExpr>(X) ||
-                 llvm::isa<MemberExpr>(X)) {
-        Bad = "'" + printExprDebug(X) + "'";
-      } else if (auto *V = llvm::dyn_cast<VarRef>(&X)) {
-        if (V->Name == L->Iter)
-          Bad = "the iterator";
-      }
-    });
-    if (!Bad.empty())
-      return failStmt("loop step '" + printExprDebug(*L->StepExpr) +
-                          "' that depends on " + Bad,
-                      Loc);
-  }
+    return "loop without a constant or loop-invariant step";
+  L.Step = *Step;
+  if (L.StepExpr)
+    if (std::string Bad = stepDependence(*L.StepExpr, L.Iter); !Bad.empty())
+      return "loop step '" + printExprDebug(*L.StepExpr) +
+             "' that depends on " + Bad;
+  return "";
+}
+
+void Lowering::lowerLoopBody(const LoopParts &F, const VarDecl *Iter,
+                             gpumerge::ForStmt &L) {
   LoopKinds.push_back(F.Iter != nullptr);
   LoopIters.push_back(Iter);
   if (F.Iter) {
@@ -581,48 +597,66 @@ StmtPtr Lowering::lowerLoop(LoopParts F) {
     const auto *C = llvm::cast<CompoundStmt>(F.Body);
     for (auto It = C->body_begin(); It + 1 != C->body_end(); ++It)
       lowerInto(*It, *B);
-    L->Body = std::move(B);
+    L.Body = std::move(B);
   } else {
-    L->Body = lowerStmt(F.Body);
+    L.Body = lowerStmt(F.Body);
   }
   LoopKinds.pop_back();
   LoopIters.pop_back();
-  if (!llvm::isa<BlockStmt>(*L->Body)) {
+  if (!llvm::isa<BlockStmt>(*L.Body)) {
     auto B = std::make_unique<BlockStmt>();
-    B->setLine(L->Body->getLine());
-    B->Body.push_back(std::move(L->Body));
-    L->Body = std::move(B);
+    B->setLine(L.Body->getLine());
+    B->Body.push_back(std::move(L.Body));
+    L.Body = std::move(B);
   }
-  // The analyses rely on S, S+Inc, ...: the body must not move the iterator.
+}
+
+/// Why the body of \p L breaks what the analyses rely on, S, S+Inc, ...: it
+/// moves the iterator, or changes what the step expression reads; empty
+/// where it does neither.
+static std::string loopBodyChanges(const gpumerge::ForStmt &L) {
   bool Modified = false;
-  walkStmts(*L->Body, [&](Stmt &X) {
+  walkStmts(*L.Body, [&](Stmt &X) {
     if (auto *A = llvm::dyn_cast<AssignStmt>(&X))
       if (auto *V = llvm::dyn_cast<VarRef>(A->LHS.get()))
-        Modified |= V->Name == L->Iter;
+        Modified |= V->Name == L.Iter;
   });
   if (Modified)
-    return failStmt("loop iterator '" + L->Iter + "' modified in the body",
-                    Loc);
+    return "loop iterator '" + L.Iter + "' modified in the body";
   // A step expression must not change while the loop runs.
-  if (L->StepExpr) {
-    std::set<std::string> Used;
-    walkExpr(*L->StepExpr, [&](const Expr &X) {
-      if (auto *V = llvm::dyn_cast<VarRef>(&X))
-        Used.insert(V->Name);
-    });
-    std::string Changed;
-    walkStmts(*L->Body, [&](Stmt &X) {
-      if (auto *A = llvm::dyn_cast<AssignStmt>(&X))
-        if (auto *V = llvm::dyn_cast<VarRef>(A->LHS.get()))
-          if (Used.count(V->Name) && Changed.empty())
-            Changed = V->Name;
-    });
-    if (!Changed.empty())
-      return failStmt("loop step '" + printExprDebug(*L->StepExpr) +
-                          "' changed in the body ('" + Changed +
-                          "' is assigned)",
-                      Loc);
-  }
+  if (!L.StepExpr)
+    return "";
+  std::set<std::string> Used;
+  walkExpr(*L.StepExpr, [&](const Expr &X) {
+    if (auto *V = llvm::dyn_cast<VarRef>(&X))
+      Used.insert(V->Name);
+  });
+  std::string Changed;
+  walkStmts(*L.Body, [&](Stmt &X) {
+    if (auto *A = llvm::dyn_cast<AssignStmt>(&X))
+      if (auto *V = llvm::dyn_cast<VarRef>(A->LHS.get()))
+        if (Used.count(V->Name) && Changed.empty())
+          Changed = V->Name;
+  });
+  if (Changed.empty())
+    return "";
+  return "loop step '" + printExprDebug(*L.StepExpr) +
+         "' changed in the body ('" + Changed + "' is assigned)";
+}
+
+StmtPtr Lowering::lowerLoop(LoopParts F) {
+  SourceLocation Loc = F.Loc;
+  auto L = std::make_unique<gpumerge::ForStmt>();
+  const VarDecl *Iter = nullptr;
+  if (std::string Why = lowerLoopInit(F, *L, Iter); !Why.empty())
+    return failStmt(Why, Loc);
+  if (std::string Why = lowerLoopCond(F, Iter, *L); !Why.empty())
+    return failStmt(Why, Loc);
+  if (std::string Why = lowerLoopStep(F, Iter, *L); !Why.empty())
+    return failStmt(Why, Loc);
+  lowerLoopBody(F, Iter, *L);
+  if (std::string Why = loopBodyChanges(*L); !Why.empty())
+    return failStmt(Why, Loc);
   return withLine(std::move(L), Loc);
 }
 

@@ -225,6 +225,26 @@ private:
 
   ExprPtr lowerExprImpl(const clang::Expr *E);
 
+  /// A literal, `T()` of an arithmetic T, or a template's integer
+  /// parameter; \p Handled false where \p E is none of them.
+  ExprPtr lowerLiteral(const clang::Expr *E, SourceLocation Loc, bool &Handled);
+
+  /// A variable (local, parameter, file-scope constant, the dialect's
+  /// built-ins) or an enumerator.
+  ExprPtr lowerDeclRef(const DeclRefExpr &D, SourceLocation Loc);
+
+  /// `a[i][j]` of a parameter, a local or shared array, a constant array,
+  /// or what an inlined helper's pointer parameter aliases.
+  ExprPtr lowerSubscript(const ArraySubscriptExpr &A, SourceLocation Loc);
+
+  ExprPtr lowerUnary(const clang::UnaryOperator &U, SourceLocation Loc);
+  ExprPtr lowerBinary(const clang::BinaryOperator &B, SourceLocation Loc);
+
+  /// A vector's component (OpenCL's `v.x`, CUDA's `p.x`), a copy of a CUDA
+  /// vector, or a vector literal; \p Handled false where \p E is none.
+  ExprPtr lowerVectorExpr(const clang::Expr *E, SourceLocation Loc,
+                          bool &Handled);
+
   /// Element \p Indices of the array \p BV names (a pointer parameter, a
   /// local or __shared__ array), of type \p Elem.
   ExprPtr arrayRef(const VarDecl &BV, std::vector<ExprPtr> Indices,
@@ -320,6 +340,31 @@ private:
 
   /// The user's text of \p R (one line, at most 60 characters), or empty.
   std::string sourceText(SourceRange R) const;
+
+  // --- calls (LowerCall.cpp) ---------------------------------------------
+
+  /// A call: inlined, a built-in, a vector literal, a load, or a call of
+  /// the function's name; refused where merged threads would change it.
+  ExprPtr lowerCall(const clang::CallExpr &C, SourceLocation Loc);
+
+  /// Why a call of \p Callee, named \p Name, is refused before its
+  /// arguments are lowered (an atomic, a surface access, a warp-level
+  /// operation, a barrier, a function defined in another file); empty
+  /// where it is not.
+  std::string refusedCall(const FunctionDecl &Callee,
+                          const std::string &Name) const;
+
+  /// Why a call of \p Callee, which gpumerge does not lower, is refused:
+  /// out of sight, it reads the thread's position; empty where it does not.
+  std::string unseenPositionRead(const FunctionDecl &Callee,
+                                 const std::string &Name) const;
+
+  /// Argument \p A of a call, with the integer conversion the call makes.
+  ExprPtr lowerCallArgument(const clang::Expr *A);
+
+  /// The namespace qualifier call \p C of \p Callee keeps in the output.
+  std::string callScope(const clang::CallExpr &C,
+                        const FunctionDecl &Callee) const;
 
   // --- helpers that take pointers, inlined (Inlining.h) ------------------
 
@@ -510,6 +555,31 @@ private:
   StmtPtr lowerWhileAsFor(const WhileStmt &W, BlockStmt &Into);
 
   StmtPtr lowerLoop(LoopParts F);
+
+  // lowerLoop's parts: each lowers its part of F into L and returns why the
+  // loop is refused, empty where it is not.
+
+  /// The start: a declaration, an assignment, or the while loop's
+  /// statement before it; sets \p Iter.
+  std::string lowerLoopInit(LoopParts &F, gpumerge::ForStmt &L,
+                            const VarDecl *&Iter);
+  /// The condition, a comparison of the iterator (either side).
+  std::string lowerLoopCond(const LoopParts &F, const VarDecl *Iter,
+                            gpumerge::ForStmt &L);
+  /// The step: a constant, or an expression the same for every thread at
+  /// every iteration in the direction the condition bounds.
+  std::string lowerLoopStep(const LoopParts &F, const VarDecl *Iter,
+                            gpumerge::ForStmt &L);
+  /// The step of a loop over \p Iter whose increment is \p Inc: in \p Step
+  /// where it is `++`/`--`; otherwise the amount as written in \p Amount
+  /// and whether it is added in \p Adds: the constant or expression after
+  /// `+=`, `-=`, `i = i + `, `i = i - `.
+  static void loopIncrement(const clang::Expr *Inc, const VarDecl *Iter,
+                            std::optional<std::int64_t> &Step,
+                            const clang::Expr *&Amount, bool &Adds);
+  /// The body, as a block (a while loop's without its increment).
+  void lowerLoopBody(const LoopParts &F, const VarDecl *Iter,
+                     gpumerge::ForStmt &L);
 };
 
 } // namespace gpumerge

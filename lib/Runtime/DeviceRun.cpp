@@ -308,29 +308,15 @@ void sendError(SendFn Send, llvm::Error E) {
   Send("error " + OS.str() + "\n");
 }
 
-/// Runs one candidate against \p Ref and sends its result; false where it
-/// sent an error instead (the run must end). \p Result's phases get this
-/// candidate's, timed from \p LapStart.
-bool runCandidate(DeviceSession &Session, const DeviceRun &Run,
-                  const ReferenceResults &Ref, VerifyResult Result,
-                  std::chrono::steady_clock::time_point LapStart, SendFn Send) {
-  auto Lap = [&](const char *Phase) {
-    auto Now = std::chrono::steady_clock::now();
-    Result.PhaseSeconds.push_back(
-        {Phase, std::chrono::duration<double>(Now - LapStart).count()});
-    LapStart = Now;
-  };
-  auto Fail = [&](llvm::Error E) {
-    sendError(Send, std::move(E));
-    return false;
-  };
-  const char *As = Run.Device == DeviceKind::Cuda ? "CUDA (NVRTC)" : "OpenCL";
-
+/// \p Run's launches as the device can run them: the texture variant reads
+/// its read-only float/int arrays as images or texture objects over the
+/// buffers, made as the launchers make them (Launcher.h); where one would
+/// exceed the device's limit the naive kernel runs instead, and \p Result
+/// says so.
+std::vector<Launch> launchesWithinLimits(DeviceSession &Session,
+                                         const DeviceRun &Run,
+                                         VerifyResult &Result) {
   std::vector<Launch> Launches = Run.Launches;
-  // The texture variant reads its read-only float/int arrays as images or
-  // texture objects over the buffers, made as the launchers make them
-  // (Launcher.h); where one would exceed the device's limit the naive
-  // kernel runs instead.
   for (Launch &L : Launches)
     for (auto &[A, Channel] : L.Images) {
       std::size_t Width = std::size_t(
@@ -351,73 +337,55 @@ bool runCandidate(DeviceSession &Session, const DeviceRun &Run,
       L.Edges.clear();
       break;
     }
-  Execution Candidate(Session, Run, std::move(Launches));
+  return Launches;
+}
 
-  // The checked kernel runs unoptimized, a call per shared access: where
-  // the input took long, the candidate runs unchecked, and some of the
-  // work-groups of each checked launch run checked beside it, where their
-  // share of the input's time is small enough (RaceCheck.h).
-  RaceCheckPlan Plan = RaceCheckPlan::None;
-  if (!Run.CheckedCandidate.empty()) {
-    RaceCheckInputs In;
-    for (const Launch &L : Candidate.launches())
-      if (Run.RaceChecked.count(L.Candidate))
-        In.CheckedLaunches.push_back(L.CandidateRange);
-    In.ReferenceSeconds = Ref.Ms / 1000;
-    In.Timed = Run.TimedRuns > 0;
-    In.NotSampled = Run.NotSampled;
-    Plan = planRaceCheck(In, Result.RaceCheck);
-  }
-  if (Plan != RaceCheckPlan::None)
-    for (const auto &Checked : Run.RaceChecked)
-      if (auto E = Candidate.addRaceRecord(Checked.first))
-        return Fail(std::move(E));
-  // The race checks' code takes PoCL's optimizer minutes (RaceCheck.h).
-  std::vector<unsigned> Programs;
-  auto Build = [&](bool Checked) -> llvm::Expected<unsigned> {
-    auto P = Session.buildProgram(
-        Checked ? Run.CheckedCandidate : Run.Candidate,
-        Checked ? Run.BuildOptions + " -cl-opt-disable" : Run.BuildOptions,
-        Run.CandidateKernels);
-    if (!P)
-      return llvm::createStringError(
-          llvm::inconvertibleErrorCode(),
-          llvm::formatv("the emitted kernel does not build as {0} (a gpumerge "
-                        "bug): {1}",
-                        As, llvm::toString(P.takeError()))
-              .str());
-    Programs.push_back(*P);
-    return P;
-  };
-  // The candidate's programs go with it.
-  struct Unload {
-    DeviceSession &Session;
-    std::vector<unsigned> &Programs;
-    ~Unload() {
-      for (unsigned P : Programs)
-        Session.releaseProgram(P);
-    }
-  } Unloading{Session, Programs};
-  auto CandProgram = Build(Plan == RaceCheckPlan::All);
-  if (!CandProgram)
-    return Fail(CandProgram.takeError());
-  if (Plan == RaceCheckPlan::Some) {
-    auto Checking = Build(true);
-    if (!Checking)
-      return Fail(Checking.takeError());
-    Candidate.SampledProgram = *Checking;
-  }
-  Lap("candidate build");
-  if (Run.DebugFail == "crash")
-    std::raise(SIGSEGV);
-  while (Run.DebugFail == "hang")
-    ::pause();
-  auto Actual = Candidate.execute(*CandProgram, false);
-  if (!Actual)
-    return Fail(Actual.takeError());
-  Send("candidate-ran\n");
-  Lap("candidate run");
+/// How much of \p Candidate runs race-checked. The checked kernel runs
+/// unoptimized, a call per shared access: where the input took long, the
+/// candidate runs unchecked, and some of the work-groups of each checked
+/// launch run checked beside it, where their share of the input's time is
+/// small enough (RaceCheck.h).
+RaceCheckPlan planRaceChecks(const DeviceRun &Run, const Execution &Candidate,
+                             const ReferenceResults &Ref,
+                             VerifyResult &Result) {
+  if (Run.CheckedCandidate.empty())
+    return RaceCheckPlan::None;
+  RaceCheckInputs In;
+  for (const Launch &L : Candidate.launches())
+    if (Run.RaceChecked.count(L.Candidate))
+      In.CheckedLaunches.push_back(L.CandidateRange);
+  In.ReferenceSeconds = Ref.Ms / 1000;
+  In.Timed = Run.TimedRuns > 0;
+  In.NotSampled = Run.NotSampled;
+  return planRaceCheck(In, Result.RaceCheck);
+}
 
+/// Builds the candidate's program, race-checked where \p Checked, into
+/// \p Programs. The race checks' code takes PoCL's optimizer minutes
+/// (RaceCheck.h).
+llvm::Expected<unsigned> buildCandidate(DeviceSession &Session,
+                                        const DeviceRun &Run, bool Checked,
+                                        std::vector<unsigned> &Programs) {
+  const char *As = Run.Device == DeviceKind::Cuda ? "CUDA (NVRTC)" : "OpenCL";
+  auto P = Session.buildProgram(Checked ? Run.CheckedCandidate : Run.Candidate,
+                                Checked ? Run.BuildOptions + " -cl-opt-disable"
+                                        : Run.BuildOptions,
+                                Run.CandidateKernels);
+  if (!P)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        llvm::formatv("the emitted kernel does not build as {0} (a gpumerge "
+                      "bug): {1}",
+                      As, llvm::toString(P.takeError()))
+            .str());
+  Programs.push_back(*P);
+  return P;
+}
+
+/// Compares the candidate's results \p Actual with the reference's into
+/// \p Result: a mismatch at the first array that differs.
+void compareResults(const DeviceRun &Run, const ReferenceResults &Ref,
+                    const Contents &Actual, VerifyResult &Result) {
   Result.Outcome = VerifyResult::Status::Ok;
   size_t BufferIndex = 0;
   for (const Param &P : Run.Params) {
@@ -426,7 +394,7 @@ bool runCandidate(DeviceSession &Session, const DeviceRun &Run,
     Type T = P.Ty.element();
     double Tolerance = verifyTolerance(T, Result.ReassociatedTerms);
     std::int64_t FirstBad;
-    double E = compare(T, Ref.Expected[BufferIndex], (*Actual)[BufferIndex],
+    double E = compare(T, Ref.Expected[BufferIndex], Actual[BufferIndex],
                        Tolerance, FirstBad);
     Result.MaxRelError = std::max(Result.MaxRelError, E);
     if (FirstBad >= 0 && Result.Outcome == VerifyResult::Status::Ok) {
@@ -438,45 +406,53 @@ bool runCandidate(DeviceSession &Session, const DeviceRun &Run,
     }
     ++BufferIndex;
   }
-  // A mismatch is the emitted kernel's fault only if the input computes one
-  // result: run it again (an uninitialized local it reads, or threads that
-  // race, give another).
-  if (Result.Outcome == VerifyResult::Status::Mismatch) {
-    Execution Input(Session, Ref.Run, Ref.Run.Launches);
-    auto Again = Input.execute(Ref.Program, true);
-    if (!Again)
-      return Fail(Again.takeError());
-    // --debug-fail=verify-candidate=unstable-input (tests): the second run
-    // differs, as an input's undefined result would.
-    if (Run.DebugFail == "unstable-input" && !Again->empty() &&
-        !Again->front().empty())
-      Again->front()[0] ^= 1;
-    size_t Index = 0;
-    for (const Param &P : Run.Params) {
-      if (!P.Ty.IsPointer)
-        continue;
-      std::int64_t FirstBad;
-      compare(P.Ty.element(), Ref.Expected[Index], (*Again)[Index], 0,
-              FirstBad);
-      ++Index;
-      if (FirstBad < 0)
-        continue;
-      Result.Outcome = VerifyResult::Status::Skipped;
-      Result.Detail =
-          llvm::formatv("two runs of the input kernel gave two results ('{0}' "
-                        "differs first at element {1}): it reads a value "
-                        "nothing set, or its threads race, so its result is "
-                        "not defined",
-                        P.Name, FirstBad)
-              .str();
-      break;
-    }
+}
+
+/// A mismatch is the emitted kernel's fault only if the input computes one
+/// result: runs it again (an uninitialized local it reads, or threads that
+/// race, give another), and where its result differs, \p Result is skipped.
+llvm::Error recheckInput(DeviceSession &Session, const DeviceRun &Run,
+                         const ReferenceResults &Ref, VerifyResult &Result) {
+  Execution Input(Session, Ref.Run, Ref.Run.Launches);
+  auto Again = Input.execute(Ref.Program, true);
+  if (!Again)
+    return Again.takeError();
+  // --debug-fail=verify-candidate=unstable-input (tests): the second run
+  // differs, as an input's undefined result would.
+  if (Run.DebugFail == "unstable-input" && !Again->empty() &&
+      !Again->front().empty())
+    Again->front()[0] ^= 1;
+  size_t Index = 0;
+  for (const Param &P : Run.Params) {
+    if (!P.Ty.IsPointer)
+      continue;
+    std::int64_t FirstBad;
+    compare(P.Ty.element(), Ref.Expected[Index], (*Again)[Index], 0, FirstBad);
+    ++Index;
+    if (FirstBad < 0)
+      continue;
+    Result.Outcome = VerifyResult::Status::Skipped;
+    Result.Detail =
+        llvm::formatv("two runs of the input kernel gave two results ('{0}' "
+                      "differs first at element {1}): it reads a value "
+                      "nothing set, or its threads race, so its result is "
+                      "not defined",
+                      P.Name, FirstBad)
+            .str();
+    break;
   }
-  // A race is wrong code even where PoCL's order computed the right values.
+  return llvm::Error::success();
+}
+
+/// A race is wrong code even where PoCL's order computed the right values:
+/// the first race \p Candidate's race records hold makes \p Result a
+/// mismatch.
+llvm::Error checkRaces(DeviceSession &Session, const DeviceRun &Run,
+                       const Execution &Candidate, VerifyResult &Result) {
   for (const auto &[Kernel, B] : Candidate.RaceRecords) {
     auto Data = Session.readBuffer(B);
     if (!Data)
-      return Fail(Data.takeError());
+      return Data.takeError();
     std::vector<std::uint32_t> Words(RaceRecord::BufferWords);
     std::memcpy(Words.data(), Data->data(),
                 std::min(Data->size(), Words.size() * 4));
@@ -493,6 +469,69 @@ bool runCandidate(DeviceSession &Session, const DeviceRun &Run,
     Result.Detail = Result.Detail.empty() ? Race : Race + "; " + Result.Detail;
     break;
   }
+  return llvm::Error::success();
+}
+
+/// Runs one candidate against \p Ref and sends its result; false where it
+/// sent an error instead (the run must end). \p Result's phases get this
+/// candidate's, timed from \p LapStart.
+bool runCandidate(DeviceSession &Session, const DeviceRun &Run,
+                  const ReferenceResults &Ref, VerifyResult Result,
+                  std::chrono::steady_clock::time_point LapStart, SendFn Send) {
+  auto Lap = [&](const char *Phase) {
+    auto Now = std::chrono::steady_clock::now();
+    Result.PhaseSeconds.push_back(
+        {Phase, std::chrono::duration<double>(Now - LapStart).count()});
+    LapStart = Now;
+  };
+  auto Fail = [&](llvm::Error E) {
+    sendError(Send, std::move(E));
+    return false;
+  };
+
+  Execution Candidate(Session, Run, launchesWithinLimits(Session, Run, Result));
+  RaceCheckPlan Plan = planRaceChecks(Run, Candidate, Ref, Result);
+  if (Plan != RaceCheckPlan::None)
+    for (const auto &Checked : Run.RaceChecked)
+      if (auto E = Candidate.addRaceRecord(Checked.first))
+        return Fail(std::move(E));
+  std::vector<unsigned> Programs;
+  // The candidate's programs go with it.
+  struct Unload {
+    DeviceSession &Session;
+    std::vector<unsigned> &Programs;
+    ~Unload() {
+      for (unsigned P : Programs)
+        Session.releaseProgram(P);
+    }
+  } Unloading{Session, Programs};
+  auto CandProgram =
+      buildCandidate(Session, Run, Plan == RaceCheckPlan::All, Programs);
+  if (!CandProgram)
+    return Fail(CandProgram.takeError());
+  if (Plan == RaceCheckPlan::Some) {
+    auto Checking = buildCandidate(Session, Run, true, Programs);
+    if (!Checking)
+      return Fail(Checking.takeError());
+    Candidate.SampledProgram = *Checking;
+  }
+  Lap("candidate build");
+  if (Run.DebugFail == "crash")
+    std::raise(SIGSEGV);
+  while (Run.DebugFail == "hang")
+    ::pause();
+  auto Actual = Candidate.execute(*CandProgram, false);
+  if (!Actual)
+    return Fail(Actual.takeError());
+  Send("candidate-ran\n");
+  Lap("candidate run");
+
+  compareResults(Run, Ref, *Actual, Result);
+  if (Result.Outcome == VerifyResult::Status::Mismatch)
+    if (auto E = recheckInput(Session, Run, Ref, Result))
+      return Fail(std::move(E));
+  if (auto E = checkRaces(Session, Run, Candidate, Result))
+    return Fail(std::move(E));
   Lap("compare");
   // --tune: the candidate as its launcher runs it, timed on the device
   // once it matched and only where the optimized path ran. The verify run

@@ -310,6 +310,353 @@ bool indexedWide(const Stencil &S) {
   });
 }
 
+/// Why \p F, of shape \p NS over domain \p D, has no domain a halo can be
+/// bounded by: a 3-D grid, no bounds guard, a guard that tests more than
+/// the positions, a position no guard bounds; empty where it has one.
+std::string unboundedDomain(const NaiveShape &NS, const KernelDomain &D) {
+  if (D.Layered)
+    return "3-D grid: halo tiles are two-dimensional";
+  if (!NS.Guard)
+    return "the kernel has no bounds guard, so its domain cannot bound a "
+           "tile's halo";
+  unsigned BoundAtoms = 0;
+  for (unsigned I = 0; I < 2; ++I)
+    BoundAtoms += unsigned(D.Bounds[I].size() + D.Lower[I].size());
+  if (BoundAtoms != NS.GuardAtoms)
+    return "the bounds guard tests more than the thread positions, so the "
+           "elements the kernel reads cannot be bounded";
+  for (unsigned I = 0; I < NS.Dims; ++I)
+    if (!NS.Extent[I])
+      return llvm::formatv("no guard bounds the {0} position",
+                           I == 0 ? "X" : "Y");
+  return "";
+}
+
+/// The stencil of \p Array, which \p Refs read, into \p S; why it is none
+/// (one position per thread, an offset it cannot take, a stride it cannot
+/// spell), empty where it is one.
+std::string stencilOf(const Function &F, const std::string &Array,
+                      const std::vector<ArrayRef *> &Refs,
+                      const AffineContext &ACtx, unsigned Dims, Stencil &S) {
+  S.Array = Array;
+  S.ElemTy = Refs.front()->getType();
+  S.ElementBytes = S.ElemTy.elementBytes();
+  std::optional<std::string> Bad;
+  for (ArrayRef *R : Refs)
+    if ((Bad = offsetOf(*R, ACtx, Dims, S)))
+      break;
+  if (Bad)
+    return "'" + Array + "': " + *Bad;
+  if (S.Offsets.size() < 2)
+    return "'" + Array + "' is read at one position per thread";
+  if (S.Stride) {
+    S.Spelled = strideSpelling(Refs, *S.Stride, ACtx);
+    if (!S.Spelled && S.Stride->isConstant())
+      return "'" + Array + "': its row stride " + S.Stride->str() +
+             " is not spelled as a factor of its index";
+    if (!S.Spelled)
+      S.Spelled = affineToExpr(*S.Stride, F);
+  }
+  return "";
+}
+
+/// The arrays every thread of the domain reads as a stencil, of the
+/// guarded statements of \p NS; in \p Skipped, why each other array
+/// parameter read is not one.
+std::vector<Stencil> findStencils(const Function &F, NaiveShape &NS,
+                                  const std::set<std::string> &Written,
+                                  const AffineContext &ACtx,
+                                  std::vector<std::string> &Skipped) {
+  ReadSites Sites;
+  for (StmtPtr &St : NS.Guarded)
+    collectReads(*St, Sites);
+  for (const StmtPtr &St : NS.Prologue)
+    markConditional(*St, Sites);
+  std::vector<Stencil> Stencils;
+  for (auto &[Array, Refs] : Sites.Plain) {
+    const Param *P = F.findParam(Array);
+    if (!P || !P->isArray())
+      continue;
+    if (Written.count(Array) || Sites.Conditional.count(Array)) {
+      Skipped.push_back("'" + Array + "' is " +
+                        (Written.count(Array) ? "written by the kernel"
+                                              : "not read by every thread"));
+      continue;
+    }
+    Stencil S;
+    if (std::string Why = stencilOf(F, Array, Refs, ACtx, NS.Dims, S);
+        !Why.empty()) {
+      Skipped.push_back(Why);
+      continue;
+    }
+    Stencils.push_back(std::move(S));
+  }
+  return Stencils;
+}
+
+/// The block: a row of coalescing groups, 8 rows in 2-D; the input's own
+/// block where its positions assume one.
+std::array<std::int64_t, 2>
+haloBlock(const Function &F, const MachineDescription &MD, unsigned Dims) {
+  std::array<std::int64_t, 2> Block =
+      Dims == 2 ? std::array<std::int64_t, 2>{MD.CoalescedThread,
+                                              256 / MD.CoalescedThread}
+                : std::array<std::int64_t, 2>{256, 1};
+  if (F.FixedBlock[0])
+    Block[0] = F.FixedBlock[0];
+  if (Dims == 2)
+    Block[1] = F.FixedBlock[1] ? F.FixedBlock[1]
+                               : std::max<std::int64_t>(1, 256 / Block[0]);
+  return Block;
+}
+
+/// Tiles the stencils of one kernel (apply): for each, a shared tile
+/// declared at the top, the loads that fill it before a barrier, and its
+/// reads from the tile.
+class HaloTiler {
+public:
+  HaloTiler(const Function &F, NaiveShape &NS, const KernelDomain &D,
+            const AffineContext &ACtx, std::array<std::int64_t, 2> Block,
+            const std::set<std::string> &Written, LaunchPlan &Plan)
+      : F(F), NS(NS), D(D), ACtx(ACtx), Dims(NS.Dims), Block(Block),
+        Written(Written), Plan(Plan), Names(declaredNames(F)) {
+    Top = std::move(NS.Prologue);
+    // The domain's box: [Lo, Hi) per dimension; not empty, or nothing
+    // reads.
+    for (unsigned I = 0; I < Dims; ++I) {
+      Lo[I] = D.Lower[I].empty() ? intLit(0) : highest(D.Lower[I], F);
+      Hi[I] = NS.Extent[I]->clone();
+      NonEmpty = conj(std::move(NonEmpty),
+                      binary(BinaryOp::LT, Lo[I]->clone(), Hi[I]->clone()));
+    }
+  }
+
+  /// Tiles \p S; why it cannot be, empty where it is.
+  std::string tile(Stencil &S);
+
+  /// The statements of the kernel before its guard: the tiles, the
+  /// prologue, the loads.
+  std::vector<StmtPtr> Top;
+  std::vector<StmtPtr> Loads;
+  std::vector<std::string> Shapes; ///< each tile, for the report
+  /// Global loads per output, of the stencils' reads and of the tiles.
+  double LoadsBefore = 0, LoadsAfter = 0;
+
+private:
+  /// The row of \p S starting at index \p R (times its stride), in 64 bits
+  /// where \p Wide.
+  ExprPtr row(const Stencil &S, ExprPtr R, bool Wide) const {
+    R = simplifyExpr(std::move(R));
+    if (Wide && !llvm::isa<IntLit>(*R))
+      R = std::make_unique<CastExpr>(Type::scalar(ScalarKind::Long),
+                                     std::move(R));
+    return mul(std::move(R), S.Spelled->clone());
+  }
+  std::string checkRowWidth(const Stencil &S);
+  std::string declareTile(const Stencil &S, std::int64_t Height,
+                          std::int64_t Width);
+  void loadTile(const Stencil &S, const std::string &TileName,
+                std::int64_t Height, std::int64_t Width);
+  void readFromTile(const Stencil &S, const std::string &TileName);
+  std::string requireDisjoint(const Stencil &S);
+
+  const Function &F;
+  NaiveShape &NS;
+  const KernelDomain &D;
+  const AffineContext &ACtx;
+  const unsigned Dims;
+  const std::array<std::int64_t, 2> Block;
+  const std::set<std::string> &Written;
+  LaunchPlan &Plan;
+  std::set<std::string> Names;
+  ExprPtr Lo[2], Hi[2], NonEmpty;
+};
+
+/// Offsets order by row only when a row is wider than the stencil: refused
+/// where a constant stride is narrower, a launch precondition where the
+/// domain does not imply it.
+std::string HaloTiler::checkRowWidth(const Stencil &S) {
+  std::int64_t Span = S.Cols[0] + S.Cols[1] + 1;
+  if (auto C = S.Stride->asConstant()) {
+    if (*C < Span)
+      return llvm::formatv("the rows of '{0}' ({1} elements) are narrower "
+                           "than its stencil ({2})",
+                           S.Array, *C, Span);
+  } else if (!rowsImplied(F, D, *NS.Extent[0], *S.Stride, Span, ACtx)) {
+    Plan.Preconditions.push_back(
+        {std::shared_ptr<const Expr>(
+             binary(BinaryOp::GE, S.Spelled->clone(), intLit(Span))),
+         llvm::formatv("the rows of '{0}' are at least as wide as its "
+                       "stencil, so its halo tile's bounds hold",
+                       S.Array)
+             .str()});
+  }
+  return "";
+}
+
+/// The tile of \p S, declared first; its name.
+std::string HaloTiler::declareTile(const Stencil &S, std::int64_t Height,
+                                   std::int64_t Width) {
+  std::string TileName = uniqueName(Names, S.Array + "_s");
+  Type TileTy = S.ElemTy;
+  TileTy.IsConst = false;
+  TileTy.Space = AddressSpace::Shared;
+  auto Decl = std::make_unique<DeclStmt>(TileName, TileTy);
+  Decl->Extents = Dims == 2 ? std::vector<std::int64_t>{Height, Width}
+                            : std::vector<std::int64_t>{Width};
+  Top.insert(Top.begin(), std::move(Decl));
+  Plan.SharedBytes += Height * Width * S.ElementBytes;
+  return TileName;
+}
+
+/// The loads that fill the tile of \p S, named \p TileName, into Loads.
+void HaloTiler::loadTile(const Stencil &S, const std::string &TileName,
+                         std::int64_t Height, std::int64_t Width) {
+  // The lowest and highest index the naive kernel reads: at the box's
+  // first and last positions, with the first and last offsets.
+  // At the last position, Last = 1: the bound minus one.
+  // In 64 bits where the input indexes so: a row (`(long long)r * w`).
+  bool Wide = Dims == 2 && indexedWide(S);
+  Type IndexTy = Type::scalar(Wide ? ScalarKind::Long : ScalarKind::Int);
+  auto At = [&](ExprPtr *Box, std::int64_t Last, std::int64_t Di,
+                std::int64_t Dj) -> ExprPtr {
+    ExprPtr Col = offset(Box[0]->clone(), Dj - Last);
+    if (Dims == 1)
+      return Col;
+    return add(row(S, offset(Box[1]->clone(), Di - Last), Wide),
+               std::move(Col));
+  };
+  auto First = *S.Offsets.begin(), Last = *S.Offsets.rbegin();
+  std::string LoName = uniqueName(Names, S.Array + "_lo");
+  std::string HiName = uniqueName(Names, S.Array + "_hi");
+  Loads.push_back(
+      intDecl(LoName, At(Lo, 0, First.first, First.second), IndexTy));
+  Loads.push_back(intDecl(HiName, At(Hi, 1, Last.first, Last.second), IndexTy));
+
+  // Element (r, c) of the tile is the array at (bidy*By + r - above,
+  // bidx*Bx + c - left): the block's threads walk its rows By apart and
+  // its columns Bx apart (no division per element), loading what lies
+  // between the lowest and highest index read.
+  auto Walk = [&](const std::string &Iter, Builtin From, std::int64_t Count,
+                  std::int64_t Step, std::vector<StmtPtr> Body) {
+    auto Loop = std::make_unique<ForStmt>();
+    Loop->Iter = Iter;
+    Loop->Init = builtin(From);
+    Loop->Bound = intLit(Count);
+    Loop->Step = Step;
+    Loop->Body = block(std::move(Body));
+    return Loop;
+  };
+  std::string C = uniqueName(Names, "c");
+  std::string G = uniqueName(Names, S.Array + "_g");
+  ExprPtr GIndex = offset(
+      add(mul(builtin(Builtin::Bidx), intLit(Block[0])), var(C)), -S.Cols[0]);
+  std::string R, RowStart;
+  if (Dims == 2) {
+    R = uniqueName(Names, "r");
+    RowStart = uniqueName(Names, S.Array + "_row");
+    GIndex = add(var(RowStart), std::move(GIndex));
+  }
+  std::vector<ExprPtr> TileIdx;
+  if (Dims == 2)
+    TileIdx.push_back(var(R));
+  TileIdx.push_back(var(C));
+  auto TileRef =
+      std::make_unique<ArrayRef>(TileName, std::move(TileIdx), S.ElemTy);
+  TileRef->Space = AddressSpace::Shared;
+  std::vector<ExprPtr> GIdx;
+  GIdx.push_back(var(G));
+  auto GlobalRef =
+      std::make_unique<ArrayRef>(S.Array, std::move(GIdx), S.ElemTy);
+  ExprPtr InRange =
+      binary(BinaryOp::LAnd, binary(BinaryOp::GE, var(G), var(LoName)),
+             binary(BinaryOp::LE, var(G), var(HiName)));
+  std::vector<StmtPtr> Body;
+  Body.push_back(intDecl(G, std::move(GIndex), IndexTy));
+  Body.push_back(std::make_unique<IfStmt>(
+      std::move(InRange),
+      std::make_unique<AssignStmt>(std::move(TileRef), AssignOp::Set,
+                                   std::move(GlobalRef))));
+  StmtPtr Loop = Walk(C, Builtin::Tidx, Width, Block[0], std::move(Body));
+  if (Dims == 2) {
+    std::vector<StmtPtr> RowBody;
+    RowBody.push_back(intDecl(
+        RowStart,
+        row(S,
+            offset(add(mul(builtin(Builtin::Bidy), intLit(Block[1])), var(R)),
+                   -S.Rows[0]),
+            Wide),
+        IndexTy));
+    RowBody.push_back(std::move(Loop));
+    Loop = Walk(R, Builtin::Tidy, Height, Block[1], std::move(RowBody));
+  }
+  Loads.push_back(std::make_unique<IfStmt>(NonEmpty->clone(), block({})));
+  llvm::cast<BlockStmt>(llvm::cast<IfStmt>(Loads.back().get())->Then.get())
+      ->Body.push_back(std::move(Loop));
+}
+
+/// The reads of \p S, from its tile \p TileName.
+void HaloTiler::readFromTile(const Stencil &S, const std::string &TileName) {
+  for (StmtPtr &St : NS.Guarded)
+    rewriteExprs(*St, [&](Expr &X) -> ExprPtr {
+      auto It = S.At.find(llvm::dyn_cast<ArrayRef>(&X));
+      if (It == S.At.end())
+        return nullptr;
+      auto [Di, Dj] = It->second;
+      std::vector<ExprPtr> Idx;
+      if (Dims == 2)
+        Idx.push_back(offset(builtin(Builtin::Tidy), Di + S.Rows[0]));
+      Idx.push_back(offset(builtin(Builtin::Tidx), Dj + S.Cols[0]));
+      auto T =
+          std::make_unique<ArrayRef>(TileName, std::move(Idx), X.getType());
+      T->Space = AddressSpace::Shared;
+      return T;
+    });
+}
+
+/// The staged array of \p S must not alias an array the kernel writes;
+/// why the launcher cannot check that, empty where it can.
+std::string HaloTiler::requireDisjoint(const Stencil &S) {
+  for (const std::string &W : Written) {
+    std::map<std::string, std::shared_ptr<const Expr>> Counts;
+    for (const std::string &A : {S.Array, W})
+      if (!Plan.Elements.count(A)) {
+        Counts[A] = symbolicElements(F, A);
+        if (!Counts[A])
+          return "cannot bound the extent of '" + A +
+                 "' for the run-time aliasing check";
+      }
+    Plan.requireDisjoint(S.Array, W, Counts);
+  }
+  return "";
+}
+
+std::string HaloTiler::tile(Stencil &S) {
+  std::int64_t Width = Block[0] + S.Cols[0] + S.Cols[1];
+  std::int64_t Height = Dims == 2 ? Block[1] + S.Rows[0] + S.Rows[1] : 1;
+  if (Dims == 2)
+    if (std::string Why = checkRowWidth(S); !Why.empty())
+      return Why;
+  std::string TileName = declareTile(S, Height, Width);
+  loadTile(S, TileName, Height, Width);
+  readFromTile(S, TileName);
+  if (std::string Why = requireDisjoint(S); !Why.empty())
+    return Why;
+  LoadsBefore += double(S.Offsets.size());
+  LoadsAfter += double(Height * Width) / double(Block[0] * Block[1]);
+  Shapes.push_back(
+      llvm::formatv("{0}_s[{1}] for {2} offsets ({3} row(s) "
+                    "above, {4} below, {5} column(s) left, {6} "
+                    "right)",
+                    S.Array,
+                    Dims == 2 ? llvm::formatv("{0}][{1}", Height, Width).str()
+                              : std::to_string(Width),
+                    S.Offsets.size(), S.Rows[0], S.Rows[1], S.Cols[0],
+                    S.Cols[1])
+          .str());
+  return "";
+}
+
 llvm::Expected<std::optional<AppliedPass>>
 apply(Function &F, const PassContext &Ctx, std::string &Why) {
   if (F.Plan && (F.Plan->Origin || !F.Plan->SameLaunch)) {
@@ -324,81 +671,18 @@ apply(Function &F, const PassContext &Ctx, std::string &Why) {
   NaiveShape &NS = *NSOr;
   KernelDomain D = findDomain(F);
   unsigned Dims = NS.Dims;
-  if (D.Layered) {
-    Why = "3-D grid: halo tiles are two-dimensional";
+  if (std::string Bad = unboundedDomain(NS, D); !Bad.empty()) {
+    Why = Bad;
     return std::nullopt;
   }
-  if (!NS.Guard) {
-    Why = "the kernel has no bounds guard, so its domain cannot bound a "
-          "tile's halo";
-    return std::nullopt;
-  }
-  unsigned BoundAtoms = 0;
-  for (unsigned I = 0; I < 2; ++I)
-    BoundAtoms += unsigned(D.Bounds[I].size() + D.Lower[I].size());
-  if (BoundAtoms != NS.GuardAtoms) {
-    Why = "the bounds guard tests more than the thread positions, so the "
-          "elements the kernel reads cannot be bounded";
-    return std::nullopt;
-  }
-  for (unsigned I = 0; I < Dims; ++I)
-    if (!NS.Extent[I]) {
-      Why =
-          llvm::formatv("no guard bounds the {0} position", I == 0 ? "X" : "Y");
-      return std::nullopt;
-    }
 
-  // The arrays every thread of the domain reads as a stencil.
   std::set<std::string> Written;
   for (const Access &A : collectAccesses(F))
     if (A.IsWrite)
       Written.insert(A.Array);
-  ReadSites Sites;
-  for (StmtPtr &St : NS.Guarded)
-    collectReads(*St, Sites);
-  for (const StmtPtr &St : NS.Prologue)
-    markConditional(*St, Sites);
   AffineContext ACtx = kernelAffineContext(F);
-  std::vector<Stencil> Stencils;
   std::vector<std::string> Skipped;
-  for (auto &[Array, Refs] : Sites.Plain) {
-    const Param *P = F.findParam(Array);
-    if (!P || !P->isArray())
-      continue;
-    if (Written.count(Array) || Sites.Conditional.count(Array)) {
-      Skipped.push_back("'" + Array + "' is " +
-                        (Written.count(Array) ? "written by the kernel"
-                                              : "not read by every thread"));
-      continue;
-    }
-    Stencil S;
-    S.Array = Array;
-    S.ElemTy = Refs.front()->getType();
-    S.ElementBytes = S.ElemTy.elementBytes();
-    std::optional<std::string> Bad;
-    for (ArrayRef *R : Refs)
-      if ((Bad = offsetOf(*R, ACtx, Dims, S)))
-        break;
-    if (Bad) {
-      Skipped.push_back("'" + Array + "': " + *Bad);
-      continue;
-    }
-    if (S.Offsets.size() < 2) {
-      Skipped.push_back("'" + Array + "' is read at one position per thread");
-      continue;
-    }
-    if (S.Stride) {
-      S.Spelled = strideSpelling(Refs, *S.Stride, ACtx);
-      if (!S.Spelled && S.Stride->isConstant()) {
-        Skipped.push_back("'" + Array + "': its row stride " + S.Stride->str() +
-                          " is not spelled as a factor of its index");
-        continue;
-      }
-      if (!S.Spelled)
-        S.Spelled = affineToExpr(*S.Stride, F);
-    }
-    Stencils.push_back(std::move(S));
-  }
+  std::vector<Stencil> Stencils = findStencils(F, NS, Written, ACtx, Skipped);
   if (Stencils.empty()) {
     Why = Skipped.empty() ? "no array is read at several neighbouring positions"
                           : "no array is read as a stencil (" +
@@ -419,19 +703,7 @@ apply(Function &F, const PassContext &Ctx, std::string &Why) {
     return std::nullopt;
   }
 
-  // The block: a row of coalescing groups, 8 rows in 2-D; the input's own
-  // block where its positions assume one.
-  std::array<std::int64_t, 2> Block =
-      Dims == 2 ? std::array<std::int64_t, 2>{MD.CoalescedThread,
-                                              256 / MD.CoalescedThread}
-                : std::array<std::int64_t, 2>{256, 1};
-  if (F.FixedBlock[0])
-    Block[0] = F.FixedBlock[0];
-  if (Dims == 2)
-    Block[1] = F.FixedBlock[1] ? F.FixedBlock[1]
-                               : std::max<std::int64_t>(1, 256 / Block[0]);
-  std::int64_t Threads = Block[0] * Block[1];
-
+  std::array<std::int64_t, 2> Block = haloBlock(F, MD, Dims);
   LaunchPlan Plan;
   if (F.Plan) { // scalar replacement's conditions carry over
     Plan.Preconditions = F.Plan->Preconditions;
@@ -444,182 +716,12 @@ apply(Function &F, const PassContext &Ctx, std::string &Why) {
   Plan.GuardsDomain = true;
   Plan.ShapeFixedBy = "the halo tile of halo-tile sets the block shape";
 
-  std::set<std::string> Names = declaredNames(F);
-  std::vector<StmtPtr> Top = std::move(NS.Prologue);
-  std::vector<StmtPtr> Loads;
-  // The domain's box: [Lo, Hi) per dimension; not empty, or nothing reads.
-  ExprPtr Lo[2], Hi[2], NonEmpty;
-  for (unsigned I = 0; I < Dims; ++I) {
-    Lo[I] = D.Lower[I].empty() ? intLit(0) : highest(D.Lower[I], F);
-    Hi[I] = NS.Extent[I]->clone();
-    NonEmpty = conj(std::move(NonEmpty),
-                    binary(BinaryOp::LT, Lo[I]->clone(), Hi[I]->clone()));
-  }
-  std::vector<std::string> Shapes;
-  double LoadsBefore = 0, LoadsAfter = 0;
-  for (Stencil &S : Stencils) {
-    const Expr *Stride = S.Spelled.get();
-    std::int64_t Width = Block[0] + S.Cols[0] + S.Cols[1];
-    std::int64_t Height = Dims == 2 ? Block[1] + S.Rows[0] + S.Rows[1] : 1;
-    if (Dims == 2) {
-      // Offsets order by row only when a row is wider than the stencil.
-      std::int64_t Span = S.Cols[0] + S.Cols[1] + 1;
-      if (auto C = S.Stride->asConstant()) {
-        if (*C < Span) {
-          Why = llvm::formatv("the rows of '{0}' ({1} elements) are narrower "
-                              "than its stencil ({2})",
-                              S.Array, *C, Span);
-          return std::nullopt;
-        }
-      } else if (!rowsImplied(F, D, *NS.Extent[0], *S.Stride, Span, ACtx)) {
-        Plan.Preconditions.push_back(
-            {std::shared_ptr<const Expr>(
-                 binary(BinaryOp::GE, Stride->clone(), intLit(Span))),
-             llvm::formatv("the rows of '{0}' are at least as wide as its "
-                           "stencil, so its halo tile's bounds hold",
-                           S.Array)
-                 .str()});
-      }
+  HaloTiler Tiler(F, NS, D, ACtx, Block, Written, Plan);
+  for (Stencil &S : Stencils)
+    if (std::string Bad = Tiler.tile(S); !Bad.empty()) {
+      Why = Bad;
+      return std::nullopt;
     }
-    // The tile, declared first.
-    std::string TileName = uniqueName(Names, S.Array + "_s");
-    Type TileTy = S.ElemTy;
-    TileTy.IsConst = false;
-    TileTy.Space = AddressSpace::Shared;
-    auto Decl = std::make_unique<DeclStmt>(TileName, TileTy);
-    Decl->Extents = Dims == 2 ? std::vector<std::int64_t>{Height, Width}
-                              : std::vector<std::int64_t>{Width};
-    Top.insert(Top.begin(), std::move(Decl));
-    Plan.SharedBytes += Height * Width * S.ElementBytes;
-
-    // The lowest and highest index the naive kernel reads: at the box's
-    // first and last positions, with the first and last offsets.
-    // At the last position, Last = 1: the bound minus one.
-    // In 64 bits where the input indexes so: a row (`(long long)r * w`).
-    bool Wide = Dims == 2 && indexedWide(S);
-    Type IndexTy = Type::scalar(Wide ? ScalarKind::Long : ScalarKind::Int);
-    auto Row = [&](ExprPtr R) -> ExprPtr {
-      R = simplifyExpr(std::move(R));
-      if (Wide && !llvm::isa<IntLit>(*R))
-        R = std::make_unique<CastExpr>(IndexTy, std::move(R));
-      return mul(std::move(R), Stride->clone());
-    };
-    auto At = [&](ExprPtr *Box, std::int64_t Last, std::int64_t Di,
-                  std::int64_t Dj) -> ExprPtr {
-      ExprPtr Col = offset(Box[0]->clone(), Dj - Last);
-      if (Dims == 1)
-        return Col;
-      return add(Row(offset(Box[1]->clone(), Di - Last)), std::move(Col));
-    };
-    auto First = *S.Offsets.begin(), Last = *S.Offsets.rbegin();
-    std::string LoName = uniqueName(Names, S.Array + "_lo");
-    std::string HiName = uniqueName(Names, S.Array + "_hi");
-    Loads.push_back(
-        intDecl(LoName, At(Lo, 0, First.first, First.second), IndexTy));
-    Loads.push_back(
-        intDecl(HiName, At(Hi, 1, Last.first, Last.second), IndexTy));
-
-    // Element (r, c) of the tile is the array at (bidy*By + r - above,
-    // bidx*Bx + c - left): the block's threads walk its rows By apart and
-    // its columns Bx apart (no division per element), loading what lies
-    // between the lowest and highest index read.
-    auto Walk = [&](const std::string &Iter, Builtin From, std::int64_t Count,
-                    std::int64_t Step, std::vector<StmtPtr> Body) {
-      auto Loop = std::make_unique<ForStmt>();
-      Loop->Iter = Iter;
-      Loop->Init = builtin(From);
-      Loop->Bound = intLit(Count);
-      Loop->Step = Step;
-      Loop->Body = block(std::move(Body));
-      return Loop;
-    };
-    std::string C = uniqueName(Names, "c");
-    std::string G = uniqueName(Names, S.Array + "_g");
-    ExprPtr GIndex = offset(
-        add(mul(builtin(Builtin::Bidx), intLit(Block[0])), var(C)), -S.Cols[0]);
-    std::string R, RowStart;
-    if (Dims == 2) {
-      R = uniqueName(Names, "r");
-      RowStart = uniqueName(Names, S.Array + "_row");
-      GIndex = add(var(RowStart), std::move(GIndex));
-    }
-    std::vector<ExprPtr> TileIdx;
-    if (Dims == 2)
-      TileIdx.push_back(var(R));
-    TileIdx.push_back(var(C));
-    auto TileRef =
-        std::make_unique<ArrayRef>(TileName, std::move(TileIdx), S.ElemTy);
-    TileRef->Space = AddressSpace::Shared;
-    std::vector<ExprPtr> GIdx;
-    GIdx.push_back(var(G));
-    auto GlobalRef =
-        std::make_unique<ArrayRef>(S.Array, std::move(GIdx), S.ElemTy);
-    ExprPtr InRange =
-        binary(BinaryOp::LAnd, binary(BinaryOp::GE, var(G), var(LoName)),
-               binary(BinaryOp::LE, var(G), var(HiName)));
-    std::vector<StmtPtr> Body;
-    Body.push_back(intDecl(G, std::move(GIndex), IndexTy));
-    Body.push_back(std::make_unique<IfStmt>(
-        std::move(InRange),
-        std::make_unique<AssignStmt>(std::move(TileRef), AssignOp::Set,
-                                     std::move(GlobalRef))));
-    StmtPtr Loop = Walk(C, Builtin::Tidx, Width, Block[0], std::move(Body));
-    if (Dims == 2) {
-      std::vector<StmtPtr> RowBody;
-      RowBody.push_back(intDecl(
-          RowStart,
-          Row(offset(add(mul(builtin(Builtin::Bidy), intLit(Block[1])), var(R)),
-                     -S.Rows[0])),
-          IndexTy));
-      RowBody.push_back(std::move(Loop));
-      Loop = Walk(R, Builtin::Tidy, Height, Block[1], std::move(RowBody));
-    }
-    Loads.push_back(std::make_unique<IfStmt>(NonEmpty->clone(), block({})));
-    llvm::cast<BlockStmt>(llvm::cast<IfStmt>(Loads.back().get())->Then.get())
-        ->Body.push_back(std::move(Loop));
-
-    // The reads, from the tile.
-    for (StmtPtr &St : NS.Guarded)
-      rewriteExprs(*St, [&](Expr &X) -> ExprPtr {
-        auto It = S.At.find(llvm::dyn_cast<ArrayRef>(&X));
-        if (It == S.At.end())
-          return nullptr;
-        auto [Di, Dj] = It->second;
-        std::vector<ExprPtr> Idx;
-        if (Dims == 2)
-          Idx.push_back(offset(builtin(Builtin::Tidy), Di + S.Rows[0]));
-        Idx.push_back(offset(builtin(Builtin::Tidx), Dj + S.Cols[0]));
-        auto T =
-            std::make_unique<ArrayRef>(TileName, std::move(Idx), X.getType());
-        T->Space = AddressSpace::Shared;
-        return T;
-      });
-    for (const std::string &W : Written) {
-      std::map<std::string, std::shared_ptr<const Expr>> Counts;
-      for (const std::string &A : {S.Array, W})
-        if (!Plan.Elements.count(A)) {
-          Counts[A] = symbolicElements(F, A);
-          if (!Counts[A]) {
-            Why = "cannot bound the extent of '" + A +
-                  "' for the run-time aliasing check";
-            return std::nullopt;
-          }
-        }
-      Plan.requireDisjoint(S.Array, W, Counts);
-    }
-    LoadsBefore += double(S.Offsets.size());
-    LoadsAfter += double(Height * Width) / double(Threads);
-    Shapes.push_back(
-        llvm::formatv("{0}_s[{1}] for {2} offsets ({3} row(s) "
-                      "above, {4} below, {5} column(s) left, {6} "
-                      "right)",
-                      S.Array,
-                      Dims == 2 ? llvm::formatv("{0}][{1}", Height, Width).str()
-                                : std::to_string(Width),
-                      S.Offsets.size(), S.Rows[0], S.Rows[1], S.Cols[0],
-                      S.Cols[1])
-            .str());
-  }
   if (Plan.SharedBytes > staticSharedLimit(MD)) {
     Why = llvm::formatv("the halo tiles need {0} bytes of shared memory, more "
                         "than the {1} a block may declare",
@@ -628,12 +730,13 @@ apply(Function &F, const PassContext &Ctx, std::string &Why) {
   }
   // The model: global loads per output, each stencil read against the
   // tile's elements per thread.
-  if (LoadsAfter >= LoadsBefore) {
+  if (Tiler.LoadsAfter >= Tiler.LoadsBefore) {
     Why = "the halo tiles would load as much as the reads they replace";
     return std::nullopt;
   }
 
-  for (StmtPtr &St : Loads)
+  std::vector<StmtPtr> Top = std::move(Tiler.Top);
+  for (StmtPtr &St : Tiler.Loads)
     Top.push_back(std::move(St));
   Top.push_back(std::make_unique<SyncStmt>());
   Top.push_back(std::make_unique<IfStmt>(std::move(NS.Guard),
@@ -648,9 +751,10 @@ apply(Function &F, const PassContext &Ctx, std::string &Why) {
 
   AppliedPass P{"halo-tile", {}};
   P.Parameters["block"] = llvm::formatv("{0}x{1}", Block[0], Block[1]).str();
-  P.Parameters["tiles"] = llvm::join(Shapes, ", ");
+  P.Parameters["tiles"] = llvm::join(Tiler.Shapes, ", ");
   P.Parameters["loads-per-output"] =
-      llvm::formatv("{0:f2} -> {1:f2}", LoadsBefore, LoadsAfter).str();
+      llvm::formatv("{0:f2} -> {1:f2}", Tiler.LoadsBefore, Tiler.LoadsAfter)
+          .str();
   if (!Skipped.empty())
     P.Parameters["kept-in-global"] = llvm::join(Skipped, "; ");
   return P;

@@ -5,6 +5,8 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <map>
+#include <optional>
 #include <set>
 
 namespace gpumerge {
@@ -50,23 +52,74 @@ unsigned firstLine(const Stmt &S, unsigned Fallback) {
   return S.getLine() ? S.getLine() : Fallback;
 }
 
-} // namespace
+/// Why a kernel is not split, and the line that says so.
+struct Refusal {
+  std::string Why;
+  unsigned Line;
+};
 
-PhaseSplit splitKernel(const Function &F) {
-  PhaseSplit R;
-  auto Refuse = [&](std::string Why, unsigned Line) {
-    R.Phases.clear();
-    R.Why = std::move(Why);
-    R.Line = Line;
-    return std::move(R);
+/// Splits one kernel at its global barriers (splitKernel): the top-level
+/// statements between barriers become phases, each re-declaring the locals
+/// of earlier phases it reads, which must be recomputable.
+class PhaseSplitter {
+public:
+  explicit PhaseSplitter(const Function &F)
+      : F(F), Barrier(F.PaperDialect
+                          ? "__syncthreads() (a global barrier in the original "
+                            "compiler's dialect)"
+                          : "gpumerge_global_sync()") {}
+
+  PhaseSplit split();
+
+private:
+  /// A local of the outermost block.
+  struct Local {
+    const DeclStmt *Decl;
+    size_t Segment, Order;
   };
-  const char *Barrier =
-      F.PaperDialect ? "__syncthreads() (a global barrier in the original "
-                       "compiler's dialect)"
-                     : "gpumerge_global_sync()";
 
-  // The top-level statements between barriers; barriers elsewhere refused.
-  std::vector<std::vector<const Stmt *>> Segments(1);
+  std::optional<Refusal> segment();
+  std::optional<Refusal> checkReturns() const;
+  void collectLocals();
+  bool recomputable(const std::string &N);
+  std::optional<Refusal> collectNeeds();
+  std::optional<Refusal> collectNeeds(size_t K);
+  void addNeeded(size_t K, const std::string &N);
+  void buildPhases();
+
+  const Function &F;
+  const char *Barrier; ///< as messages name it
+  PhaseSplit R;
+  /// The top-level statements between barriers.
+  std::vector<std::vector<const Stmt *>> Segments =
+      std::vector<std::vector<const Stmt *>>(1);
+  std::set<std::string> Assigned; ///< anywhere in the kernel
+  std::map<std::string, Local> Locals;
+  std::map<std::string, bool> Memo; ///< of recomputable
+  /// What each later phase needs from the earlier ones.
+  std::vector<std::set<std::string>> Needs;
+};
+
+PhaseSplit PhaseSplitter::split() {
+  std::optional<Refusal> Refused = segment();
+  if (!Refused)
+    Refused = checkReturns();
+  if (!Refused) {
+    collectLocals();
+    Refused = collectNeeds();
+  }
+  if (Refused) {
+    R.Phases.clear();
+    R.Why = std::move(Refused->Why);
+    R.Line = Refused->Line;
+    return std::move(R);
+  }
+  buildPhases();
+  return std::move(R);
+}
+
+/// The top-level statements between barriers; barriers elsewhere refused.
+std::optional<Refusal> PhaseSplitter::segment() {
   for (const StmtPtr &S : F.Body->Body) {
     if (llvm::isa<GlobalSyncStmt>(*S)) {
       R.BarrierLines.push_back(S->getLine());
@@ -79,16 +132,19 @@ PhaseSplit splitKernel(const Function &F) {
         Nested = firstLine(X, F.Span.Line);
     });
     if (Nested)
-      return Refuse(llvm::formatv("global barrier {0} inside control flow "
-                                  "at line {1}: gpumerge splits a kernel "
-                                  "only at barriers in its outermost block, "
-                                  "which every thread reaches once",
-                                  Barrier, Nested),
-                    Nested);
+      return Refusal{llvm::formatv("global barrier {0} inside control flow "
+                                   "at line {1}: gpumerge splits a kernel "
+                                   "only at barriers in its outermost block, "
+                                   "which every thread reaches once",
+                                   Barrier, Nested),
+                     Nested};
     Segments.back().push_back(S.get());
   }
+  return std::nullopt;
+}
 
-  // A thread that returns before a barrier must not run the later phases.
+/// A thread that returns before a barrier must not run the later phases.
+std::optional<Refusal> PhaseSplitter::checkReturns() const {
   for (size_t K = 0; K + 1 < Segments.size(); ++K)
     for (const Stmt *S : Segments[K]) {
       unsigned Ret = 0;
@@ -97,109 +153,118 @@ PhaseSplit splitKernel(const Function &F) {
           Ret = firstLine(X, F.Span.Line);
       });
       if (Ret)
-        return Refuse(llvm::formatv("return at line {0} before the global "
-                                    "barrier at line {1}: the threads that "
-                                    "return would still run the later "
-                                    "phases",
-                                    Ret, R.BarrierLines[K]),
-                      Ret);
+        return Refusal{llvm::formatv("return at line {0} before the global "
+                                     "barrier at line {1}: the threads that "
+                                     "return would still run the later "
+                                     "phases",
+                                     Ret, R.BarrierLines[K]),
+                       Ret};
     }
+  return std::nullopt;
+}
 
-  // Locals of the outermost block, by segment, and what is ever assigned.
-  std::set<std::string> Assigned;
+/// Locals of the outermost block, by segment, and what is ever assigned.
+void PhaseSplitter::collectLocals() {
   collectAssigned(*F.Body, Assigned);
-  struct Local {
-    const DeclStmt *Decl;
-    size_t Segment, Order;
-  };
-  std::map<std::string, Local> Locals;
   size_t Order = 0;
   for (size_t K = 0; K < Segments.size(); ++K)
     for (const Stmt *S : Segments[K])
       if (auto *D = llvm::dyn_cast<DeclStmt>(S))
         Locals[D->Name] = {D, K, Order++};
+}
 
-  // Recomputable: set once by its initializer, which reads only thread
-  // positions, unassigned scalar parameters and earlier recomputable locals.
-  std::map<std::string, bool> Memo;
-  std::function<bool(const std::string &)> Recomputable =
-      [&](const std::string &N) -> bool {
-    if (auto It = Memo.find(N); It != Memo.end())
-      return It->second;
-    Memo[N] = false; // cycles are not recomputable
-    const Local &L = Locals.at(N);
-    const DeclStmt &D = *L.Decl;
-    if (!D.Init || !D.Extents.empty() || D.Ty.IsPointer || Assigned.count(N) ||
-        D.Ty.Space == AddressSpace::Shared)
-      return false;
-    bool Ok = true;
-    walkExpr(*D.Init, [&](const Expr &X) {
-      if (llvm::isa<ArrayRef>(X) || llvm::isa<CallExpr>(X))
-        Ok = false;
-      else if (auto *V = llvm::dyn_cast<VarRef>(&X)) {
-        const Param *P = F.findParam(V->Name);
-        if (P)
-          Ok &= !P->isArray() && !Assigned.count(V->Name);
-        else {
-          auto It = Locals.find(V->Name);
-          Ok &= It != Locals.end() && It->second.Order < L.Order &&
-                Recomputable(V->Name);
-        }
+/// Recomputable: set once by its initializer, which reads only thread
+/// positions, unassigned scalar parameters and earlier recomputable locals.
+bool PhaseSplitter::recomputable(const std::string &N) {
+  if (auto It = Memo.find(N); It != Memo.end())
+    return It->second;
+  Memo[N] = false; // cycles are not recomputable
+  const Local &L = Locals.at(N);
+  const DeclStmt &D = *L.Decl;
+  if (!D.Init || !D.Extents.empty() || D.Ty.IsPointer || Assigned.count(N) ||
+      D.Ty.Space == AddressSpace::Shared)
+    return false;
+  bool Ok = true;
+  walkExpr(*D.Init, [&](const Expr &X) {
+    if (llvm::isa<ArrayRef>(X) || llvm::isa<CallExpr>(X))
+      Ok = false;
+    else if (auto *V = llvm::dyn_cast<VarRef>(&X)) {
+      const Param *P = F.findParam(V->Name);
+      if (P)
+        Ok &= !P->isArray() && !Assigned.count(V->Name);
+      else {
+        auto It = Locals.find(V->Name);
+        Ok &= It != Locals.end() && It->second.Order < L.Order &&
+              recomputable(V->Name);
       }
-    });
-    return Memo[N] = Ok;
-  };
-
-  // What each later phase needs from the earlier ones.
-  std::vector<std::set<std::string>> Needs(Segments.size());
-  for (size_t K = 1; K < Segments.size(); ++K) {
-    std::vector<StmtPtr> Clones;
-    for (const Stmt *S : Segments[K])
-      Clones.push_back(S->clone());
-    std::set<std::string> Used = namesUsed(Clones);
-    std::set<std::string> AssignedBefore;
-    for (size_t J = 0; J < K; ++J)
-      for (const Stmt *S : Segments[J])
-        collectAssigned(const_cast<Stmt &>(*S), AssignedBefore);
-    for (const std::string &N : Used) {
-      if (const Param *P = F.findParam(N)) {
-        if (AssignedBefore.count(N))
-          return Refuse(llvm::formatv("parameter '{0}' is changed before the "
-                                      "global barrier at line {1} and read "
-                                      "after it: the change does not survive "
-                                      "the barrier",
-                                      N, R.BarrierLines[K - 1]),
-                        R.BarrierLines[K - 1]);
-        (void)P;
-        continue;
-      }
-      auto It = Locals.find(N);
-      if (It == Locals.end() || It->second.Segment >= K)
-        continue;
-      if (!Recomputable(N))
-        return Refuse(
-            llvm::formatv("local '{0}' (line {1}) is computed before the "
-                          "global barrier at line {2} and read after it: a "
-                          "value in a register does not survive the barrier "
-                          "(keep it in a global array, or compute it from "
-                          "thread positions and parameters only)",
-                          N, It->second.Decl->getLine(), R.BarrierLines[K - 1]),
-            It->second.Decl->getLine());
-      // With the locals its initializer reads, transitively.
-      std::function<void(const std::string &)> Add = [&](const std::string &X) {
-        if (!Needs[K].insert(X).second)
-          return;
-        walkExpr(*Locals.at(X).Decl->Init, [&](const Expr &E) {
-          if (auto *V = llvm::dyn_cast<VarRef>(&E))
-            if (Locals.count(V->Name) && !F.findParam(V->Name))
-              Add(V->Name);
-        });
-      };
-      Add(N);
     }
-  }
+  });
+  return Memo[N] = Ok;
+}
 
-  // The phases: re-declarations in source order, then the segment.
+/// What each later phase needs from the earlier ones.
+std::optional<Refusal> PhaseSplitter::collectNeeds() {
+  Needs.resize(Segments.size());
+  for (size_t K = 1; K < Segments.size(); ++K)
+    if (std::optional<Refusal> Refused = collectNeeds(K))
+      return Refused;
+  return std::nullopt;
+}
+
+/// What phase \p K needs from the earlier ones: the locals they declare
+/// that it reads, each recomputable; refused where one is not, or a
+/// parameter it reads is changed before.
+std::optional<Refusal> PhaseSplitter::collectNeeds(size_t K) {
+  std::vector<StmtPtr> Clones;
+  for (const Stmt *S : Segments[K])
+    Clones.push_back(S->clone());
+  std::set<std::string> Used = namesUsed(Clones);
+  std::set<std::string> AssignedBefore;
+  for (size_t J = 0; J < K; ++J)
+    for (const Stmt *S : Segments[J])
+      collectAssigned(const_cast<Stmt &>(*S), AssignedBefore);
+  for (const std::string &N : Used) {
+    if (F.findParam(N)) {
+      if (AssignedBefore.count(N))
+        return Refusal{llvm::formatv("parameter '{0}' is changed before the "
+                                     "global barrier at line {1} and read "
+                                     "after it: the change does not survive "
+                                     "the barrier",
+                                     N, R.BarrierLines[K - 1]),
+                       R.BarrierLines[K - 1]};
+      continue;
+    }
+    auto It = Locals.find(N);
+    if (It == Locals.end() || It->second.Segment >= K)
+      continue;
+    if (!recomputable(N))
+      return Refusal{
+          llvm::formatv("local '{0}' (line {1}) is computed before the "
+                        "global barrier at line {2} and read after it: a "
+                        "value in a register does not survive the barrier "
+                        "(keep it in a global array, or compute it from "
+                        "thread positions and parameters only)",
+                        N, It->second.Decl->getLine(), R.BarrierLines[K - 1]),
+          It->second.Decl->getLine()};
+    addNeeded(K, N);
+  }
+  return std::nullopt;
+}
+
+/// Adds local \p N to what phase \p K needs, with the locals its
+/// initializer reads, transitively.
+void PhaseSplitter::addNeeded(size_t K, const std::string &N) {
+  if (!Needs[K].insert(N).second)
+    return;
+  walkExpr(*Locals.at(N).Decl->Init, [&](const Expr &E) {
+    if (auto *V = llvm::dyn_cast<VarRef>(&E))
+      if (Locals.count(V->Name) && !F.findParam(V->Name))
+        addNeeded(K, V->Name);
+  });
+}
+
+/// The phases: re-declarations in source order, then the segment.
+void PhaseSplitter::buildPhases() {
   std::set<std::string> Recomputed;
   for (size_t K = 0; K < Segments.size(); ++K) {
     if (Segments[K].empty())
@@ -224,8 +289,11 @@ PhaseSplit splitKernel(const Function &F) {
     R.Phases.push_back(std::move(P));
   }
   R.Recomputed.assign(Recomputed.begin(), Recomputed.end());
-  return R;
 }
+
+} // namespace
+
+PhaseSplit splitKernel(const Function &F) { return PhaseSplitter(F).split(); }
 
 void splitGlobalBarriers(Module &M) {
   std::vector<std::unique_ptr<Function>> Out;

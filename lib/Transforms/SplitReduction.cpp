@@ -153,6 +153,41 @@ private:
   const Function &F;
   const PassContext &Ctx;
   std::set<std::string> Taken;
+  /// The block: one output (Single), or a warp per output (ByLanes), or a
+  /// coalescing group of outputs; Outputs x Lanes threads.
+  bool Single = false, ByLanes = false;
+  std::int64_t Outputs = 0, Lanes = 0;
+  std::string Lane; ///< the thread's lane, a local
+
+  /// Why the kernel is not one to split (already tiled, a tile asked for,
+  /// not 1-D, a fixed block, barriers, built-ins other than idx); its
+  /// domain in \p D. Empty where it is one.
+  std::string unsupported(KernelDomain &D) const;
+  /// Outputs and Lanes. Lanes-fast: a warp per output. Outputs-fast: a
+  /// coalescing group of outputs, and as many lanes as it takes to fill the
+  /// GPU (256 to 1024 threads per block). One output: a block of 256
+  /// lanes, fewer for a short loop.
+  void chooseBlock(const KernelDomain &D, const ForStmt &L);
+  /// The thread's output in the block.
+  ExprPtr row() const;
+  /// The thread's lane.
+  ExprPtr laneRef() const { return var(Lane); }
+  /// The element of \p Su's partials of lane \p LaneIdx of the thread's
+  /// output.
+  ExprPtr part(const Sum &Su, ExprPtr LaneIdx) const;
+  /// The partials' tiles and the sums, declared at the top.
+  void declareSums(const Split &S, LaunchPlan &Plan,
+                   std::vector<StmtPtr> &Top) const;
+  /// Each lane's share of the loop, under \p Guard: the declarations before
+  /// it, and the loop from the lane's start, Lanes steps at a time.
+  StmtPtr laneShare(Split &S, ExprPtr Guard) const;
+  /// Each lane's partial into the tiles, then added in a tree.
+  void addPartials(const Split &S, std::vector<StmtPtr> &Top) const;
+  /// Lane 0 goes on as the naive thread, under \p Guard: what came before
+  /// the loop, the sums set to their initial values plus the total, and
+  /// what follows.
+  StmtPtr laneZeroRest(Split &S, ExprPtr Guard) const;
+  AppliedPass report(const Split &S, const std::string &LoopText) const;
 
   std::string fresh(const std::string &Base) {
     std::string N = Base;
@@ -716,25 +751,16 @@ ExprPtr zeroOf(const Type &T) {
   return intLit(0);
 }
 
-std::optional<AppliedPass> Splitter::run(std::unique_ptr<Function> &Out,
-                                         std::string &Why) {
-  if (F.Plan && (F.Plan->Origin || !F.Plan->SameLaunch)) {
-    Why = "the kernel is already tiled";
-    return std::nullopt;
-  }
-  if (!Ctx.SplitLoops || Ctx.Merge.any()) {
-    Why = "a tiled version was asked for (--merge, or a --tune candidate)";
-    return std::nullopt;
-  }
-  KernelDomain D = findDomain(F);
-  if (D.Dims != 1 || D.Layered) {
-    Why = "the kernel is not 1-D";
-    return std::nullopt;
-  }
-  if (F.FixedBlock[0] || F.FixedBlock[1]) {
-    Why = "the kernel's positions assume a block size";
-    return std::nullopt;
-  }
+std::string Splitter::unsupported(KernelDomain &D) const {
+  if (F.Plan && (F.Plan->Origin || !F.Plan->SameLaunch))
+    return "the kernel is already tiled";
+  if (!Ctx.SplitLoops || Ctx.Merge.any())
+    return "a tiled version was asked for (--merge, or a --tune candidate)";
+  D = findDomain(F);
+  if (D.Dims != 1 || D.Layered)
+    return "the kernel is not 1-D";
+  if (F.FixedBlock[0] || F.FixedBlock[1])
+    return "the kernel's positions assume a block size";
   bool OnlyIdx = true, Syncs = false;
   walkExprs(*F.Body, [&](const Expr &E) {
     if (auto *B = llvm::dyn_cast<BuiltinRef>(&E))
@@ -743,37 +769,15 @@ std::optional<AppliedPass> Splitter::run(std::unique_ptr<Function> &Out,
   walkStmts(*F.Body, [&](Stmt &X) {
     Syncs |= llvm::isa<SyncStmt>(&X) || llvm::isa<GlobalSyncStmt>(&X);
   });
-  if (Syncs) {
-    Why = "the kernel synchronizes";
-    return std::nullopt;
-  }
-  if (!OnlyIdx) {
-    Why = "the kernel reads thread or block built-ins directly";
-    return std::nullopt;
-  }
-  auto NSOr = analyzeShape(F);
-  if (!NSOr) {
-    Why = llvm::toString(NSOr.takeError());
-    return std::nullopt;
-  }
-  NaiveShape &NS = *NSOr;
-  bool Single = takeSingleOutput(NS, F);
-  if (!NS.Guard || !NS.Extent[0]) {
-    Why = "no bounds guard with an upper bound";
-    return std::nullopt;
-  }
-  Split S;
-  if (!splitGuarded(NS, S, Why))
-    return std::nullopt;
-  ForStmt &L = *S.Loop;
+  if (Syncs)
+    return "the kernel synchronizes";
+  if (!OnlyIdx)
+    return "the kernel reads thread or block built-ins directly";
+  return "";
+}
 
+void Splitter::chooseBlock(const KernelDomain &D, const ForStmt &L) {
   const MachineDescription &MD = Ctx.Target;
-  bool ByLanes = Single || lanesFast(L);
-  // Lanes-fast: a warp per output. Outputs-fast: a coalescing group of
-  // outputs, and as many lanes as it takes to fill the GPU (256 to 1024
-  // threads per block). One output: a block of 256 lanes, fewer for a
-  // short loop.
-  std::int64_t Outputs, Lanes;
   if (Single) {
     Outputs = 1;
     Lanes = std::min<std::int64_t>(256, MD.ThreadInBlock);
@@ -797,6 +801,175 @@ std::optional<AppliedPass> Splitter::run(std::unique_ptr<Function> &Out,
           Lanes *= 2;
     }
   }
+}
+
+ExprPtr Splitter::row() const {
+  if (Single) // the block is the output's lanes
+    return intLit(0);
+  return binary(ByLanes ? BinaryOp::Div : BinaryOp::Rem, builtin(Builtin::Tidx),
+                intLit(ByLanes ? Lanes : Outputs));
+}
+
+ExprPtr Splitter::part(const Sum &Su, ExprPtr LaneIdx) const {
+  std::vector<ExprPtr> Idx;
+  if (ByLanes) {
+    Idx.push_back(row());
+    Idx.push_back(std::move(LaneIdx));
+  } else {
+    Idx.push_back(std::move(LaneIdx));
+    Idx.push_back(row());
+  }
+  auto R = std::make_unique<ArrayRef>(Su.Shared, std::move(Idx), Su.Ty);
+  R->Space = AddressSpace::Shared;
+  return R;
+}
+
+void Splitter::declareSums(const Split &S, LaunchPlan &Plan,
+                           std::vector<StmtPtr> &Top) const {
+  for (const Sum &Su : S.Sums) {
+    Type T = Su.Ty;
+    T.Space = AddressSpace::Shared;
+    T.IsConst = false;
+    auto Tile = std::make_unique<DeclStmt>(Su.Shared, T);
+    Tile->Extents = ByLanes ? std::vector<std::int64_t>{Outputs, Lanes}
+                            : std::vector<std::int64_t>{Lanes, Outputs};
+    Plan.SharedBytes += Outputs * Lanes * Su.Ty.elementBytes();
+    Top.push_back(std::move(Tile));
+  }
+  for (const Sum &Su : S.Sums) {
+    Type T = Su.Ty;
+    T.IsConst = false;
+    auto Dcl = std::make_unique<DeclStmt>(Su.Name, T, zeroOf(Su.Ty));
+    Dcl->setLine(Su.Line);
+    Top.push_back(std::move(Dcl));
+  }
+}
+
+StmtPtr Splitter::laneShare(Split &S, ExprPtr Guard) const {
+  ForStmt &L = *S.Loop;
+  const std::set<std::string> &SumNames = S.SumNames;
+  std::vector<StmtPtr> Share;
+  for (StmtPtr &St : S.Before)
+    if (auto *Dcl = llvm::dyn_cast<DeclStmt>(St.get());
+        (Dcl && !SumNames.count(Dcl->Name)) || isAssert(*St))
+      Share.push_back(St->clone());
+  ExprPtr Stride = L.StepExpr ? L.StepExpr->clone() : intLit(L.Step);
+  L.Init =
+      simplifyExpr(add(std::move(L.Init), mul(laneRef(), std::move(Stride))));
+  if (L.StepExpr)
+    L.StepExpr = simplifyExpr(mul(intLit(Lanes), std::move(L.StepExpr)));
+  else
+    L.Step *= Lanes;
+  if (L.CondOp == BinaryOp::NE)
+    L.CondOp = BinaryOp::LT; // the loop ends: Init <= Bound
+  // More loads in flight: a grid of one 1024-thread block per SM (rd's
+  // 4096 outputs of 32 lanes) kept 4 per thread as nvcc unrolls by itself,
+  // 16 KB an SM, where an H200 needs about 25 KB to stream at its
+  // bandwidth (rd measured 63% of copy). A short body only: unrolling
+  // copies it.
+  unsigned BodyStmts = 0;
+  walkStmts(*L.Body, [&](Stmt &X) { BodyStmts += !llvm::isa<BlockStmt>(X); });
+  if (BodyStmts <= 2)
+    L.Unroll = 8;
+  Share.push_back(std::move(S.Loop));
+  return std::make_unique<IfStmt>(std::move(Guard), block(std::move(Share)));
+}
+
+void Splitter::addPartials(const Split &S, std::vector<StmtPtr> &Top) const {
+  for (const Sum &Su : S.Sums)
+    Top.push_back(std::make_unique<AssignStmt>(
+        part(Su, laneRef()), AssignOp::Set, var(Su.Name, Su.Ty)));
+  Top.push_back(std::make_unique<SyncStmt>());
+  for (std::int64_t K = Lanes / 2; K >= 1; K /= 2) {
+    std::vector<StmtPtr> Step;
+    for (const Sum &Su : S.Sums)
+      Step.push_back(
+          std::make_unique<AssignStmt>(part(Su, laneRef()), AssignOp::Add,
+                                       part(Su, add(laneRef(), intLit(K)))));
+    Top.push_back(std::make_unique<IfStmt>(
+        binary(BinaryOp::LT, laneRef(), intLit(K)), block(std::move(Step))));
+    Top.push_back(std::make_unique<SyncStmt>());
+  }
+}
+
+StmtPtr Splitter::laneZeroRest(Split &S, ExprPtr Guard) const {
+  std::vector<StmtPtr> Rest;
+  for (StmtPtr &St : S.Before) {
+    if (isAssert(*St))
+      continue; // made by every lane, lane 0 among them
+    auto *Dcl = llvm::dyn_cast<DeclStmt>(St.get());
+    if (!Dcl || !S.SumNames.count(Dcl->Name)) {
+      Rest.push_back(std::move(St));
+      continue;
+    }
+    ExprPtr Total =
+        part(*std::find_if(S.Sums.begin(), S.Sums.end(),
+                           [&](const Sum &Su) { return Su.Name == Dcl->Name; }),
+             intLit(0));
+    ExprPtr Value =
+        !Dcl->Init || isZero(*Dcl->Init)
+            ? std::move(Total)
+            : binary(BinaryOp::Add, std::move(Dcl->Init), std::move(Total));
+    auto Set = std::make_unique<AssignStmt>(var(Dcl->Name, Dcl->Ty),
+                                            AssignOp::Set, std::move(Value));
+    Set->setLine(Dcl->getLine());
+    Rest.push_back(std::move(Set));
+  }
+  for (StmtPtr &St : S.After)
+    Rest.push_back(std::move(St));
+  return std::make_unique<IfStmt>(
+      binary(BinaryOp::LAnd, std::move(Guard),
+             binary(BinaryOp::EQ, laneRef(), intLit(0))),
+      block(std::move(Rest)));
+}
+
+AppliedPass Splitter::report(const Split &S,
+                             const std::string &LoopText) const {
+  AppliedPass P{"split-reduction", {}};
+  std::vector<std::string> Names;
+  for (const Sum &Su : S.Sums)
+    Names.push_back(Su.Name);
+  P.Parameters["sums"] = llvm::join(Names, ", ");
+  P.Parameters["loop"] = LoopText;
+  P.Parameters["threads-per-output"] = std::to_string(Lanes);
+  P.Parameters["block"] =
+      llvm::formatv("{0} (outputs) x {1} (lanes), {2}", Outputs, Lanes,
+                    ByLanes ? "lanes-fast: a warp walks "
+                              "one output's loop"
+                            : "outputs-fast: a warp "
+                              "reads across outputs")
+          .str();
+  P.Parameters["order"] = "the partial sums are added in a tree (floating "
+                          "point reassociated)";
+  return P;
+}
+
+std::optional<AppliedPass> Splitter::run(std::unique_ptr<Function> &Out,
+                                         std::string &Why) {
+  KernelDomain D;
+  if (std::string Bad = unsupported(D); !Bad.empty()) {
+    Why = Bad;
+    return std::nullopt;
+  }
+  auto NSOr = analyzeShape(F);
+  if (!NSOr) {
+    Why = llvm::toString(NSOr.takeError());
+    return std::nullopt;
+  }
+  NaiveShape &NS = *NSOr;
+  Single = takeSingleOutput(NS, F);
+  if (!NS.Guard || !NS.Extent[0]) {
+    Why = "no bounds guard with an upper bound";
+    return std::nullopt;
+  }
+  Split S;
+  if (!splitGuarded(NS, S, Why))
+    return std::nullopt;
+  ForStmt &L = *S.Loop;
+
+  const MachineDescription &MD = Ctx.Target;
+  ByLanes = Single || lanesFast(L);
+  chooseBlock(D, L);
   if (!whenWorthIt(D, L, Lanes, Single, Why))
     return std::nullopt;
   for (const Sum &Su : S.Sums)
@@ -816,37 +989,14 @@ std::optional<AppliedPass> Splitter::run(std::unique_ptr<Function> &Out,
           Why = "'" + Su.Name + "' is also declared before the guard";
           return std::nullopt;
         }
-  std::string Lane = fresh("lane");
+  Lane = fresh("lane");
   for (Sum &Su : S.Sums)
     Su.Shared = fresh(Su.Name + "_lanes");
-
-  // The thread's output in the block, and its lane.
-  auto Tid = [] { return builtin(Builtin::Tidx); };
-  auto Row = [&]() -> ExprPtr {
-    if (Single) // the block is the output's lanes
-      return intLit(0);
-    return binary(ByLanes ? BinaryOp::Div : BinaryOp::Rem, Tid(),
-                  intLit(ByLanes ? Lanes : Outputs));
-  };
-  auto Part = [&](const Sum &Su, ExprPtr LaneIdx) {
-    std::vector<ExprPtr> Idx;
-    if (ByLanes) {
-      Idx.push_back(Row());
-      Idx.push_back(std::move(LaneIdx));
-    } else {
-      Idx.push_back(std::move(LaneIdx));
-      Idx.push_back(Row());
-    }
-    auto R = std::make_unique<ArrayRef>(Su.Shared, std::move(Idx), Su.Ty);
-    R->Space = AddressSpace::Shared;
-    return R;
-  };
-  auto LaneRef = [&] { return var(Lane); };
 
   std::vector<StmtPtr> Top = std::move(NS.Prologue);
   Top.push_back(std::make_unique<DeclStmt>(
       Lane, Type::scalar(ScalarKind::Int),
-      binary(ByLanes ? BinaryOp::Rem : BinaryOp::Div, Tid(),
+      binary(ByLanes ? BinaryOp::Rem : BinaryOp::Div, builtin(Builtin::Tidx),
              intLit(ByLanes ? Lanes : Outputs))));
   LaunchPlan Plan;
   if (F.Plan) { // scalar replacement's conditions carry over
@@ -859,104 +1009,22 @@ std::optional<AppliedPass> Splitter::run(std::unique_ptr<Function> &Out,
   else if (!Why.empty())
     return std::nullopt;
   Plan.ReassociatedTerms = termsBound(L, S.SumNames);
-  for (const Sum &Su : S.Sums) {
-    Type T = Su.Ty;
-    T.Space = AddressSpace::Shared;
-    T.IsConst = false;
-    auto Tile = std::make_unique<DeclStmt>(Su.Shared, T);
-    Tile->Extents = ByLanes ? std::vector<std::int64_t>{Outputs, Lanes}
-                            : std::vector<std::int64_t>{Lanes, Outputs};
-    Plan.SharedBytes += Outputs * Lanes * Su.Ty.elementBytes();
-    Top.push_back(std::move(Tile));
-  }
-  for (const Sum &Su : S.Sums) {
-    Type T = Su.Ty;
-    T.IsConst = false;
-    auto Dcl = std::make_unique<DeclStmt>(Su.Name, T, zeroOf(Su.Ty));
-    Dcl->setLine(Su.Line);
-    Top.push_back(std::move(Dcl));
-  }
-  // Each lane's share of the loop, under the guard.
-  const std::set<std::string> &SumNames = S.SumNames;
-  std::vector<StmtPtr> Share;
-  for (StmtPtr &St : S.Before)
-    if (auto *Dcl = llvm::dyn_cast<DeclStmt>(St.get());
-        (Dcl && !SumNames.count(Dcl->Name)) || isAssert(*St))
-      Share.push_back(St->clone());
+  declareSums(S, Plan, Top);
   std::string LoopText = L.Iter;
-  ExprPtr Stride = L.StepExpr ? L.StepExpr->clone() : intLit(L.Step);
-  L.Init =
-      simplifyExpr(add(std::move(L.Init), mul(LaneRef(), std::move(Stride))));
-  if (L.StepExpr)
-    L.StepExpr = simplifyExpr(mul(intLit(Lanes), std::move(L.StepExpr)));
-  else
-    L.Step *= Lanes;
-  if (L.CondOp == BinaryOp::NE)
-    L.CondOp = BinaryOp::LT; // the loop ends: Init <= Bound
-  // More loads in flight: a grid of one 1024-thread block per SM (rd's
-  // 4096 outputs of 32 lanes) kept 4 per thread as nvcc unrolls by itself,
-  // 16 KB an SM, where an H200 needs about 25 KB to stream at its
-  // bandwidth (rd measured 63% of copy). A short body only: unrolling
-  // copies it.
-  unsigned BodyStmts = 0;
-  walkStmts(*L.Body, [&](Stmt &X) { BodyStmts += !llvm::isa<BlockStmt>(X); });
-  if (BodyStmts <= 2)
-    L.Unroll = 8;
-  Share.push_back(std::move(S.Loop));
-  Top.push_back(
-      std::make_unique<IfStmt>(NS.Guard->clone(), block(std::move(Share))));
+  // Each lane's share of the loop, under the guard.
+  Top.push_back(laneShare(S, NS.Guard->clone()));
   // The partials, added in a tree.
-  for (const Sum &Su : S.Sums)
-    Top.push_back(std::make_unique<AssignStmt>(
-        Part(Su, LaneRef()), AssignOp::Set, var(Su.Name, Su.Ty)));
-  Top.push_back(std::make_unique<SyncStmt>());
-  for (std::int64_t K = Lanes / 2; K >= 1; K /= 2) {
-    std::vector<StmtPtr> Step;
-    for (const Sum &Su : S.Sums)
-      Step.push_back(
-          std::make_unique<AssignStmt>(Part(Su, LaneRef()), AssignOp::Add,
-                                       Part(Su, add(LaneRef(), intLit(K)))));
-    Top.push_back(std::make_unique<IfStmt>(
-        binary(BinaryOp::LT, LaneRef(), intLit(K)), block(std::move(Step))));
-    Top.push_back(std::make_unique<SyncStmt>());
-  }
+  addPartials(S, Top);
   // Lane 0 goes on as the naive thread: what came before the loop, the
   // sums set to their initial values plus the total, and what follows.
-  std::vector<StmtPtr> Rest;
-  for (StmtPtr &St : S.Before) {
-    if (isAssert(*St))
-      continue; // made by every lane, lane 0 among them
-    auto *Dcl = llvm::dyn_cast<DeclStmt>(St.get());
-    if (!Dcl || !SumNames.count(Dcl->Name)) {
-      Rest.push_back(std::move(St));
-      continue;
-    }
-    ExprPtr Total =
-        Part(*std::find_if(S.Sums.begin(), S.Sums.end(),
-                           [&](const Sum &Su) { return Su.Name == Dcl->Name; }),
-             intLit(0));
-    ExprPtr Value =
-        !Dcl->Init || isZero(*Dcl->Init)
-            ? std::move(Total)
-            : binary(BinaryOp::Add, std::move(Dcl->Init), std::move(Total));
-    auto Set = std::make_unique<AssignStmt>(var(Dcl->Name, Dcl->Ty),
-                                            AssignOp::Set, std::move(Value));
-    Set->setLine(Dcl->getLine());
-    Rest.push_back(std::move(Set));
-  }
-  for (StmtPtr &St : S.After)
-    Rest.push_back(std::move(St));
-  Top.push_back(std::make_unique<IfStmt>(
-      binary(BinaryOp::LAnd, std::move(NS.Guard),
-             binary(BinaryOp::EQ, LaneRef(), intLit(0))),
-      block(std::move(Rest))));
+  Top.push_back(laneZeroRest(S, std::move(NS.Guard)));
 
   // The block's outputs: idx is the block's first plus the thread's row.
   auto K = F.withBody(std::make_unique<BlockStmt>());
   K->Body->Body = std::move(Top);
   substituteBuiltin(
       *K->Body, Builtin::Idx,
-      *simplifyExpr(add(mul(builtin(Builtin::Bidx), intLit(Outputs)), Row())));
+      *simplifyExpr(add(mul(builtin(Builtin::Bidx), intLit(Outputs)), row())));
   Plan.Dims = 1;
   Plan.Block = {Outputs, 1};
   Plan.Lanes = Lanes;
@@ -970,24 +1038,7 @@ std::optional<AppliedPass> Splitter::run(std::unique_ptr<Function> &Out,
   setLayers(Plan, F);
   K->Plan = std::move(Plan);
   Out = std::move(K);
-
-  AppliedPass P{"split-reduction", {}};
-  std::vector<std::string> Names;
-  for (const Sum &Su : S.Sums)
-    Names.push_back(Su.Name);
-  P.Parameters["sums"] = llvm::join(Names, ", ");
-  P.Parameters["loop"] = LoopText;
-  P.Parameters["threads-per-output"] = std::to_string(Lanes);
-  P.Parameters["block"] =
-      llvm::formatv("{0} (outputs) x {1} (lanes), {2}", Outputs, Lanes,
-                    ByLanes ? "lanes-fast: a warp walks "
-                              "one output's loop"
-                            : "outputs-fast: a warp "
-                              "reads across outputs")
-          .str();
-  P.Parameters["order"] = "the partial sums are added in a tree (floating "
-                          "point reassociated)";
-  return P;
+  return report(S, LoopText);
 }
 
 } // namespace

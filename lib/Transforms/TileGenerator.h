@@ -61,6 +61,30 @@ struct LoopChoice {
 inline constexpr const char *KxName = "__merge_kx";
 inline constexpr const char *KyName = "__merge_ky";
 
+/// Staged accesses A[f + m*i + n] with the same f and m: they share one
+/// tile, whose columns start at the smallest n.
+struct StageGroup {
+  std::vector<const Candidate *> Members;
+  std::int64_t M = 1, N0 = 0;
+};
+
+/// What staging a loop's reads gathers: the loads of its tiles, and the
+/// replacement of each staged read, by access (array and index text).
+struct StagedReads {
+  std::vector<StmtPtr> Loads;
+  std::vector<std::pair<std::string, ExprPtr>> Replace;
+  std::set<std::string> Redirected; ///< accesses already staged
+};
+
+/// How a tile of a staged group is laid out: Rows of the block's threads
+/// by Width columns (the loop's iterations), a row alone where Flat, the
+/// iterations as rows where IterRows (columnGroup side by side).
+struct TileLayout {
+  std::string Iter; ///< the tiled loop's iterator
+  std::int64_t Rows, Width, Group;
+  bool Flat, IterRows;
+};
+
 class Generator {
 public:
   Generator(const Function &Origin, const TileShape &S,
@@ -173,8 +197,54 @@ private:
     return uniqueName(Names, Base, "", 2);
   }
 
+  /// Refuses what the origin kernel or the shape rules out: factors below
+  /// one, a barrier, built-ins other than thread positions, vector accesses,
+  /// a plan already tiled.
+  llvm::Error checkOrigin() const;
+  /// Where threads merge: refuses a return, break or continue after the
+  /// bounds guard (\p NS), which would end or skip one copy's work only.
+  llvm::Error checkMergedExits(NaiveShape &NS) const;
+  /// The plan of the shape \p NS, with the origin's aliasing requirements.
+  LaunchPlan initialPlan(const NaiveShape &NS) const;
+  /// Whole tiles (\p Tiled or WholeTiles): every launched thread is inside
+  /// the domain, and the staged arrays must not alias the written ones;
+  /// otherwise the bounds guard wraps the guarded statements.
+  llvm::Error coverDomain(NaiveShape &NS, LaunchPlan &Plan, bool Tiled);
+  /// Traffic: global elements loaded per naive output per tile step, and
+  /// shared ones, of the merged kernel \p K, into Result.
+  void estimateTraffic(Function &K, bool Tiled);
+  /// Registers: a base, plus each replicated scalar once per copy: two for
+  /// what varies in one direction (positions, which feed 64-bit addresses),
+  /// one for what varies in both (the accumulators of a register tile:
+  /// ptxas gives mm's 4x4 tile 56 registers and its 8x8 tile 128).
+  unsigned estimateRegisters() const;
   llvm::Expected<std::optional<LoopChoice>> chooseLoop(NaiveShape &NS);
   llvm::Error stage(NaiveShape &NS, LoopChoice &C, LaunchPlan &Plan);
+  /// Stages group \p G of \p C's accesses through a shared tile, where its
+  /// indices can be written at the block's level: the tile's declaration,
+  /// its load into \p Out's loads, and the group's reads redirected to it.
+  /// \p Tile: the tile loop's counter.
+  void stageGroup(NaiveShape &NS, const LoopChoice &C, const StageGroup &G,
+                  const std::string &Tile,
+                  const std::set<std::string> &LoopLocals, LaunchPlan &Plan,
+                  StagedReads &Out);
+  /// The block's load of the tile \p Shared of \p Cand's group, whose
+  /// index expressions (locals inlined) are \p Indices.
+  StmtPtr loadTile(const Candidate &Cand, const StageGroup &G,
+                   const TileLayout &T, const SharedTile &Shared,
+                   const std::string &Tile, std::vector<ExprPtr> Indices);
+  /// The reads of \p Served, members of \p Cand's group, from \p Shared:
+  /// into \p Out's replacements.
+  void redirectServed(const Candidate &Cand, const StageGroup &G,
+                      const TileLayout &T, const SharedTile &Shared,
+                      const std::string &Tile,
+                      const std::vector<const Candidate *> &Served,
+                      StagedReads &Out);
+  /// \p C's loop as a loop over tiles of it, each loaded by \p Loads, and
+  /// the iterations past the last whole tile in \p Rest after it.
+  llvm::Error tileLoop(NaiveShape &NS, LoopChoice &C, const std::string &Tile,
+                       ExprPtr Bound, std::unique_ptr<ForStmt> Rest,
+                       std::vector<StmtPtr> Loads, LaunchPlan &Plan);
   llvm::Error stageWrites(NaiveShape &NS, LaunchPlan &Plan);
   llvm::Error stageSegments(NaiveShape &NS, LaunchPlan &Plan);
   void findVarying(std::vector<StmtPtr> &Stmts);

@@ -374,192 +374,181 @@ ExprPtr inlineLocals(ExprPtr E, const std::map<std::string, const Expr *> &Defs,
                  : std::move(E);
 }
 
-llvm::Error Generator::stage(NaiveShape &NS, LoopChoice &C, LaunchPlan &Plan) {
+/// The staged accesses of \p C grouped by tile: A[f + m*i + n] with the
+/// same f and m share one; one per access where the iterator strides rows.
+static std::vector<StageGroup> groupStaged(const LoopChoice &C) {
+  std::vector<StageGroup> Groups;
+  std::map<std::string, size_t> ByKey;
+  AffineVar I{AffineVar::Kind::Loop, C.Loop->Iter};
+  for (const Candidate &Cand : C.Staged) {
+    std::int64_t M =
+        Cand.IterRows ? 1 : *Cand.A.Index->coefficientOf(I).asConstant();
+    std::int64_t N = Cand.IterRows ? 0 : Cand.A.Index->constantTerm();
+    std::string GroupKey =
+        Cand.IterRows
+            ? accessKey(Cand.A.Array, Cand.A.IndexText)
+            : Cand.A.Array + "|" + std::to_string(M) + "|" +
+                  (Cand.A.Index->without(I) - AffineForm::constant(N)).str();
+    auto [It, New] = ByKey.emplace(GroupKey, Groups.size());
+    if (New)
+      Groups.push_back({{}, M, N});
+    StageGroup &G = Groups[It->second];
+    G.Members.push_back(&Cand);
+    G.N0 = std::min(G.N0, N);
+  }
+  return Groups;
+}
+
+StmtPtr Generator::loadTile(const Candidate &Cand, const StageGroup &G,
+                            const TileLayout &T, const SharedTile &Shared,
+                            const std::string &Tile,
+                            std::vector<ExprPtr> Indices) {
+  const std::string &Iter = T.Iter;
+  // The load: element l of the tile is (row r, column c) of the block's
+  // threads and the loop's T iterations, consecutive l along consecutive
+  // addresses so the loads coalesce.
+  std::string E = fresh("l");
+  ExprPtr Row = T.Flat       ? intLit(0)
+                : T.IterRows ? binary(BinaryOp::Rem, var(E), intLit(T.Rows))
+                             : binary(BinaryOp::Div, var(E), intLit(T.Width));
+  ExprPtr Col = T.Flat       ? var(E)
+                : T.IterRows ? binary(BinaryOp::Div, var(E), intLit(T.Rows))
+                             : binary(BinaryOp::Rem, var(E), intLit(T.Width));
+  // Column c is element f + m*i0 + n0 + c.
+  std::vector<ExprPtr> SrcIdx;
+  for (ExprPtr &Index : Indices) {
+    ExprPtr Src = G.M == 1
+                      ? substituteVar(std::move(Index), Iter,
+                                      *add(var(Tile), Col->clone()))
+                      : add(substituteVar(std::move(Index), Iter, *var(Tile)),
+                            Col->clone());
+    if (Cand.Class == ThreadClass::X)
+      Src = substituteBuiltin(
+          std::move(Src), Builtin::Idx,
+          *add(mul(builtin(Builtin::Bidx), intLit(T.Rows)), Row->clone()));
+    if (Cand.Class == ThreadClass::Y)
+      Src = substituteBuiltin(
+          std::move(Src), Builtin::Idy,
+          *add(mul(builtin(Builtin::Bidy), intLit(T.Rows)), Row->clone()));
+    SrcIdx.push_back(simplifyExpr(std::move(Src)));
+  }
+  std::vector<ExprPtr> DstIdx;
+  if (T.IterRows) {
+    DstIdx.push_back(std::move(Col));
+    DstIdx.push_back(groupColumns(std::move(Row), T.Group));
+  } else {
+    if (!T.Flat)
+      DstIdx.push_back(std::move(Row));
+    DstIdx.push_back(std::move(Col));
+  }
+  const Access &A = Cand.A;
+  auto SrcRef =
+      std::make_unique<ArrayRef>(A.Array, std::move(SrcIdx), A.Ref->getType());
+  return cooperativeLoop(
+      E, T.Rows * T.Width,
+      std::make_unique<AssignStmt>(tileRef(Shared, std::move(DstIdx)),
+                                   AssignOp::Set, std::move(SrcRef)));
+}
+
+void Generator::redirectServed(const Candidate &Cand, const StageGroup &G,
+                               const TileLayout &T, const SharedTile &Shared,
+                               const std::string &Tile,
+                               const std::vector<const Candidate *> &Served,
+                               StagedReads &Out) {
+  // The read in the computation: row of this thread's copy.
+  ExprPtr ReadRow =
+      Cand.Class == ThreadClass::X && T.Group > 1 ? groupedRead(T.Group)
+      : Cand.Class == ThreadClass::X
+          ? add(mul(var(KxName), intLit(S.Block[0])), builtin(Builtin::Tidx))
+      : Cand.Class == ThreadClass::Y
+          ? add(mul(builtin(Builtin::Tidy), intLit(S.Merge[1])), var(KyName))
+          : nullptr;
+  for (const Candidate *Member : Served) {
+    std::int64_t N =
+        Member->IterRows ? 0 : Member->A.Index->constantTerm() - G.N0;
+    ExprPtr Step = simplifyExpr(
+        add(mul(intLit(G.M), binary(BinaryOp::Sub, var(T.Iter), var(Tile))),
+            intLit(N)));
+    std::vector<ExprPtr> ReadIdx;
+    if (T.IterRows) {
+      ReadIdx.push_back(std::move(Step));
+      ReadIdx.push_back(simplifyExpr(ReadRow->clone()));
+    } else {
+      if (!T.Flat)
+        ReadIdx.push_back(simplifyExpr(ReadRow->clone()));
+      ReadIdx.push_back(std::move(Step));
+    }
+    std::string MemberKey = accessKey(Member->A.Array, Member->A.IndexText);
+    Out.Replace.push_back({MemberKey, tileRef(Shared, std::move(ReadIdx))});
+    Out.Redirected.insert(MemberKey);
+  }
+}
+
+void Generator::stageGroup(NaiveShape &NS, const LoopChoice &C,
+                           const StageGroup &G, const std::string &Tile,
+                           const std::set<std::string> &LoopLocals,
+                           LaunchPlan &Plan, StagedReads &Out) {
+  const ForStmt &L = *C.Loop;
+  // The representative: the access at the tile's first column.
+  const Candidate *Rep = nullptr;
+  std::vector<const Candidate *> Served;
+  for (const Candidate *Cand : G.Members) {
+    std::int64_t N = Cand->IterRows ? 0 : Cand->A.Index->constantTerm();
+    if (N - G.N0 >= G.M)
+      continue; // beyond the tile's width: stays in global memory
+    Served.push_back(Cand);
+    if (N == G.N0 && !Rep)
+      Rep = Cand;
+  }
+  if (!Rep)
+    return;
+  const Candidate &Cand = *Rep;
+  const Access &A = Cand.A;
+  const std::int64_t W = G.M * C.Tile; // columns of the tile
+  if (Out.Redirected.count(accessKey(A.Array, A.IndexText)))
+    return;
+  // A true 2-D array (the paper's a[idy][i]) is loaded index by index:
+  // the iterator and the position are substituted in each, so the
+  // column offset lands on the iterator (unit coefficient only).
+  std::set<std::string> Iterators = C.Uniform;
+  Iterators.insert(L.Iter);
+  std::vector<ExprPtr> Indices;
+  bool Unusable = A.Ref->Indices.size() > 1 && G.M != 1;
+  for (const ExprPtr &X : A.Ref->Indices) {
+    Indices.push_back(inlineLocals(X->clone(), Defs, Origin));
+    // A local the index cannot be expressed without.
+    Unusable |= mentionsVar(*Indices.back(), LoopLocals) ||
+                opaque(*Indices.back(), Iterators);
+  }
+  if (Unusable)
+    return;
+  std::int64_t Rows = Cand.Class == ThreadClass::X   ? S.Block[0] * S.Merge[0]
+                      : Cand.Class == ThreadClass::Y ? S.Block[1] * S.Merge[1]
+                                                     : 1;
+  const bool Flat = Rows == 1, IterRows = Cand.IterRows && !Flat;
+  const std::int64_t Group = columnGroup(Cand, IterRows, A.ElementBytes);
+  std::int64_t Pad =
+      Flat || IterRows ? 0 : choosePad(Rows, W, Cand.Class, S, MD);
+  std::vector<std::int64_t> Dims =
+      Flat       ? std::vector<std::int64_t>{W}
+      : IterRows ? std::vector<std::int64_t>{C.Tile, Rows}
+                 : std::vector<std::int64_t>{Rows, W + Pad};
+  SharedTile Shared =
+      declareTile(NS, Plan, A.Array, A.Ref->getType(), A.ElementBytes, Dims);
+  TileLayout T{L.Iter, Rows, W, Group, Flat, IterRows};
+  Out.Loads.push_back(loadTile(Cand, G, T, Shared, Tile, std::move(Indices)));
+  redirectServed(Cand, G, T, Shared, Tile, Served, Out);
+  Result.Staged.push_back({A.Array, A.IndexText, Shared.Name, Dims,
+                           Cand.Uncoalesced, A.Line, Rows * W});
+  Result.Staged.back().Grouped = Group;
+}
+
+llvm::Error Generator::tileLoop(NaiveShape &NS, LoopChoice &C,
+                                const std::string &Tile, ExprPtr Bound,
+                                std::unique_ptr<ForStmt> Rest,
+                                std::vector<StmtPtr> Loads, LaunchPlan &Plan) {
   ForStmt &L = *C.Loop;
   const std::int64_t T = C.Tile;
-  std::set<std::string> LoopLocals;
-  collectNames(*L.Body, LoopLocals);
-  // The loop as written, for the iterations past the last whole tile.
-  std::unique_ptr<ForStmt> Rest(llvm::cast<ForStmt>(L.clone().release()));
-
-  std::string Tile = fresh(L.Iter + "0");
-  ExprPtr Bound = L.Bound->clone();
-  if (L.CondOp == BinaryOp::LE)
-    Bound = add(std::move(Bound), intLit(1));
-  Bound = simplifyExpr(std::move(Bound));
-
-  std::vector<StmtPtr> Loads;
-  // (array ref in the body) → replacement
-  std::vector<std::pair<std::string, ExprPtr>> Replace; // by index text
-  std::set<std::string> Redirected;                     // keys already staged
-  // Accesses A[f + m*i + n] with the same f and m share one tile.
-  struct Group {
-    std::vector<const Candidate *> Members;
-    std::int64_t M = 1, N0 = 0;
-  };
-  std::vector<Group> Groups;
-  {
-    std::map<std::string, size_t> ByKey;
-    AffineVar I{AffineVar::Kind::Loop, L.Iter};
-    for (const Candidate &Cand : C.Staged) {
-      std::int64_t M =
-          Cand.IterRows ? 1 : *Cand.A.Index->coefficientOf(I).asConstant();
-      std::int64_t N = Cand.IterRows ? 0 : Cand.A.Index->constantTerm();
-      std::string GroupKey =
-          Cand.IterRows
-              ? accessKey(Cand.A.Array, Cand.A.IndexText)
-              : Cand.A.Array + "|" + std::to_string(M) + "|" +
-                    (Cand.A.Index->without(I) - AffineForm::constant(N)).str();
-      auto [It, New] = ByKey.emplace(GroupKey, Groups.size());
-      if (New)
-        Groups.push_back({{}, M, N});
-      Group &G = Groups[It->second];
-      G.Members.push_back(&Cand);
-      G.N0 = std::min(G.N0, N);
-    }
-  }
-  for (Group &G : Groups) {
-    // The representative: the access at the tile's first column.
-    const Candidate *Rep = nullptr;
-    std::vector<const Candidate *> Served;
-    for (const Candidate *Cand : G.Members) {
-      std::int64_t N = Cand->IterRows ? 0 : Cand->A.Index->constantTerm();
-      if (N - G.N0 >= G.M)
-        continue; // beyond the tile's width: stays in global memory
-      Served.push_back(Cand);
-      if (N == G.N0 && !Rep)
-        Rep = Cand;
-    }
-    if (!Rep)
-      continue;
-    const Candidate &Cand = *Rep;
-    const Access &A = Cand.A;
-    const std::int64_t W = G.M * T; // columns of the tile
-    if (Redirected.count(accessKey(A.Array, A.IndexText)))
-      continue;
-    // A true 2-D array (the paper's a[idy][i]) is loaded index by index:
-    // the iterator and the position are substituted in each, so the
-    // column offset lands on the iterator (unit coefficient only).
-    std::set<std::string> Iterators = C.Uniform;
-    Iterators.insert(L.Iter);
-    std::vector<ExprPtr> Indices;
-    bool Unusable = A.Ref->Indices.size() > 1 && G.M != 1;
-    for (const ExprPtr &X : A.Ref->Indices) {
-      Indices.push_back(inlineLocals(X->clone(), Defs, Origin));
-      // A local the index cannot be expressed without.
-      Unusable |= mentionsVar(*Indices.back(), LoopLocals) ||
-                  opaque(*Indices.back(), Iterators);
-    }
-    if (Unusable)
-      continue;
-    std::int64_t Rows = Cand.Class == ThreadClass::X   ? S.Block[0] * S.Merge[0]
-                        : Cand.Class == ThreadClass::Y ? S.Block[1] * S.Merge[1]
-                                                       : 1;
-    const bool Flat = Rows == 1, IterRows = Cand.IterRows && !Flat;
-    const std::int64_t Group = columnGroup(Cand, IterRows, A.ElementBytes);
-    std::int64_t Pad =
-        Flat || IterRows ? 0 : choosePad(Rows, W, Cand.Class, S, MD);
-    std::vector<std::int64_t> Dims =
-        Flat       ? std::vector<std::int64_t>{W}
-        : IterRows ? std::vector<std::int64_t>{T, Rows}
-                   : std::vector<std::int64_t>{Rows, W + Pad};
-    SharedTile Shared =
-        declareTile(NS, Plan, A.Array, A.Ref->getType(), A.ElementBytes, Dims);
-
-    // The load: element l of the tile is (row r, column c) of the block's
-    // threads and the loop's T iterations, consecutive l along consecutive
-    // addresses so the loads coalesce.
-    std::string E = fresh("l");
-    ExprPtr Row = Flat       ? intLit(0)
-                  : IterRows ? binary(BinaryOp::Rem, var(E), intLit(Rows))
-                             : binary(BinaryOp::Div, var(E), intLit(W));
-    ExprPtr Col = Flat       ? var(E)
-                  : IterRows ? binary(BinaryOp::Div, var(E), intLit(Rows))
-                             : binary(BinaryOp::Rem, var(E), intLit(W));
-    // Column c is element f + m*i0 + n0 + c.
-    std::vector<ExprPtr> SrcIdx;
-    for (ExprPtr &Index : Indices) {
-      ExprPtr Src =
-          G.M == 1 ? substituteVar(std::move(Index), L.Iter,
-                                   *add(var(Tile), Col->clone()))
-                   : add(substituteVar(std::move(Index), L.Iter, *var(Tile)),
-                         Col->clone());
-      if (Cand.Class == ThreadClass::X)
-        Src = substituteBuiltin(
-            std::move(Src), Builtin::Idx,
-            *add(mul(builtin(Builtin::Bidx), intLit(Rows)), Row->clone()));
-      if (Cand.Class == ThreadClass::Y)
-        Src = substituteBuiltin(
-            std::move(Src), Builtin::Idy,
-            *add(mul(builtin(Builtin::Bidy), intLit(Rows)), Row->clone()));
-      SrcIdx.push_back(simplifyExpr(std::move(Src)));
-    }
-    std::vector<ExprPtr> DstIdx;
-    if (IterRows) {
-      DstIdx.push_back(std::move(Col));
-      DstIdx.push_back(groupColumns(std::move(Row), Group));
-    } else {
-      if (!Flat)
-        DstIdx.push_back(std::move(Row));
-      DstIdx.push_back(std::move(Col));
-    }
-    auto SrcRef = std::make_unique<ArrayRef>(A.Array, std::move(SrcIdx),
-                                             A.Ref->getType());
-    Loads.push_back(cooperativeLoop(
-        E, Rows * W,
-        std::make_unique<AssignStmt>(tileRef(Shared, std::move(DstIdx)),
-                                     AssignOp::Set, std::move(SrcRef))));
-
-    // The read in the computation: row of this thread's copy.
-    ExprPtr ReadRow =
-        Cand.Class == ThreadClass::X && Group > 1 ? groupedRead(Group)
-        : Cand.Class == ThreadClass::X
-            ? add(mul(var(KxName), intLit(S.Block[0])), builtin(Builtin::Tidx))
-        : Cand.Class == ThreadClass::Y
-            ? add(mul(builtin(Builtin::Tidy), intLit(S.Merge[1])), var(KyName))
-            : nullptr;
-    for (const Candidate *Member : Served) {
-      std::int64_t N =
-          Member->IterRows ? 0 : Member->A.Index->constantTerm() - G.N0;
-      ExprPtr Step = simplifyExpr(
-          add(mul(intLit(G.M), binary(BinaryOp::Sub, var(L.Iter), var(Tile))),
-              intLit(N)));
-      std::vector<ExprPtr> ReadIdx;
-      if (IterRows) {
-        ReadIdx.push_back(std::move(Step));
-        ReadIdx.push_back(simplifyExpr(ReadRow->clone()));
-      } else {
-        if (!Flat)
-          ReadIdx.push_back(simplifyExpr(ReadRow->clone()));
-        ReadIdx.push_back(std::move(Step));
-      }
-      std::string MemberKey = accessKey(Member->A.Array, Member->A.IndexText);
-      Replace.push_back({MemberKey, tileRef(Shared, std::move(ReadIdx))});
-      Redirected.insert(MemberKey);
-    }
-    Result.Staged.push_back({A.Array, A.IndexText, Shared.Name, Dims,
-                             Cand.Uncoalesced, A.Line, Rows * W});
-    Result.Staged.back().Grouped = Group;
-  }
-  if (Result.Staged.empty())
-    return llvm::Error::success();
-  if (auto E = checkSharedLimit(Plan))
-    return E;
-
-  // Replace the staged reads in the loop body (matched by array and index
-  // as written, so every occurrence of the same access is redirected).
-  redirect(*L.Body, Replace);
-  // Did every staged access get replaced? (Index text spelled the same way.)
-  std::set<std::string> Still;
-  walkExprs(*L.Body, [&](const Expr &X) {
-    if (auto *R = llvm::dyn_cast<ArrayRef>(&X))
-      if (R->Space == AddressSpace::Global)
-        Still.insert(accessKey(*R));
-  });
-  for (auto &[K, _] : Replace)
-    if (Still.count(K))
-      return cannot("internal: a staged access was not redirected: " + K);
-
   // for (i0 = S; i0 < B; i0 += T) { loads; sync; for (i = i0; i < i0 + T;
   // i++) body; sync; }
   auto Inner = std::make_unique<ForStmt>();
@@ -614,6 +603,44 @@ llvm::Error Generator::stage(NaiveShape &NS, LoopChoice &C, LaunchPlan &Plan) {
   L.UnrollFull = false;
   L.Body = block(std::move(OuterBody));
   return llvm::Error::success();
+}
+
+llvm::Error Generator::stage(NaiveShape &NS, LoopChoice &C, LaunchPlan &Plan) {
+  ForStmt &L = *C.Loop;
+  std::set<std::string> LoopLocals;
+  collectNames(*L.Body, LoopLocals);
+  // The loop as written, for the iterations past the last whole tile.
+  std::unique_ptr<ForStmt> Rest(llvm::cast<ForStmt>(L.clone().release()));
+
+  std::string Tile = fresh(L.Iter + "0");
+  ExprPtr Bound = L.Bound->clone();
+  if (L.CondOp == BinaryOp::LE)
+    Bound = add(std::move(Bound), intLit(1));
+  Bound = simplifyExpr(std::move(Bound));
+
+  StagedReads Staged;
+  for (const StageGroup &G : groupStaged(C))
+    stageGroup(NS, C, G, Tile, LoopLocals, Plan, Staged);
+  if (Result.Staged.empty())
+    return llvm::Error::success();
+  if (auto E = checkSharedLimit(Plan))
+    return E;
+
+  // Replace the staged reads in the loop body (matched by array and index
+  // as written, so every occurrence of the same access is redirected).
+  redirect(*L.Body, Staged.Replace);
+  // Did every staged access get replaced? (Index text spelled the same way.)
+  std::set<std::string> Still;
+  walkExprs(*L.Body, [&](const Expr &X) {
+    if (auto *R = llvm::dyn_cast<ArrayRef>(&X))
+      if (R->Space == AddressSpace::Global)
+        Still.insert(accessKey(*R));
+  });
+  for (auto &[K, _] : Staged.Replace)
+    if (Still.count(K))
+      return cannot("internal: a staged access was not redirected: " + K);
+  return tileLoop(NS, C, Tile, std::move(Bound), std::move(Rest),
+                  std::move(Staged.Loads), Plan);
 }
 
 /// Reads outside loops that the coalescing check rejects, with constant or

@@ -275,7 +275,7 @@ std::vector<StmtPtr> Generator::merge(std::vector<StmtPtr> Stmts) {
   return Out;
 }
 
-llvm::Expected<TiledKernel> Generator::run() {
+llvm::Error Generator::checkOrigin() const {
   for (unsigned D = 0; D < 2; ++D)
     if (S.Block[D] < 1 || S.Merge[D] < 1)
       return cannot("block and merge factors must be positive");
@@ -313,43 +313,34 @@ llvm::Expected<TiledKernel> Generator::run() {
     return cannot("the kernel already synchronizes its block");
   if (Origin.Plan && !Origin.Plan->SameLaunch)
     return cannot("internal: the origin kernel is already tiled");
+  return llvm::Error::success();
+}
 
-  auto NSOr = analyzeShape(Origin);
-  if (!NSOr)
-    return NSOr.takeError();
-  NaiveShape &NS = *NSOr;
-  if (NS.Dims == 1 && (S.Block[1] != 1 || S.Merge[1] != 1))
-    return cannot("a 1-D kernel takes no Y factors");
-  // A return in one merged copy would leave the copies after it undone,
-  // and a break or continue in a loop the copies share would end or skip
-  // the others' iterations.
-  if (S.Merge[0] * S.Merge[1] > 1)
-    for (StmtPtr &St : NS.Guarded) {
-      const Stmt *Exit = nullptr;
-      walkStmts(*St, [&](Stmt &X) {
-        if (!Exit && (llvm::isa<ReturnStmt>(&X) || llvm::isa<JumpStmt>(&X)))
-          Exit = &X;
-      });
-      if (Exit && llvm::isa<ReturnStmt>(Exit))
-        return cannot(llvm::formatv("the return at line {0}, after the bounds "
-                                    "guard, would end a merged thread's "
-                                    "other copies",
-                                    St->getLine()));
-      if (Exit)
-        return cannot(llvm::formatv(
-            "the {0} at line {1} ends or skips an iteration of one thread "
-            "only: its loop is kept as written, unmerged",
-            llvm::cast<JumpStmt>(Exit)->IsBreak ? "break" : "continue",
-            Exit->getLine()));
-    }
-  collectNames(*Origin.Body, Names);
-  Accesses = collectAccesses(Origin);
-  for (const Access &A : Accesses)
-    (A.IsWrite ? Written : Read).insert(A.Array);
-  Defs = singleAssignmentLocals(Origin);
-  for (const Param &P : Origin.Params)
-    Names.insert(P.Name);
+llvm::Error Generator::checkMergedExits(NaiveShape &NS) const {
+  if (S.Merge[0] * S.Merge[1] <= 1)
+    return llvm::Error::success();
+  for (StmtPtr &St : NS.Guarded) {
+    const Stmt *Exit = nullptr;
+    walkStmts(*St, [&](Stmt &X) {
+      if (!Exit && (llvm::isa<ReturnStmt>(&X) || llvm::isa<JumpStmt>(&X)))
+        Exit = &X;
+    });
+    if (Exit && llvm::isa<ReturnStmt>(Exit))
+      return cannot(llvm::formatv("the return at line {0}, after the bounds "
+                                  "guard, would end a merged thread's "
+                                  "other copies",
+                                  St->getLine()));
+    if (Exit)
+      return cannot(llvm::formatv(
+          "the {0} at line {1} ends or skips an iteration of one thread "
+          "only: its loop is kept as written, unmerged",
+          llvm::cast<JumpStmt>(Exit)->IsBreak ? "break" : "continue",
+          Exit->getLine()));
+  }
+  return llvm::Error::success();
+}
 
+LaunchPlan Generator::initialPlan(const NaiveShape &NS) const {
   LaunchPlan Plan;
   if (Origin.Plan) { // scalar replacement's aliasing requirements carry over
     Plan.Preconditions = Origin.Plan->Preconditions;
@@ -364,7 +355,116 @@ llvm::Expected<TiledKernel> Generator::run() {
   Plan.WholeTiles = S.WholeTiles;
   Plan.AdjacentX = S.AdjacentX;
   Plan.UnrollTile = S.UnrollTile;
+  return Plan;
+}
 
+llvm::Error Generator::coverDomain(NaiveShape &NS, LaunchPlan &Plan,
+                                   bool Tiled) {
+  if (!Tiled && !S.WholeTiles) {
+    Plan.GuardsDomain = NS.Guard != nullptr;
+    if (NS.Guard) {
+      auto If = std::make_unique<IfStmt>(std::move(NS.Guard),
+                                         block(std::move(NS.Guarded)));
+      NS.Guarded.clear();
+      NS.Guarded.push_back(std::move(If));
+    }
+    return llvm::Error::success();
+  }
+  // Every launched thread is inside the domain (the launch runs whole
+  // tiles only), and all of them must reach the barriers.
+  std::set<std::string> StagedArrays;
+  for (const StagedAccess &SA : Result.Staged)
+    if (!SA.IsWrite)
+      StagedArrays.insert(SA.Array);
+  for (const std::string &R : StagedArrays)
+    for (const std::string &W : Written) {
+      if (auto E = requireElements(Plan, R))
+        return E;
+      if (auto E = requireElements(Plan, W))
+        return E;
+      Plan.requireDisjoint(R, W, {});
+    }
+  return llvm::Error::success();
+}
+
+void Generator::estimateTraffic(Function &K, bool Tiled) {
+  std::int64_t NT = S.Block[0] * S.Block[1];
+  double Outputs = double(NT * S.Merge[0] * S.Merge[1]);
+  double Loads = 0;
+  for (const StagedAccess &SA : Result.Staged)
+    Loads += double(SA.Loaded);
+  // Distinct global reads one thread makes per iteration of the loop
+  // (the tiled loop when there is one, else the whole kernel).
+  std::set<std::string> Reads, SharedReads;
+  Stmt *Scope = K.Body.get();
+  if (Tiled) // the first: the tile's loop (a remainder loop follows)
+    walkStmts(*K.Body, [&](Stmt &X) {
+      if (auto *L = llvm::dyn_cast<ForStmt>(&X))
+        if (L->Iter == Result.TiledLoop && Scope == K.Body.get())
+          Scope = L->Body.get();
+    });
+  walkStmts(*Scope, [&](Stmt &X) {
+    auto Note = [&](const Expr &E) {
+      walkExpr(E, [&](const Expr &Y) {
+        if (auto *R = llvm::dyn_cast<ArrayRef>(&Y)) {
+          if (R->Space == AddressSpace::Global)
+            Reads.insert(printExprDebug(*R));
+          else if (R->Space == AddressSpace::Shared)
+            SharedReads.insert(printExprDebug(*R));
+        }
+      });
+    };
+    if (auto *A = llvm::dyn_cast<AssignStmt>(&X)) {
+      Note(*A->RHS);
+      if (auto *R = llvm::dyn_cast<ArrayRef>(A->LHS.get()))
+        for (const ExprPtr &I : R->Indices)
+          Note(*I);
+    } else if (auto *D = llvm::dyn_cast<DeclStmt>(&X)) {
+      if (D->Init)
+        Note(*D->Init);
+    }
+  });
+  double PerStep =
+      Tiled ? double(Result.TiledBy > 0 ? Result.TiledBy : S.LoopTile) : 1.0;
+  Loads += double(Reads.size()) * double(NT) * PerStep;
+  Result.LoadsPerOutput = Loads / (Outputs * PerStep);
+  // Each distinct shared read once per iteration of the loop over the
+  // tile (the tiled loop's body holds one iteration's reads).
+  Result.SharedLoadsPerOutput =
+      double(SharedReads.size()) * double(NT) / Outputs;
+}
+
+unsigned Generator::estimateRegisters() const {
+  unsigned Copies = 0;
+  for (const auto &[N, M] : Varying)
+    if (N.rfind("__merge", 0) != 0)
+      Copies += unsigned(M == 1   ? 2 * S.Merge[0]
+                         : M == 2 ? 2 * S.Merge[1]
+                                  : S.Merge[0] * S.Merge[1]);
+  return 16 + Copies;
+}
+
+llvm::Expected<TiledKernel> Generator::run() {
+  if (auto E = checkOrigin())
+    return E;
+
+  auto NSOr = analyzeShape(Origin);
+  if (!NSOr)
+    return NSOr.takeError();
+  NaiveShape &NS = *NSOr;
+  if (NS.Dims == 1 && (S.Block[1] != 1 || S.Merge[1] != 1))
+    return cannot("a 1-D kernel takes no Y factors");
+  if (auto E = checkMergedExits(NS))
+    return E;
+  collectNames(*Origin.Body, Names);
+  Accesses = collectAccesses(Origin);
+  for (const Access &A : Accesses)
+    (A.IsWrite ? Written : Read).insert(A.Array);
+  Defs = singleAssignmentLocals(Origin);
+  for (const Param &P : Origin.Params)
+    Names.insert(P.Name);
+
+  LaunchPlan Plan = initialPlan(NS);
   auto Choice = chooseLoop(NS);
   if (!Choice)
     return Choice.takeError();
@@ -380,31 +480,8 @@ llvm::Expected<TiledKernel> Generator::run() {
   bool Tiled = !Result.Staged.empty();
   if ((Tiled || S.WholeTiles) && NS.GuardKeepsMore)
     return cannot("the bounds guard tests more than the thread positions");
-
-  if (Tiled || S.WholeTiles) {
-    // Every launched thread is inside the domain (the launch runs whole
-    // tiles only), and all of them must reach the barriers.
-    std::set<std::string> StagedArrays;
-    for (const StagedAccess &SA : Result.Staged)
-      if (!SA.IsWrite)
-        StagedArrays.insert(SA.Array);
-    for (const std::string &R : StagedArrays)
-      for (const std::string &W : Written) {
-        if (auto E = requireElements(Plan, R))
-          return E;
-        if (auto E = requireElements(Plan, W))
-          return E;
-        Plan.requireDisjoint(R, W, {});
-      }
-  } else {
-    Plan.GuardsDomain = NS.Guard != nullptr;
-    if (NS.Guard) {
-      auto If = std::make_unique<IfStmt>(std::move(NS.Guard),
-                                         block(std::move(NS.Guarded)));
-      NS.Guarded.clear();
-      NS.Guarded.push_back(std::move(If));
-    }
-  }
+  if (auto E = coverDomain(NS, Plan, Tiled))
+    return E;
   MergedDims = (S.Merge[0] > 1 ? 1 : 0) | (S.Merge[1] > 1 ? 2 : 0);
   if (S.Merge[0] > 1)
     Varying[KxName] = 1;
@@ -419,66 +496,8 @@ llvm::Expected<TiledKernel> Generator::run() {
   auto K = Origin.withBody(std::make_unique<BlockStmt>());
   K->Body->Body = merge(std::move(All));
   capUnrolling(*K->Body);
-
-  // Traffic: global elements loaded per naive output per tile step.
-  {
-    std::int64_t NT = S.Block[0] * S.Block[1];
-    double Outputs = double(NT * S.Merge[0] * S.Merge[1]);
-    double Loads = 0;
-    for (const StagedAccess &SA : Result.Staged)
-      Loads += double(SA.Loaded);
-    // Distinct global reads one thread makes per iteration of the loop
-    // (the tiled loop when there is one, else the whole kernel).
-    std::set<std::string> Reads, SharedReads;
-    Stmt *Scope = K->Body.get();
-    if (Tiled) // the first: the tile's loop (a remainder loop follows)
-      walkStmts(*K->Body, [&](Stmt &X) {
-        if (auto *L = llvm::dyn_cast<ForStmt>(&X))
-          if (L->Iter == Result.TiledLoop && Scope == K->Body.get())
-            Scope = L->Body.get();
-      });
-    walkStmts(*Scope, [&](Stmt &X) {
-      auto Note = [&](const Expr &E) {
-        walkExpr(E, [&](const Expr &Y) {
-          if (auto *R = llvm::dyn_cast<ArrayRef>(&Y)) {
-            if (R->Space == AddressSpace::Global)
-              Reads.insert(printExprDebug(*R));
-            else if (R->Space == AddressSpace::Shared)
-              SharedReads.insert(printExprDebug(*R));
-          }
-        });
-      };
-      if (auto *A = llvm::dyn_cast<AssignStmt>(&X)) {
-        Note(*A->RHS);
-        if (auto *R = llvm::dyn_cast<ArrayRef>(A->LHS.get()))
-          for (const ExprPtr &I : R->Indices)
-            Note(*I);
-      } else if (auto *D = llvm::dyn_cast<DeclStmt>(&X)) {
-        if (D->Init)
-          Note(*D->Init);
-      }
-    });
-    double PerStep =
-        Tiled ? double(Result.TiledBy > 0 ? Result.TiledBy : S.LoopTile) : 1.0;
-    Loads += double(Reads.size()) * double(NT) * PerStep;
-    Result.LoadsPerOutput = Loads / (Outputs * PerStep);
-    // Each distinct shared read once per iteration of the loop over the
-    // tile (the tiled loop's body holds one iteration's reads).
-    Result.SharedLoadsPerOutput =
-        double(SharedReads.size()) * double(NT) / Outputs;
-  }
-
-  // Registers: a base, plus each replicated scalar once per copy: two for
-  // what varies in one direction (positions, which feed 64-bit addresses),
-  // one for what varies in both (the accumulators of a register tile:
-  // ptxas gives mm's 4x4 tile 56 registers and its 8x8 tile 128).
-  unsigned Copies = 0;
-  for (const auto &[N, M] : Varying)
-    if (N.rfind("__merge", 0) != 0)
-      Copies += unsigned(M == 1   ? 2 * S.Merge[0]
-                         : M == 2 ? 2 * S.Merge[1]
-                                  : S.Merge[0] * S.Merge[1]);
-  Result.EstimatedRegisters = 16 + Copies;
+  estimateTraffic(*K, Tiled);
+  Result.EstimatedRegisters = estimateRegisters();
 
   Plan.EstimatedRegisters = Result.EstimatedRegisters;
   Plan.Origin = std::shared_ptr<const Function>(Origin.clone());
