@@ -1220,4 +1220,15 @@ llvm::Expected<std::unique_ptr<Module>> parseFile(const std::string &Path,
   return parseSource((*Buf)->getBuffer().str(), Path, Opts);
 }
 
+llvm::Expected<std::string> deviceCodeOf(const std::string &Text,
+                                         const std::string &FileName,
+                                         const FrontendOptions &Opts) {
+  FrontendOptions Cuda = Opts;
+  Cuda.Lang = Language::Cuda;
+  auto M = parseSource(Text, FileName, Cuda);
+  if (!M)
+    return M.takeError();
+  return std::move((*M)->DeviceCode);
+}
+
 } // namespace gpumerge

@@ -37,6 +37,14 @@ llvm::Expected<std::unique_ptr<Module>>
 parseSource(const std::string &Source, const std::string &FileName,
             const FrontendOptions &Opts);
 
+/// The device code of CUDA text \p Text (named \p FileName: quoted includes
+/// are found beside it), parsed as parseSource parses it with \p Opts:
+/// what the file and the files it includes leave once host code is left
+/// out (HostCode.h).
+llvm::Expected<std::string> deviceCodeOf(const std::string &Text,
+                                         const std::string &FileName,
+                                         const FrontendOptions &Opts);
+
 /// Language from a file name: .cl → OpenCL, anything else CUDA.
 Language languageOfFile(llvm::StringRef Path);
 

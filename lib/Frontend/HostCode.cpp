@@ -421,15 +421,4 @@ std::string deviceCode(ASTContext &Ctx) {
   return DeviceCodeWriter(Ctx).write();
 }
 
-llvm::Expected<std::string> deviceCodeOf(const std::string &Text,
-                                         const std::string &FileName,
-                                         const FrontendOptions &Opts) {
-  FrontendOptions Cuda = Opts;
-  Cuda.Lang = Language::Cuda;
-  auto M = parseSource(Text, FileName, Cuda);
-  if (!M)
-    return M.takeError();
-  return std::move((*M)->DeviceCode);
-}
-
 } // namespace gpumerge

@@ -16,7 +16,7 @@
 #ifndef GPUMERGE_FRONTEND_HOSTCODE_H
 #define GPUMERGE_FRONTEND_HOSTCODE_H
 
-#include "Frontend/Frontend.h"
+#include <string>
 
 namespace clang {
 class ASTContext;
@@ -36,12 +36,6 @@ namespace gpumerge {
 /// names (others stay whole). A quoted include that the parse did not enter
 /// (guarded, #pragma once) is blanked.
 std::string deviceCode(clang::ASTContext &Ctx);
-
-/// The device code of CUDA text \p Text (named \p FileName: quoted includes
-/// are found beside it), parsed as the frontend parses it with \p Opts.
-llvm::Expected<std::string> deviceCodeOf(const std::string &Text,
-                                         const std::string &FileName,
-                                         const FrontendOptions &Opts);
 
 } // namespace gpumerge
 

@@ -2,7 +2,7 @@
 #include "Runtime/VerifyCuda.h"
 
 #include "CodeGen/Emitter.h"
-#include "Frontend/HostCode.h"
+#include "Frontend/Frontend.h"
 
 namespace gpumerge {
 

@@ -8,7 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "Runtime/VerifyCuda.h"
 #include "CodeGen/Emitter.h"
-#include "Frontend/HostCode.h"
+#include "Frontend/Frontend.h"
 #include "Runtime/Nvrtc.h"
 #include "Transforms/PassRegistry.h"
 
