@@ -10,6 +10,7 @@
 #ifndef GPUMERGE_FRONTEND_FRONTEND_H
 #define GPUMERGE_FRONTEND_FRONTEND_H
 
+#include "Frontend/FrontendOptions.h"
 #include "IR/Kernel.h"
 
 #include "llvm/Support/Error.h"
@@ -18,14 +19,6 @@
 #include <optional>
 
 namespace gpumerge {
-
-struct FrontendOptions {
-  std::optional<Language> Lang;       ///< default: from the file extension
-  std::vector<std::string> ExtraArgs; ///< after `--` on the command line
-  /// For the tests of gpumerge's own failures (--debug-fail=lower-crash=F):
-  /// lowering the function of this name crashes.
-  std::string CrashLowering;
-};
 
 /// Parses \p Path. A syntax error gives an error holding Clang's diagnostics
 /// (file:line:col) and no module.
@@ -47,10 +40,6 @@ llvm::Expected<std::string> deviceCodeOf(const std::string &Text,
 
 /// Language from a file name: .cl → OpenCL, anything else CUDA.
 Language languageOfFile(llvm::StringRef Path);
-
-/// Clang's resource directory (builtin headers): the one LLVM was built with
-/// when it exists, else found beside the running clang libraries.
-llvm::Expected<std::string> findClangResourceDir();
 
 } // namespace gpumerge
 
