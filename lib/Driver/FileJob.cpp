@@ -1,4 +1,4 @@
-//===- FileJob.cpp - One input file through gpumerge ------------------------===//
+//===- FileJob.cpp - One input file through gpumerge ----------------------===//
 #include "Driver/FileJob.h"
 #include "Analysis/Coalescing.h"
 #include "CodeGen/CudaSpelling.h"

@@ -1,4 +1,4 @@
-//===- FileJob.h - One input file through gpumerge ------------*- C++ -*-===//
+//===- FileJob.h - One input file through gpumerge --------------*- C++ -*-===//
 //
 // What gpumerge does with one input file (runFile): parse it; read its
 // grid-stride loops and split its global barriers; then, per kernel and

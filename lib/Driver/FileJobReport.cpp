@@ -1,4 +1,4 @@
-//===- FileJobReport.cpp - The report of one kernel -------------------------===//
+//===- FileJobReport.cpp - The report of one kernel -----------------------===//
 #include "Analysis/BlockBounds.h"
 #include "Driver/Carving.h"
 #include "Driver/FileJob.h"

@@ -1,4 +1,4 @@
-//===- FileJobTune.cpp - --tune for one kernel ------------------------------===//
+//===- FileJobTune.cpp - --tune for one kernel ----------------------------===//
 #include "CodeGen/Emitter.h"
 #include "Driver/Carving.h"
 #include "Driver/FileJob.h"

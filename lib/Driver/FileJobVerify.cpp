@@ -1,4 +1,4 @@
-//===- FileJobVerify.cpp - Verify both launch paths of a kernel -------------===//
+//===- FileJobVerify.cpp - Verify both launch paths of a kernel -----------===//
 #include "Driver/FileJob.h"
 #include "Driver/Tune.h"
 #include "Pipeline/Pipeline.h"
