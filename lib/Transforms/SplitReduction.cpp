@@ -72,6 +72,7 @@
 #include "Analysis/Domain.h"
 #include "Transforms/NaiveShape.h"
 #include "Transforms/Passes.h"
+#include "Transforms/SplitReductionLanes.h"
 #include "Transforms/Tiling.h"
 
 #include "IR/Substitute.h"
@@ -82,24 +83,9 @@
 #include <set>
 
 namespace gpumerge {
+namespace splitreduction {
 
 namespace {
-
-/// A sum the loop accumulates, declared before it.
-struct Sum {
-  std::string Name;
-  Type Ty;
-  unsigned Line = 0;  ///< of its declaration
-  std::string Shared; ///< the partials' tile
-};
-
-/// The naive thread's guarded code around its loop.
-struct Split {
-  std::vector<StmtPtr> Before, After;
-  std::unique_ptr<ForStmt> Loop;
-  std::vector<Sum> Sums; ///< in the order of their declarations
-  std::set<std::string> SumNames;
-};
 
 bool isNamed(const Expr &X, const std::set<std::string> &Names) {
   auto *V = llvm::dyn_cast<VarRef>(&X);
@@ -142,89 +128,21 @@ const Expr *sumTerm(const AssignStmt &A, std::string &Name) {
   return nullptr;
 }
 
-class Splitter {
-public:
-  Splitter(const Function &F, const PassContext &Ctx) : F(F), Ctx(Ctx) {}
+} // namespace
 
-  std::optional<AppliedPass> run(std::unique_ptr<Function> &Out,
-                                 std::string &Why);
+bool isAssert(const Stmt &S) {
+  const auto *E = llvm::dyn_cast<ExprStmt>(&S);
+  const auto *C = E ? llvm::dyn_cast<CallExpr>(E->E.get()) : nullptr;
+  return C && C->Callee == "assert";
+}
 
-private:
-  const Function &F;
-  const PassContext &Ctx;
-  std::set<std::string> Taken;
-  /// The block: one output (Single), or a warp per output (ByLanes), or a
-  /// coalescing group of outputs; Outputs x Lanes threads.
-  bool Single = false, ByLanes = false;
-  std::int64_t Outputs = 0, Lanes = 0;
-  std::string Lane; ///< the thread's lane, a local
-
-  /// Why the kernel is not one to split (already tiled, a tile asked for,
-  /// not 1-D, a fixed block, barriers, built-ins other than idx); its
-  /// domain in \p D. Empty where it is one.
-  std::string unsupported(KernelDomain &D) const;
-  /// Outputs and Lanes. Lanes-fast: a warp per output. Outputs-fast: a
-  /// coalescing group of outputs, and as many lanes as it takes to fill the
-  /// GPU (256 to 1024 threads per block). One output: a block of 256
-  /// lanes, fewer for a short loop.
-  void chooseBlock(const KernelDomain &D, const ForStmt &L);
-  /// The thread's output in the block.
-  ExprPtr row() const;
-  /// The thread's lane.
-  ExprPtr laneRef() const { return var(Lane); }
-  /// The element of \p Su's partials of lane \p LaneIdx of the thread's
-  /// output.
-  ExprPtr part(const Sum &Su, ExprPtr LaneIdx) const;
-  /// The partials' tiles and the sums, declared at the top.
-  void declareSums(const Split &S, LaunchPlan &Plan,
-                   std::vector<StmtPtr> &Top) const;
-  /// Each lane's share of the loop, under \p Guard: the declarations before
-  /// it, and the loop from the lane's start, Lanes steps at a time.
-  StmtPtr laneShare(Split &S, ExprPtr Guard) const;
-  /// Each lane's partial into the tiles, then added in a tree.
-  void addPartials(const Split &S, std::vector<StmtPtr> &Top) const;
-  /// Lane 0 goes on as the naive thread, under \p Guard: what came before
-  /// the loop, the sums set to their initial values plus the total, and
-  /// what follows.
-  StmtPtr laneZeroRest(Split &S, ExprPtr Guard) const;
-  AppliedPass report(const Split &S, const std::string &LoopText) const;
-
-  std::string fresh(const std::string &Base) {
-    std::string N = Base;
-    for (unsigned I = 2; Taken.count(N); ++I)
-      N = Base + std::to_string(I);
-    Taken.insert(N);
-    return N;
-  }
-
-  std::optional<std::int64_t> tripCount(const ForStmt &L) const;
-  bool whenWorthIt(const KernelDomain &D, const ForStmt &L, std::int64_t Lanes,
-                   bool Single, std::string &Why) const;
-  bool splitGuarded(NaiveShape &NS, Split &S, std::string &Why) const;
-  bool checkLoopBody(Stmt &St, const std::set<std::string> &Sums,
-                     std::set<std::string> &Local, std::string &Why) const;
-  bool lanesFast(const ForStmt &L) const;
-  /// \p E with the kernel's single-assignment locals inlined (`int n =
-  /// w * h;`): an expression over the parameters, where it is one.
-  ExprPtr inlined(const Expr &E) const {
-    return simplifyExpr(inlineSingleAssignmentLocals(E, F));
-  }
-  /// The loop's step: its constant, or its expression over the parameters.
-  ExprPtr stepOf(const ForStmt &L) const {
-    return L.StepExpr ? inlined(*L.StepExpr) : intLit(L.Step);
-  }
-  bool risesByPositiveStep(const ForStmt &L, const NaiveShape &NS) const;
-  std::shared_ptr<const Expr>
-  termsBound(const ForStmt &L, const std::set<std::string> &Sums) const;
-  ExprPtr termsIn(const Stmt &St, const std::set<std::string> &Sums,
-                  std::vector<const ForStmt *> &Enclosing) const;
-  ExprPtr tripBound(const ForStmt &L,
-                    const std::vector<const ForStmt *> &Enclosing) const;
-  bool overParameters(const Expr &E,
-                      const std::set<std::string> &Iters = {}) const;
-  std::optional<Precondition> iteratorFits(const ForStmt &L, std::int64_t Lanes,
-                                           std::string &Why) const;
-};
+bool isZero(const Expr &E) {
+  if (auto *I = llvm::dyn_cast<IntLit>(&E))
+    return I->Value == 0;
+  if (auto *L = llvm::dyn_cast<FloatLit>(&E))
+    return L->Value == 0.0;
+  return false;
+}
 
 /// Lane l runs the iterations l, l + Lanes, ...: the loop must rise by a
 /// step known to be positive, so that each lane's first iteration is one
@@ -410,23 +328,6 @@ Splitter::tripBound(const ForStmt &L,
     Trip = add(std::move(AtStart), substituteVar(std::move(Trip), E.Iter, *To));
   }
   return Trip;
-}
-
-/// `assert(...)`: a check that reads values and writes nothing. Before the
-/// loop, every lane makes it ahead of its share, as the naive thread did
-/// ahead of the whole loop.
-bool isAssert(const Stmt &S) {
-  const auto *E = llvm::dyn_cast<ExprStmt>(&S);
-  const auto *C = E ? llvm::dyn_cast<CallExpr>(E->E.get()) : nullptr;
-  return C && C->Callee == "assert";
-}
-
-bool isZero(const Expr &E) {
-  if (auto *I = llvm::dyn_cast<IntLit>(&E))
-    return I->Value == 0;
-  if (auto *L = llvm::dyn_cast<FloatLit>(&E))
-    return L->Value == 0.0;
-  return false;
 }
 
 /// `if (i == 0) { ... }` around the whole kernel, i the thread's position:
@@ -743,14 +644,6 @@ bool Splitter::whenWorthIt(const KernelDomain &D, const ForStmt &L,
   return true;
 }
 
-ExprPtr zeroOf(const Type &T) {
-  if (T.Scalar == ScalarKind::Float)
-    return std::make_unique<FloatLit>(0.0, "0.0f", T);
-  if (T.Scalar == ScalarKind::Double)
-    return std::make_unique<FloatLit>(0.0, "0.0", T);
-  return intLit(0);
-}
-
 std::string Splitter::unsupported(KernelDomain &D) const {
   if (F.Plan && (F.Plan->Origin || !F.Plan->SameLaunch))
     return "the kernel is already tiled";
@@ -774,174 +667,6 @@ std::string Splitter::unsupported(KernelDomain &D) const {
   if (!OnlyIdx)
     return "the kernel reads thread or block built-ins directly";
   return "";
-}
-
-void Splitter::chooseBlock(const KernelDomain &D, const ForStmt &L) {
-  const MachineDescription &MD = Ctx.Target;
-  if (Single) {
-    Outputs = 1;
-    Lanes = std::min<std::int64_t>(256, MD.ThreadInBlock);
-    auto Trip = tripCount(L);
-    while (Trip && Lanes > MD.ThreadInWarp && *Trip < 4 * Lanes)
-      Lanes /= 2;
-  } else if (ByLanes) {
-    Lanes = MD.ThreadInWarp;
-    Outputs = std::max<std::int64_t>(1, 256 / Lanes);
-  } else {
-    Outputs = MD.CoalescedThread;
-    Lanes = std::max<std::int64_t>(2, 256 / Outputs);
-    if (!F.SizeHints.empty()) {
-      auto Dom = evaluateDomain(F, D, F.SizeHints);
-      std::int64_t Fill = std::int64_t(MD.SMCount) * MD.ThreadInMP;
-      if (!Dom)
-        llvm::consumeError(Dom.takeError());
-      else
-        while ((*Dom)[0] > 0 && Lanes * 2 * Outputs <= MD.ThreadInBlock &&
-               (*Dom)[0] * Lanes < Fill)
-          Lanes *= 2;
-    }
-  }
-}
-
-ExprPtr Splitter::row() const {
-  if (Single) // the block is the output's lanes
-    return intLit(0);
-  return binary(ByLanes ? BinaryOp::Div : BinaryOp::Rem, builtin(Builtin::Tidx),
-                intLit(ByLanes ? Lanes : Outputs));
-}
-
-ExprPtr Splitter::part(const Sum &Su, ExprPtr LaneIdx) const {
-  std::vector<ExprPtr> Idx;
-  if (ByLanes) {
-    Idx.push_back(row());
-    Idx.push_back(std::move(LaneIdx));
-  } else {
-    Idx.push_back(std::move(LaneIdx));
-    Idx.push_back(row());
-  }
-  auto R = std::make_unique<ArrayRef>(Su.Shared, std::move(Idx), Su.Ty);
-  R->Space = AddressSpace::Shared;
-  return R;
-}
-
-void Splitter::declareSums(const Split &S, LaunchPlan &Plan,
-                           std::vector<StmtPtr> &Top) const {
-  for (const Sum &Su : S.Sums) {
-    Type T = Su.Ty;
-    T.Space = AddressSpace::Shared;
-    T.IsConst = false;
-    auto Tile = std::make_unique<DeclStmt>(Su.Shared, T);
-    Tile->Extents = ByLanes ? std::vector<std::int64_t>{Outputs, Lanes}
-                            : std::vector<std::int64_t>{Lanes, Outputs};
-    Plan.SharedBytes += Outputs * Lanes * Su.Ty.elementBytes();
-    Top.push_back(std::move(Tile));
-  }
-  for (const Sum &Su : S.Sums) {
-    Type T = Su.Ty;
-    T.IsConst = false;
-    auto Dcl = std::make_unique<DeclStmt>(Su.Name, T, zeroOf(Su.Ty));
-    Dcl->setLine(Su.Line);
-    Top.push_back(std::move(Dcl));
-  }
-}
-
-StmtPtr Splitter::laneShare(Split &S, ExprPtr Guard) const {
-  ForStmt &L = *S.Loop;
-  const std::set<std::string> &SumNames = S.SumNames;
-  std::vector<StmtPtr> Share;
-  for (StmtPtr &St : S.Before)
-    if (auto *Dcl = llvm::dyn_cast<DeclStmt>(St.get());
-        (Dcl && !SumNames.count(Dcl->Name)) || isAssert(*St))
-      Share.push_back(St->clone());
-  ExprPtr Stride = L.StepExpr ? L.StepExpr->clone() : intLit(L.Step);
-  L.Init =
-      simplifyExpr(add(std::move(L.Init), mul(laneRef(), std::move(Stride))));
-  if (L.StepExpr)
-    L.StepExpr = simplifyExpr(mul(intLit(Lanes), std::move(L.StepExpr)));
-  else
-    L.Step *= Lanes;
-  if (L.CondOp == BinaryOp::NE)
-    L.CondOp = BinaryOp::LT; // the loop ends: Init <= Bound
-  // More loads in flight: a grid of one 1024-thread block per SM (rd's
-  // 4096 outputs of 32 lanes) kept 4 per thread as nvcc unrolls by itself,
-  // 16 KB an SM, where an H200 needs about 25 KB to stream at its
-  // bandwidth (rd measured 63% of copy). A short body only: unrolling
-  // copies it.
-  unsigned BodyStmts = 0;
-  walkStmts(*L.Body, [&](Stmt &X) { BodyStmts += !llvm::isa<BlockStmt>(X); });
-  if (BodyStmts <= 2)
-    L.Unroll = 8;
-  Share.push_back(std::move(S.Loop));
-  return std::make_unique<IfStmt>(std::move(Guard), block(std::move(Share)));
-}
-
-void Splitter::addPartials(const Split &S, std::vector<StmtPtr> &Top) const {
-  for (const Sum &Su : S.Sums)
-    Top.push_back(std::make_unique<AssignStmt>(
-        part(Su, laneRef()), AssignOp::Set, var(Su.Name, Su.Ty)));
-  Top.push_back(std::make_unique<SyncStmt>());
-  for (std::int64_t K = Lanes / 2; K >= 1; K /= 2) {
-    std::vector<StmtPtr> Step;
-    for (const Sum &Su : S.Sums)
-      Step.push_back(
-          std::make_unique<AssignStmt>(part(Su, laneRef()), AssignOp::Add,
-                                       part(Su, add(laneRef(), intLit(K)))));
-    Top.push_back(std::make_unique<IfStmt>(
-        binary(BinaryOp::LT, laneRef(), intLit(K)), block(std::move(Step))));
-    Top.push_back(std::make_unique<SyncStmt>());
-  }
-}
-
-StmtPtr Splitter::laneZeroRest(Split &S, ExprPtr Guard) const {
-  std::vector<StmtPtr> Rest;
-  for (StmtPtr &St : S.Before) {
-    if (isAssert(*St))
-      continue; // made by every lane, lane 0 among them
-    auto *Dcl = llvm::dyn_cast<DeclStmt>(St.get());
-    if (!Dcl || !S.SumNames.count(Dcl->Name)) {
-      Rest.push_back(std::move(St));
-      continue;
-    }
-    ExprPtr Total =
-        part(*std::find_if(S.Sums.begin(), S.Sums.end(),
-                           [&](const Sum &Su) { return Su.Name == Dcl->Name; }),
-             intLit(0));
-    ExprPtr Value =
-        !Dcl->Init || isZero(*Dcl->Init)
-            ? std::move(Total)
-            : binary(BinaryOp::Add, std::move(Dcl->Init), std::move(Total));
-    auto Set = std::make_unique<AssignStmt>(var(Dcl->Name, Dcl->Ty),
-                                            AssignOp::Set, std::move(Value));
-    Set->setLine(Dcl->getLine());
-    Rest.push_back(std::move(Set));
-  }
-  for (StmtPtr &St : S.After)
-    Rest.push_back(std::move(St));
-  return std::make_unique<IfStmt>(
-      binary(BinaryOp::LAnd, std::move(Guard),
-             binary(BinaryOp::EQ, laneRef(), intLit(0))),
-      block(std::move(Rest)));
-}
-
-AppliedPass Splitter::report(const Split &S,
-                             const std::string &LoopText) const {
-  AppliedPass P{"split-reduction", {}};
-  std::vector<std::string> Names;
-  for (const Sum &Su : S.Sums)
-    Names.push_back(Su.Name);
-  P.Parameters["sums"] = llvm::join(Names, ", ");
-  P.Parameters["loop"] = LoopText;
-  P.Parameters["threads-per-output"] = std::to_string(Lanes);
-  P.Parameters["block"] =
-      llvm::formatv("{0} (outputs) x {1} (lanes), {2}", Outputs, Lanes,
-                    ByLanes ? "lanes-fast: a warp walks "
-                              "one output's loop"
-                            : "outputs-fast: a warp "
-                              "reads across outputs")
-          .str();
-  P.Parameters["order"] = "the partial sums are added in a tree (floating "
-                          "point reassociated)";
-  return P;
 }
 
 std::optional<AppliedPass> Splitter::run(std::unique_ptr<Function> &Out,
@@ -1041,7 +766,7 @@ std::optional<AppliedPass> Splitter::run(std::unique_ptr<Function> &Out,
   return report(S, LoopText);
 }
 
-} // namespace
+} // namespace splitreduction
 
 PassInfo splitReductionPass() {
   return {"split-reduction",
@@ -1051,7 +776,7 @@ PassInfo splitReductionPass() {
           [](Function &F, const PassContext &Ctx,
              std::string &Why) -> llvm::Expected<std::optional<AppliedPass>> {
             std::unique_ptr<Function> Out;
-            auto P = Splitter(F, Ctx).run(Out, Why);
+            auto P = splitreduction::Splitter(F, Ctx).run(Out, Why);
             if (P)
               F = std::move(*Out);
             return P;
