@@ -11,9 +11,7 @@
 #include "Runtime/TuneCache.h"
 #include "Runtime/Verify.h"
 #include "Target/Ptxas.h"
-#include "Transforms/GridStride.h"
 #include "Transforms/PassRegistry.h"
-#include "Transforms/SplitPhases.h"
 #include "Transforms/Tiling.h"
 
 #include "llvm/ADT/SmallVector.h"
@@ -80,32 +78,9 @@ int FileJob::run(llvm::json::Array &ReportFiles) {
   }
   M = std::move(**Parsed);
   hintGivenSizes();
-  // Kernels with global barriers become phase kernels (or are refused).
-  splitGlobalBarriers(*M);
-  // Grid-stride loops read as one thread per element, for the passes (a
-  // crash there, a gpumerge bug, leaves that kernel as it is).
-  for (Function *F : M->kernels()) {
-    std::string WhyNot;
-    std::unique_ptr<Function> G;
-    if (!llvm::CrashRecoveryContext().RunSafely([&] {
-          if (Opts.DebugFail == "grid-stride-crash=" + F->Name)
-            std::abort();
-          G = guardGridStride(*F, WhyNot);
-        })) {
-      G.reset();
-      WhyNot = "gpumerge crashed reading its grid-stride loop (a gpumerge "
-               "bug)";
-      GridStrideCrashed.insert(F->Name);
-      Err << llvm::formatv("{0}:{1}: warning: reading the grid-stride loop "
-                           "of kernel '{2}' crashed, a gpumerge bug; the "
-                           "kernel goes on as written\n",
-                           Input, F->Span.Line, F->Name);
-    }
-    if (G)
-      Guarded[F->Name] = std::move(G);
-    else if (!WhyNot.empty())
-      GridStrideNotes[F->Name] = WhyNot;
-  }
+  // Global barriers split, grid-stride loops read as one thread per
+  // element (InputRewrites.h).
+  Reading = rewriteInput(*M, Opts.DisabledPasses, Input, Opts.DebugFail, Err);
   // OpenCL's vector arithmetic and the like, which CUDA lacks.
   if (M->Lang == Language::OpenCL && outputLang() == Language::Cuda)
     passThroughWhatCudaCannotSpell(*M);
@@ -126,11 +101,6 @@ int FileJob::run(llvm::json::Array &ReportFiles) {
   if (Opts.Analyze)
     return analyze(ReportFiles);
   return optimize(ReportFiles);
-}
-
-const Function &FileJob::startOf(const Function &F) const {
-  auto It = Guarded.find(F.Name);
-  return It == Guarded.end() ? F : *It->second;
 }
 
 void FileJob::hintGivenSizes() {
@@ -308,11 +278,11 @@ llvm::Expected<VariantResult> FileJob::runPipeline(const Function &Naive,
     return Ctx.takeError();
   Ctx->PaperTextureAsked = llvm::is_contained(*Names, "texture-block-shape");
   PipelineRequest Req(Naive, std::move(*Ctx), Err);
-  Req.Start = &startOf(Naive);
+  Req.Start = &Reading.startOf(Naive);
   Req.Passes = std::move(*Names);
-  if (auto It = GridStrideNotes.find(Naive.Name); It != GridStrideNotes.end())
+  if (auto It = Reading.Notes.find(Naive.Name); It != Reading.Notes.end())
     Req.SkippedBefore.push_back({"grid-stride", It->second});
-  Req.InternalErrorBefore = GridStrideCrashed.count(Naive.Name) > 0;
+  Req.InternalErrorBefore = Reading.Crashed.count(Naive.Name) > 0;
   Req.DebugFail = Opts.DebugFail;
   Req.File = Input;
   Req.WriteStep = [&](const Function &K, unsigned Step,
@@ -331,7 +301,7 @@ llvm::Expected<VariantResult> FileJob::runPipeline(const Function &Naive,
 
 void FileJob::keepWhatCanRun(const Function &Naive, VariantResult &R) {
   MemoryVariant V = R.Variant;
-  const Function &Start = startOf(Naive);
+  const Function &Start = Reading.startOf(Naive);
   // An optimized kernel whose launch conditions can never hold together
   // would never run: the output keeps the input's kernel, and says so.
   if (R.Kernel->Plan && !R.Passes.empty()) {
@@ -479,7 +449,8 @@ FileJob::optimizeKernel(const Function &F, MemoryVariant V, bool &Mismatch) {
     tune(F, V, *R, Space, Mismatch);
   if (Opts.Verify) {
     // A phase runs over the grid of its split kernel.
-    std::vector<VerifyStage> Stage = {{&startOf(F), R->Kernel.get(), R->Shape}};
+    std::vector<VerifyStage> Stage = {
+        {&Reading.startOf(F), R->Kernel.get(), R->Shape}};
     verifyBothPaths(domainKernels(F), Stage, F.Name, F.Span.Line, V,
                     /*WholeSplit=*/false, R->Verified, R->VerifiedOptimized,
                     Mismatch, R->FallbackOnly);

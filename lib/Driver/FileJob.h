@@ -15,6 +15,7 @@
 #include "Driver/Driver.h"
 #include "Driver/Tune.h"
 #include "IR/Kernel.h"
+#include "Pipeline/InputRewrites.h"
 #include "Pipeline/Pipeline.h"
 #include "Runtime/LaunchConditions.h"
 #include "Runtime/Verify.h"
@@ -74,17 +75,8 @@ private:
   llvm::raw_ostream &Out;
   llvm::raw_ostream &Err;
   std::unique_ptr<Module> M;
-  /// Kernels of M whose grid-stride loop reads as a bounds guard
-  /// (GridStride.h), in that form: the passes start there, and verify sizes
-  /// the launch by its guard. M keeps them as written.
-  std::map<std::string, std::unique_ptr<Function>> Guarded;
-  /// Why a kernel's grid-stride loop was not read so, for the report; the
-  /// kernels whose reading crashed (an internal error).
-  std::map<std::string, std::string> GridStrideNotes;
-  std::set<std::string> GridStrideCrashed;
-
-  /// What the passes start from for kernel \p F: its guarded form, or F.
-  const Function &startOf(const Function &F) const;
+  /// What the input rewrites made of M (InputRewrites.h).
+  InputReading Reading;
 
   /// --size is a size hint too, below the kernel's own (`#pragma gpumerge
   /// size`, then its launches' values): the model weighs the grid against

@@ -182,7 +182,7 @@ void FileJob::tune(const Function &Naive, MemoryVariant V, VariantResult &R,
     std::vector<std::vector<VerifyStage>> Stages;
     for (size_t J : Js) {
       const VariantResult &C = Made(Order[J]);
-      Stages.push_back({{&startOf(Naive), C.Kernel.get(), C.Shape}});
+      Stages.push_back({{&Reading.startOf(Naive), C.Kernel.get(), C.Shape}});
     }
     verifyCandidates(*M, domainKernels(Naive), Stages, VO,
                      [&](size_t K, llvm::Expected<VerifyResult> R) {

@@ -23,7 +23,7 @@ std::vector<const Function *> FileJob::domainKernels(const Function &F) const {
   const PhasedKernel *PK =
       F.PhaseOf.empty() ? nullptr : M->findPhased(F.PhaseOf);
   if (!PK)
-    return {&startOf(F)};
+    return {&Reading.startOf(F)};
   std::vector<const Function *> Out;
   for (const std::string &P : PK->Phases)
     Out.push_back(M->find(P));

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "Driver/Batch.h"
 #include "Driver/Driver.h"
+#include "Pipeline/InputRewrites.h"
 #include "Runtime/CudaSession.h"
 #include "Target/MachineDescription.h"
 #include "Transforms/PassRegistry.h"
@@ -139,13 +140,17 @@ int runDriver(const DriverOptions &Given, llvm::raw_ostream &Out,
       return ExitUsage;
     }
   }
-  if (Opts.Passes && !Opts.DisabledPasses.empty()) {
+  // The input rewrites (global-barrier, grid-stride) run before any
+  // pipeline, --passes' too: --disable-passes may leave them out of both.
+  if (Opts.Passes && !llvm::all_of(Opts.DisabledPasses, isInputRewrite)) {
     Err << "error: --passes names the pipeline; --disable-passes leaves "
            "passes out of the default one: give one of the two\n";
     return ExitUsage;
   }
   for (const std::string &Name : Opts.DisabledPasses)
-    if (auto P = parsePipeline(Name); !P) {
+    if (isInputRewrite(Name))
+      continue;
+    else if (auto P = parsePipeline(Name); !P) {
       Err << "error: --disable-passes: " << llvm::toString(P.takeError())
           << "\n";
       return ExitUsage;

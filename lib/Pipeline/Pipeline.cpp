@@ -140,7 +140,12 @@ void settleLaunch(const PipelineRequest &Req, PipelineResult &R) {
   if (&Start != &Naive) {
     if (R.Passes.empty())
       R.Kernel = Naive.clone();
-    else if (!launchOverGuard(*R.Kernel, Start)) {
+    else if (launchOverGuard(*R.Kernel, Start))
+      // The reading is part of what made the kernel (InputRewrites.h).
+      R.Passes.insert(R.Passes.begin(),
+                      {"grid-stride",
+                       {{"loop_line", std::to_string(Start.GridStrideLine)}}});
+    else {
       R.Kernel = Naive.clone();
       R.Passes.clear();
       R.Status = "passed-through";

@@ -11,6 +11,7 @@
 
 #include "Pipeline/Pipeline.h"
 #include "IR/Printer.h"
+#include "Pipeline/InputRewrites.h"
 #include "Transforms/GridStride.h"
 
 #include "llvm/Support/CrashRecoveryContext.h"
@@ -449,6 +450,75 @@ TEST(PipelinePasses, TextureFollowsGlobalFromSm35) {
     EXPECT_FALSE(llvm::is_contained(Texture, "coalesce")) << Name;
     EXPECT_TRUE((PassContext{MD, MemoryVariant::Texture}.paperTexture()));
   }
+}
+
+const char *GridStrideAndBarrier = R"(
+__global__ void strided(int n, const float *x, float *y) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
+       i += blockDim.x * gridDim.x)
+    y[i] = 2.0f * x[i];
+}
+__global__ void twoSteps(int n, float *a) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    a[i] = a[i] + 1.0f;
+  gpumerge_global_sync();
+  if (i < n)
+    a[i] = a[i] * 2.0f;
+}
+)";
+
+TEST(InputRewrites, ReadGridStrideLoopsAndSplitGlobalBarriers) {
+  auto M = parseText(GridStrideAndBarrier);
+  std::string Diagnostics;
+  llvm::raw_string_ostream OS(Diagnostics);
+  InputReading R = rewriteInput(*M, {}, "t.cu", "", OS);
+  const Function *Strided = M->find("strided");
+  ASSERT_TRUE(Strided);
+  // The passes start from the loop read as a guard; the module keeps it.
+  EXPECT_NE(&R.startOf(*Strided), Strided);
+  EXPECT_EQ(R.startOf(*Strided).GridStrideLine, 3u);
+  EXPECT_EQ(Strided->GridStrideLine, 0u);
+  // The kernel with a global barrier became phase kernels.
+  ASSERT_EQ(M->Phased.size(), 1u);
+  EXPECT_EQ(M->Phased[0].Name, "twoSteps");
+  EXPECT_EQ(M->find("twoSteps"), nullptr);
+  EXPECT_TRUE(Diagnostics.empty());
+}
+
+TEST(InputRewrites, DisabledOnesLeaveTheKernelsAsWritten) {
+  auto M = parseText(GridStrideAndBarrier);
+  std::string Diagnostics;
+  llvm::raw_string_ostream OS(Diagnostics);
+  InputReading R =
+      rewriteInput(*M, {"grid-stride", "global-barrier"}, "t.cu", "", OS);
+  const Function *Strided = M->find("strided");
+  ASSERT_TRUE(Strided);
+  EXPECT_EQ(&R.startOf(*Strided), Strided);
+  // No pass knows a global barrier: that kernel is passed through.
+  EXPECT_TRUE(M->Phased.empty());
+  EXPECT_EQ(M->find("twoSteps"), nullptr);
+  ASSERT_EQ(M->PassedThrough.size(), 1u);
+  EXPECT_EQ(M->PassedThrough[0].Kernel, "twoSteps");
+  EXPECT_TRUE(isInputRewrite("grid-stride"));
+  EXPECT_FALSE(isInputRewrite("coalesce"));
+}
+
+TEST(InputRewrites, ACrashReadingALoopCostsThatReadingAlone) {
+  llvm::CrashRecoveryContext::Enable();
+  auto M = parseText(GridStrideAndBarrier);
+  std::string Diagnostics;
+  llvm::raw_string_ostream OS(Diagnostics);
+  InputReading R =
+      rewriteInput(*M, {}, "t.cu", "grid-stride-crash=strided", OS);
+  const Function *Strided = M->find("strided");
+  ASSERT_TRUE(Strided);
+  EXPECT_EQ(&R.startOf(*Strided), Strided);
+  EXPECT_EQ(R.Crashed.count("strided"), 1u);
+  EXPECT_NE(OS.str().find("t.cu:2: warning: reading the grid-stride loop of "
+                          "kernel 'strided' crashed"),
+            std::string::npos)
+      << OS.str();
 }
 
 } // namespace
