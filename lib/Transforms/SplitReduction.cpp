@@ -607,11 +607,19 @@ std::optional<std::int64_t> Splitter::tripCount(const ForStmt &L) const {
 
 /// The model: split only where the naive launch leaves the GPU mostly
 /// idle (one output always does) and each lane still gets a few
-/// iterations.
+/// iterations; or where each thread's loop runs between bounds read from
+/// memory along reads of neighbouring elements (CSR's val[j] for j from
+/// rowDelimiters[row] to rowDelimiters[row + 1]): no tiling coalesces
+/// those, a warp per output does (lane l reads element start + l), at any
+/// size.
 bool Splitter::whenWorthIt(const KernelDomain &D, const ForStmt &L,
                            std::int64_t Lanes, bool Single,
                            std::string &Why) const {
   const MachineDescription &MD = Ctx.Target;
+  if (!Single && ByLanes &&
+      (!overParameters(*inlined(*L.Init)) ||
+       !overParameters(*inlined(*L.Bound))))
+    return true;
   // One output (`if (tid == 0)`) is one thread at any size, the GPU all
   // but idle: its loop is split without the hints too, as where they do
   // not give its length (PolyBench's gramschmidt_kernel1, one thread

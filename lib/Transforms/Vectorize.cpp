@@ -156,6 +156,13 @@ size_t stridedLoopReads(const Function &F) {
   return N;
 }
 
+/// The loops of \p F.
+size_t loopCount(const Function &F) {
+  size_t N = 0;
+  walkStmts(*F.Body, [&](Stmt &S) { N += llvm::isa<ForStmt>(S); });
+  return N;
+}
+
 /// \p F with each compound store to a global scalar element written out
 /// (`y[i] += x[i]` as `y[i] = y[i] + x[i]`), so that a merge's copies read
 /// their neighbours' elements where the vectorizer combines reads, and
@@ -242,6 +249,19 @@ std::unique_ptr<Function> mergedForVectors(const Function &Input,
       Refused = llvm::formatv("merging {0} threads in X would leave the "
                               "reads of the loops each copy runs {0} "
                               "elements apart",
+                              Policy.Width)
+                    .str();
+      continue;
+    }
+    // Copies that each run their own loop, with reads that were not
+    // coalesced anyway (CSR's val[j] for j from rowDelimiters[row] to
+    // rowDelimiters[row + 1]), run them one after another: a thread does
+    // Width rows' loops in sequence, with a Width-th of the threads left to
+    // hide their latency, for a vector access outside the loops.
+    if (loopCount(*Trial) > loopCount(*Plain)) {
+      Refused = llvm::formatv("merging {0} threads in X would run the {0} "
+                              "copies' loops one after another in each "
+                              "thread",
                               Policy.Width)
                     .str();
       continue;
