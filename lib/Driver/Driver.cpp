@@ -11,7 +11,7 @@
 #include "IR/Printer.h"
 #include "IR/Verifier.h"
 #include "Pipeline/Pipeline.h"
-#include "Runtime/LaunchConditions.h"
+#include "Analysis/LaunchConditions.h"
 #include "Runtime/TuneCache.h"
 #include "Runtime/Verify.h"
 #include "Target/MachineDescription.h"
