@@ -1,9 +1,11 @@
 //===- VerifyPrograms.cpp - The programs a verify run builds --------------===//
 #include "Runtime/VerifyPrograms.h"
+#include "Analysis/Races.h"
 #include "CodeGen/EdgeKernel.h"
 #include "CodeGen/Emitter.h"
 #include "CodeGen/MathSpellings.h"
 #include "CodeGen/RaceCheck.h"
+#include "CodeGen/WriteCollisions.h"
 #include "Runtime/VerifyCuda.h"
 
 #include <cstring>
@@ -168,6 +170,30 @@ static void addRaceChecks(const Module &M,
                        "of the work-groups changes";
 }
 
+/// Sets \p Run's CollisionCheck: \p Printed (the input's kernels printed as
+/// OpenCL) with each stage's input kernel whose writes the analysis cannot
+/// prove apart at \p Result's sizes claiming them (WriteCollisions.h).
+static void addCollisionChecks(const std::vector<VerifyStage> &Stages,
+                               const VerifyResult &Result,
+                               const std::string &Printed, DeviceRun &Run) {
+  std::string Checking = Printed;
+  for (const VerifyStage &St : Stages) {
+    const Function &F = *St.Naive;
+    if (Run.CollisionChecked.count(F.Name) ||
+        unprovenWrite(F, Result.Sizes, Result.Domain).empty())
+      continue;
+    auto Checked = emitCollisionChecked(F);
+    std::string Plain = emitFunction(F, Language::OpenCL);
+    size_t At = Checking.find(Plain);
+    if (!Checked || At == std::string::npos)
+      continue;
+    Checking.replace(At, Plain.size(), Checked->Text);
+    Run.CollisionChecked[F.Name] = Checked->Arrays;
+  }
+  if (!Run.CollisionChecked.empty())
+    Run.CollisionCheck = std::move(Checking);
+}
+
 /// Renames, in \p Run's programs, each CUDA kernel named like an OpenCL
 /// built-in function (`step`, `dot`) as the translation does.
 static void renameBuiltinNamedKernels(const Module &M,
@@ -182,6 +208,7 @@ static void renameBuiltinNamedKernels(const Module &M,
     Run.CandidateNames[F->Name] = New;
     if (Opts.ReferenceSource.empty()) {
       renameKernel(Run.Reference, F->Name, New);
+      renameKernel(Run.CollisionCheck, F->Name, New);
       Run.ReferenceNames[F->Name] = New;
     }
   }
@@ -215,15 +242,27 @@ bool setOpenCLPrograms(const Module &M, const std::vector<VerifyStage> &Stages,
       return E.takeError();
     return std::move(E->Text);
   };
-  if (AsWritten) {
-    Run.Reference = M.Source;
-  } else if (auto T = Translated({})) {
-    Run.Reference = std::move(*T);
-  } else {
-    Result.Detail = llvm::toString(T.takeError());
-    return false;
+  // The input's kernels printed: the reference where it is not the input
+  // as written, and where the input's writes are checked (with no
+  // --reference, whose kernel is not the input).
+  bool CheckWrites =
+      Opts.ReferenceSource.empty() &&
+      llvm::any_of(Stages, [&](const VerifyStage &St) {
+        return !unprovenWrite(*St.Naive, Result.Sizes, Result.Domain).empty();
+      });
+  std::string Printed;
+  if (!AsWritten || CheckWrites) {
+    auto T = Translated({});
+    if (!T) {
+      Result.Detail = llvm::toString(T.takeError());
+      return false;
+    }
+    Printed = std::move(*T);
   }
+  Run.Reference = AsWritten ? M.Source : Printed;
   Run.ReferencePrinted = !AsWritten;
+  if (CheckWrites)
+    addCollisionChecks(Stages, Result, Printed, Run);
   if (!Opts.ReferenceSource.empty()) {
     // The reference runs kernel by kernel: a kernel split at its global
     // barriers has no counterpart there to run phase by phase.
