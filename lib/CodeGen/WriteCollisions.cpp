@@ -96,10 +96,10 @@ std::string collisionCheckHelpers() {
   static_assert(Word::Found == 0 && Word::Array == 1 && Word::Element == 2 &&
                     Word::First == 3 && Word::Second == 4,
                 "the OpenCL below spells them");
-  return R"(// --verify's check of the input's writes (gpumerge, WriteCollisions.h):
-// work-item Me claims element I of an array before it stores there; where
-// another work-item of the launch claimed it, the first such collision is
-// recorded.
+  return R"(// --verify's check of the input's writes (gpumerge,
+// WriteCollisions.h): work-item Me claims element I of an array before it
+// stores there; where another work-item of the launch claimed it, the
+// first such collision is recorded.
 void gpumerge_claim(__global uint *Writer, int Elements, long I, uint Me,
                     __global uint *Record, uint Array) {
   if (I < 0 || I >= Elements)

@@ -1,4 +1,4 @@
-//===- WriteCollisions.h - Input kernels that report their own races -*- C++ -*-===//
+//===- WriteCollisions.h - Input kernels that report collisions -*- C++ -*-===//
 //
 // --verify compares the emitted kernel with the input, which must compute
 // one result. Where two work-items of the input write one element (a
