@@ -170,25 +170,28 @@ static void addRaceChecks(const Module &M,
                        "of the work-groups changes";
 }
 
-/// Sets \p Run's CollisionCheck: \p Printed (the input's kernels printed as
-/// OpenCL) with each stage's input kernel whose writes the analysis cannot
-/// prove apart at \p Result's sizes claiming them (WriteCollisions.h).
-static void addCollisionChecks(const std::vector<VerifyStage> &Stages,
-                               const VerifyResult &Result,
-                               const std::string &Printed, DeviceRun &Run) {
-  std::string Checking = Printed;
-  for (const VerifyStage &St : Stages) {
-    const Function &F = *St.Naive;
-    if (Run.CollisionChecked.count(F.Name) ||
-        unprovenWrite(F, Result.Sizes, Result.Domain).empty())
-      continue;
-    auto Checked = emitCollisionChecked(F);
-    std::string Plain = emitFunction(F, Language::OpenCL);
+/// Sets \p Run's CollisionCheck: its Reference (the input's kernels in
+/// OpenCL) with those of \p Unproven that assign global elements claiming
+/// them (WriteCollisions.h), printed from KIR in place of the kernel as the
+/// reference holds it (printed, or an OpenCL input's definition as
+/// written).
+static void
+addCollisionChecks(const Module &M,
+                   const std::map<std::string, const Function *> &Unproven,
+                   DeviceRun &Run) {
+  std::string Checking = Run.Reference;
+  for (const auto &[Name, F] : Unproven) {
+    auto Checked = emitCollisionChecked(*F);
+    std::string Plain = emitFunction(*F, Language::OpenCL);
     size_t At = Checking.find(Plain);
+    if (At == std::string::npos && M.Lang == Language::OpenCL) {
+      Plain = M.text(F->Span);
+      At = Plain.empty() ? std::string::npos : Checking.find(Plain);
+    }
     if (!Checked || At == std::string::npos)
       continue;
     Checking.replace(At, Plain.size(), Checked->Text);
-    Run.CollisionChecked[F.Name] = Checked->Arrays;
+    Run.CollisionChecked[Name] = Checked->Arrays;
   }
   if (!Run.CollisionChecked.empty())
     Run.CollisionCheck = std::move(Checking);
@@ -242,27 +245,24 @@ bool setOpenCLPrograms(const Module &M, const std::vector<VerifyStage> &Stages,
       return E.takeError();
     return std::move(E->Text);
   };
-  // The input's kernels printed: the reference where it is not the input
-  // as written, and where the input's writes are checked (with no
-  // --reference, whose kernel is not the input).
-  bool CheckWrites =
-      Opts.ReferenceSource.empty() &&
-      llvm::any_of(Stages, [&](const VerifyStage &St) {
-        return !unprovenWrite(*St.Naive, Result.Sizes, Result.Domain).empty();
-      });
-  std::string Printed;
-  if (!AsWritten || CheckWrites) {
-    auto T = Translated({});
-    if (!T) {
-      Result.Detail = llvm::toString(T.takeError());
-      return false;
-    }
-    Printed = std::move(*T);
+  if (AsWritten) {
+    Run.Reference = M.Source;
+  } else if (auto T = Translated({})) {
+    Run.Reference = std::move(*T);
+  } else {
+    Result.Detail = llvm::toString(T.takeError());
+    return false;
   }
-  Run.Reference = AsWritten ? M.Source : Printed;
   Run.ReferencePrinted = !AsWritten;
-  if (CheckWrites)
-    addCollisionChecks(Stages, Result, Printed, Run);
+  // The input's writes checked where they may collide (not with
+  // --reference, whose kernel is not the input).
+  std::map<std::string, const Function *> Unproven;
+  for (const VerifyStage &St : Stages)
+    if (Opts.ReferenceSource.empty() &&
+        !unprovenWrite(*St.Naive, Result.Sizes, Result.Domain).empty())
+      Unproven[St.Naive->Name] = St.Naive;
+  if (!Unproven.empty())
+    addCollisionChecks(M, Unproven, Run);
   if (!Opts.ReferenceSource.empty()) {
     // The reference runs kernel by kernel: a kernel split at its global
     // barriers has no counterpart there to run phase by phase.
