@@ -7,7 +7,9 @@
 // Where two work-items of a launch write one element, the input's result
 // depends on the order they run in, and a candidate that runs them in
 // another order cannot be compared with it: the run is skipped ("the
-// input's writes collide"), never a mismatch.
+// input's writes collide"), never a mismatch. The check runs once per
+// reference (--tune's candidates share it), in the verify child after the
+// input's own run; its time counts in the "reference run" phase.
 //
 //===----------------------------------------------------------------------===//
 #ifndef GPUMERGE_RUNTIME_WRITECOLLISIONRUN_H
