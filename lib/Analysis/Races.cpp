@@ -196,20 +196,44 @@ std::string findReadWriteRace(const Function &F, const SizeBindings &Sizes,
   return "";
 }
 
-std::string findWriteRace(const Function &F, const SizeBindings &Sizes,
-                          const std::array<std::int64_t, 2> &Domain) {
+namespace {
+
+/// The array elements \p F assigns (`a[i] = v`, `a[i] += v`), not those
+/// an atomic function updates.
+std::set<const Expr *> assignedElements(const Function &F) {
+  std::set<const Expr *> Out;
+  walkStmts(*F.Body, [&](Stmt &S) {
+    if (const auto *A = llvm::dyn_cast<AssignStmt>(&S))
+      if (llvm::isa<ArrayRef>(A->LHS.get()))
+        Out.insert(A->LHS.get());
+  });
+  return Out;
+}
+
+/// findWriteRace; with \p Strict (unprovenWrite), also the first
+/// assignment the check cannot decide: under any condition, its index not
+/// affine in the positions, two writes of one array that step otherwise,
+/// or a domain too large to check.
+std::string writeRace(const Function &F, const SizeBindings &Sizes,
+                      const std::array<std::int64_t, 2> &Domain, bool Strict) {
   const std::int64_t X = Domain[0], Y = Domain[1];
   // Beyond this many thread pairs the check is skipped (it runs at verify's
   // sizes, which are small).
   if (X <= 0 || Y <= 0 || X * 2 * Y > (std::int64_t(1) << 23))
-    return "";
+    return Strict ? "the domain is too large to check its writes" : "";
   std::set<const Expr *> Conditional = conditionalAccesses(F);
+  std::set<const Expr *> Assigned = assignedElements(F);
   std::vector<std::pair<const Access *, LinearIndex>> Writes;
   std::vector<Access> All = collectAccesses(F);
   for (const Access &A : All) {
-    if (!A.IsWrite || Conditional.count(A.Ref))
+    if (!A.IsWrite ||
+        (Strict ? !Assigned.count(A.Ref) : Conditional.count(A.Ref) > 0))
       continue;
     auto W = linearIndex(F, A, Sizes);
+    if (!W && Strict)
+      return llvm::formatv("'{0}' (line {1}): an index the check cannot "
+                           "follow",
+                           A.Array, A.Line);
     if (!W || W->Trips <= 0)
       continue;
     Writes.push_back({&A, *W});
@@ -242,9 +266,15 @@ std::string findWriteRace(const Function &F, const SizeBindings &Sizes,
     for (size_t J = I + 1; J < Writes.size(); ++J) {
       const auto &[A1, W1] = Writes[I];
       const auto &[A2, W2] = Writes[J];
-      if (A1->Array != A2->Array || W1.S != 0 || W2.S != 0 || W1.A != W2.A ||
-          W1.B != W2.B)
+      if (A1->Array != A2->Array)
         continue;
+      if (W1.S != 0 || W2.S != 0 || W1.A != W2.A || W1.B != W2.B) {
+        if (Strict)
+          return llvm::formatv("'{0}' (lines {1} and {2}): two writes the "
+                               "check cannot compare",
+                               A1->Array, A1->Line, A2->Line);
+        continue;
+      }
       // The dy that solves it for each dx, where one does.
       const std::int64_t Gap = W1.C - W2.C;
       for (std::int64_t Dx = 1 - RunX; Dx < RunX; ++Dx) {
@@ -270,6 +300,18 @@ std::string findWriteRace(const Function &F, const SizeBindings &Sizes,
       }
     }
   return "";
+}
+
+} // namespace
+
+std::string findWriteRace(const Function &F, const SizeBindings &Sizes,
+                          const std::array<std::int64_t, 2> &Domain) {
+  return writeRace(F, Sizes, Domain, /*Strict=*/false);
+}
+
+std::string unprovenWrite(const Function &F, const SizeBindings &Sizes,
+                          const std::array<std::int64_t, 2> &Domain) {
+  return writeRace(F, Sizes, Domain, /*Strict=*/true);
 }
 
 std::string findReturnBeforeBarrier(const Function &F) {

@@ -33,6 +33,16 @@ namespace gpumerge {
 std::string findWriteRace(const Function &F, const SizeBindings &Sizes,
                           const std::array<std::int64_t, 2> &Domain);
 
+/// An assignment of \p F to a global array that the check cannot prove
+/// no two threads of \p Domain make to one element at \p Sizes (atomic
+/// updates left out), with why: a race findWriteRace reports, or an index
+/// it cannot follow ("'h' (line 6): an index the check cannot follow", a
+/// scatter `h[bin[i]] = v`); "" where it proves them apart. Verify checks
+/// the input's writes on the device where this is not "" (CodeGen/
+/// WriteCollisions.h).
+std::string unprovenWrite(const Function &F, const SizeBindings &Sizes,
+                          const std::array<std::int64_t, 2> &Domain);
+
 /// A read of \p F that one thread of \p Domain makes of an element another
 /// thread writes at \p Sizes (`a[i] = a[i - 1] + a[i + 1]`: "'a' (lines 7
 /// and 8): thread (2, 0) reads the element thread (1, 0) writes"), or empty

@@ -11,13 +11,13 @@
 #ifndef GPUMERGE_DRIVER_FILEJOB_H
 #define GPUMERGE_DRIVER_FILEJOB_H
 
+#include "Analysis/LaunchConditions.h"
 #include "CodeGen/Emitter.h"
 #include "Driver/Driver.h"
 #include "Driver/Tune.h"
 #include "IR/Kernel.h"
 #include "Pipeline/InputRewrites.h"
 #include "Pipeline/Pipeline.h"
-#include "Runtime/LaunchConditions.h"
 #include "Runtime/Verify.h"
 #include "Target/MachineDescription.h"
 

@@ -5,6 +5,7 @@
 #include "CodeGen/EdgeKernel.h"
 #include "Runtime/CudaSession.h"
 #include "Runtime/OpenCLSession.h"
+#include "Runtime/WriteCollisionRun.h"
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -472,6 +473,14 @@ llvm::Error checkRaces(DeviceSession &Session, const DeviceRun &Run,
   return llvm::Error::success();
 }
 
+/// Sends \p Result (`result <json>`).
+void sendResult(const VerifyResult &Result, SendFn Send) {
+  std::string Json;
+  llvm::raw_string_ostream OS(Json);
+  OS << resultToJson(Result);
+  Send("result " + OS.str() + "\n");
+}
+
 /// Runs one candidate against \p Ref and sends its result; false where it
 /// sent an error instead (the run must end). \p Result's phases get this
 /// candidate's, timed from \p LapStart.
@@ -546,10 +555,7 @@ bool runCandidate(DeviceSession &Session, const DeviceRun &Run,
     }
     Lap("timed runs");
   }
-  std::string Json;
-  llvm::raw_string_ostream OS(Json);
-  OS << resultToJson(Result);
-  Send("result " + OS.str() + "\n");
+  sendResult(Result, Send);
   return true;
 }
 
@@ -607,6 +613,8 @@ bool sameReference(const DeviceRun &A, const DeviceRun &B) {
       A.Reference != B.Reference || A.BuildOptions != B.BuildOptions ||
       A.ReferenceKernels != B.ReferenceKernels ||
       A.ReferenceNames != B.ReferenceNames ||
+      A.CollisionCheck != B.CollisionCheck ||
+      A.CollisionChecked != B.CollisionChecked ||
       A.ConstantArrays != B.ConstantArrays || A.Extents != B.Extents ||
       A.Scalars != B.Scalars || A.Params.size() != B.Params.size() ||
       A.Launches.size() != B.Launches.size() || !A.Inputs || !B.Inputs ||
@@ -698,6 +706,16 @@ void executeOnDevice(llvm::ArrayRef<const DeviceRun *> Runs,
       return sendError(Send, Expected.takeError());
     Ref.Expected = std::move(*Expected);
   }
+  // Where the input's writes collide, its result depends on the order of
+  // its work-items: no candidate can be compared with it. (A check that
+  // cannot build or run leaves the run as it would be without it.)
+  std::string Collision;
+  if (!First.CollisionChecked.empty()) {
+    if (auto C = findWriteCollision(**Session, First))
+      Collision = std::move(*C);
+    else
+      llvm::consumeError(C.takeError());
+  }
   Lap("reference run");
   Send(llvm::formatv("reference-ran {0}\n",
                      std::chrono::duration<double>(
@@ -709,6 +727,13 @@ void executeOnDevice(llvm::ArrayRef<const DeviceRun *> Runs,
     VerifyResult Result = Results[I];
     if (I == 0)
       Result.PhaseSeconds = Shared;
+    if (!Collision.empty()) {
+      Result.Outcome = VerifyResult::Status::Skipped;
+      Result.Detail = "the input's writes collide: " + Collision +
+                      ", so its result depends on the order they run in";
+      sendResult(Result, Send);
+      continue;
+    }
     if (!runCandidate(**Session, *Runs[I], Ref, Result,
                       std::chrono::steady_clock::now(), Send))
       return;

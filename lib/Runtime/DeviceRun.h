@@ -91,6 +91,15 @@ struct DeviceRun {
   /// Why the checked kernels cannot run on some of their work-groups alone
   /// (empty where they can).
   std::string NotSampled;
+  /// The input's kernels that check their writes for collisions
+  /// (CodeGen/WriteCollisions.h), by name, with the arrays each claims: on
+  /// OpenCL, where the analysis cannot prove them apart (unprovenWrite).
+  /// They run after the reference, on copies of the inputs
+  /// (WriteCollisionRun.h); empty where none does.
+  std::map<std::string, std::vector<std::string>> CollisionChecked;
+  /// The reference, printed, with those kernels checking (empty where none
+  /// does); its kernels named as the reference's (ReferenceNames).
+  std::string CollisionCheck;
 };
 
 /// Whether \p A and \p B run the same reference: the same device, input

@@ -6,27 +6,20 @@
 #include "Analysis/Uninitialized.h"
 #include "CodeGen/EdgeKernel.h"
 #include "CodeGen/Emitter.h"
-#include "CodeGen/MathSpellings.h"
-#include "CodeGen/RaceCheck.h"
 #include "IR/Evaluate.h"
-#include "IR/HalfPrecision.h"
 #include "Runtime/DeviceRun.h"
 #include "Runtime/ExtentProbe.h"
 #include "Runtime/Isolate.h"
-#include "Runtime/RaceCheckRun.h"
-#include "Runtime/VerifyCuda.h"
+#include "Runtime/VerifyBatch.h"
+#include "Runtime/VerifyInputs.h"
+#include "Runtime/VerifyPrograms.h"
 
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/JSON.h"
 
 #include <algorithm>
-#include <cfloat>
 #include <chrono>
 #include <cmath>
-#include <csignal>
-#include <cstring>
 #include <set>
-#include <unistd.h>
 
 namespace gpumerge {
 
@@ -43,93 +36,6 @@ const char *verifyStatusName(VerifyResult::Status S) {
 }
 
 namespace {
-
-/// splitmix64: a small, well-mixed generator, so runs are repeatable.
-struct Random {
-  std::uint64_t State;
-  std::uint64_t next() {
-    std::uint64_t Z = (State += 0x9e3779b97f4a7c15ULL);
-    Z = (Z ^ (Z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    Z = (Z ^ (Z >> 27)) * 0x94d049bb133111ebULL;
-    return Z ^ (Z >> 31);
-  }
-  double uniform() { return (next() >> 11) * (1.0 / 9007199254740992.0); }
-};
-
-template <typename T> void put(std::vector<std::uint8_t> &B, size_t I, T V) {
-  std::memcpy(B.data() + I * sizeof(T), &V, sizeof(T));
-}
-unsigned scalarBytes(ScalarKind K) { return Type::scalar(K).elementBytes(); }
-
-/// Pseudo-random contents for an array of \p Count elements of \p T:
-/// floats in [-1, 1), integers in [-8, 8] (in [0, 16] where \p FromZero:
-/// indices). Each element takes one draw either way.
-std::vector<std::uint8_t> randomContents(const Type &T, std::int64_t Count,
-                                         Random &R, bool FromZero = false) {
-  const int Low = FromZero ? 0 : -8;
-  size_t N = size_t(Count) * T.lanes();
-  unsigned Bytes = scalarBytes(T.Scalar);
-  std::vector<std::uint8_t> B(N * Bytes);
-  for (size_t I = 0; I < N; ++I) {
-    double U = R.uniform();
-    switch (T.Scalar) {
-    case ScalarKind::Float:
-      put<float>(B, I, float(2 * U - 1));
-      break;
-    case ScalarKind::Double:
-      put<double>(B, I, 2 * U - 1);
-      break;
-    case ScalarKind::Half:
-      put<std::uint16_t>(B, I, halfBits(float(2 * U - 1)));
-      break;
-    case ScalarKind::BFloat16:
-      put<std::uint16_t>(B, I, bfloat16Bits(float(2 * U - 1)));
-      break;
-    case ScalarKind::Int:
-      put<std::int32_t>(B, I, std::int32_t(U * 17) + Low);
-      break;
-    case ScalarKind::UInt:
-      put<std::uint32_t>(B, I, std::uint32_t(U * 17));
-      break;
-    case ScalarKind::Long:
-      put<std::int64_t>(B, I, std::int64_t(U * 17) + Low);
-      break;
-    case ScalarKind::ULong:
-      put<std::uint64_t>(B, I, std::uint64_t(U * 17));
-      break;
-    default:
-      for (unsigned K = 0; K < Bytes; ++K)
-        B[I * Bytes + K] = std::uint8_t(U * 7);
-    }
-  }
-  return B;
-}
-
-/// 0 .. Count - 1 in a pseudo-random order, as elements of the integer type
-/// \p T (an array that steers writes: no two threads then write one
-/// element). One draw per element, as randomContents; other element types
-/// fall back to it.
-std::vector<std::uint8_t> permutedIndices(const Type &T, std::int64_t Count,
-                                          Random &R) {
-  if (T.lanes() != 1 ||
-      !(T.Scalar == ScalarKind::Int || T.Scalar == ScalarKind::UInt ||
-        T.Scalar == ScalarKind::Long || T.Scalar == ScalarKind::ULong))
-    return randomContents(T, Count, R, /*FromZero=*/true);
-  std::vector<std::int64_t> Order(size_t(std::max<std::int64_t>(Count, 0)));
-  for (size_t I = 0; I < Order.size(); ++I)
-    Order[I] = std::int64_t(I);
-  for (size_t I = Order.size(); I > 1; --I)
-    std::swap(Order[I - 1], Order[R.next() % I]);
-  if (!Order.empty())
-    R.next();
-  std::vector<std::uint8_t> B(Order.size() * scalarBytes(T.Scalar));
-  for (size_t I = 0; I < Order.size(); ++I)
-    if (scalarBytes(T.Scalar) == 4)
-      put<std::int32_t>(B, I, std::int32_t(Order[I]));
-    else
-      put<std::int64_t>(B, I, Order[I]);
-  return B;
-}
 
 /// The largest divisor of \p N that is at most \p Limit.
 std::int64_t largestDivisorUpTo(std::int64_t N, std::int64_t Limit) {
@@ -221,86 +127,6 @@ double verifyTolerance(const Type &T, std::int64_t Terms) {
   return 0;
 }
 
-/// \p F without the last barrier it has (--debug-fail's drop-barrier).
-static std::unique_ptr<Function> withoutLastBarrier(const Function &F) {
-  std::unique_ptr<Function> Out = F.clone();
-  std::vector<StmtPtr> *Body = nullptr;
-  size_t At = 0;
-  walkStmts(*Out->Body, [&](Stmt &S) {
-    if (auto *B = llvm::dyn_cast<BlockStmt>(&S))
-      for (size_t I = 0; I < B->Body.size(); ++I)
-        if (llvm::isa<SyncStmt>(*B->Body[I])) {
-          Body = &B->Body;
-          At = I;
-        }
-  });
-  if (Body)
-    Body->erase(Body->begin() + std::ptrdiff_t(At));
-  return Out;
-}
-
-/// \p F with each __pipeline_wait_prior(N) waiting for one batch fewer
-/// (N + 1): the copies of the tile about to be read may still be in flight
-/// (--debug-fail=verify-candidate=weaken-wait, for the tests).
-static std::unique_ptr<Function> withWeakerWaits(const Function &F) {
-  std::unique_ptr<Function> Out = F.clone();
-  walkStmts(*Out->Body, [](Stmt &S) {
-    if (auto *P = llvm::dyn_cast<PipelineStmt>(&S))
-      if (P->Operation == PipelineStmt::Op::WaitPrior)
-        ++P->Prior;
-  });
-  return Out;
-}
-
-/// The function that a function of \p M named in \p Reached calls and the
-/// OpenCL compiler's \p Log calls undeclared (`__vmaxs4`, a CUDA intrinsic
-/// with no OpenCL spelling), or "".
-static std::string untranslatedCall(const Module &M,
-                                    const std::set<std::string> &Reached,
-                                    llvm::StringRef Log) {
-  std::set<std::string> Called;
-  for (const std::string &Name : Reached)
-    for (const Function *F : M.overloads(Name))
-      walkExprs(*F->Body, [&](const Expr &E) {
-        if (const auto *C = llvm::dyn_cast<CallExpr>(&E))
-          Called.insert(C->Callee);
-      });
-  for (const char *Marker :
-       {"undeclared identifier '", "implicit declaration of function '"})
-    for (size_t At = Log.find(Marker); At != llvm::StringRef::npos;
-         At = Log.find(Marker, At + 1)) {
-      llvm::StringRef Name =
-          Log.drop_front(At + std::strlen(Marker)).take_until([](char C) {
-            return C == '\'';
-          });
-      if (Called.count(Name.str()) && !M.find(Name.str()))
-        return Name.str();
-    }
-  return "";
-}
-
-/// The name kernel \p Kernel of \p M has in its OpenCL translation: a CUDA
-/// kernel named like an OpenCL built-in function (`step`, `dot`) runs as
-/// gpumerge_NAME.
-static std::string translatedKernelName(const Module &M,
-                                        const std::string &Kernel) {
-  return M.Lang == Language::Cuda && isOpenCLBuiltinFunction(Kernel)
-             ? "gpumerge_" + Kernel
-             : Kernel;
-}
-
-/// Renames the OpenCL kernel \p From in \p Text to \p To.
-static void renameKernel(std::string &Text, const std::string &From,
-                         const std::string &To) {
-  if (From == To)
-    return;
-  const std::string Old = "__kernel void " + From + "(";
-  const std::string New = "__kernel void " + To + "(";
-  for (size_t At = Text.find(Old); At != std::string::npos;
-       At = Text.find(Old, At + New.size()))
-    Text.replace(At, Old.size(), New);
-}
-
 /// Measures the extents of \p Unbounded (ExtentProbe.h) on \p Run's inputs,
 /// raising them (and making the inputs again with \p MakeInputs) where the
 /// probe saw an index past them; false with \p Why where the run cannot
@@ -388,100 +214,49 @@ static bool probeExtents(const Module &M,
   return false;
 }
 
+/// Why the input kernels of \p Stages have no result to compare with (a
+/// global barrier not split, a local read before anything set it, threads
+/// that leave before a barrier), or "".
+static std::string undefinedInput(const std::vector<VerifyStage> &Stages) {
+  for (const VerifyStage &St : Stages) {
+    if (hasGlobalSync(*St.Naive))
+      return "the kernel has a global barrier that was not split";
+    // The reference run itself would not be reproducible.
+    if (std::string Why = findUninitializedRead(*St.Naive); !Why.empty())
+      return "the input kernel '" + St.Naive->Name +
+             "' may read a local that nothing set (" + Why +
+             "), so its result is not defined";
+    if (std::string Why = findReturnBeforeBarrier(*St.Naive); !Why.empty())
+      return "threads of the input kernel '" + St.Naive->Name +
+             "' may leave before a barrier the others wait at (" + Why +
+             "), which OpenCL leaves undefined: PoCL's runs of it differ";
+  }
+  return "";
+}
+
 namespace {
 
-/// A verify run as decided in this process: the result so far and, where
-/// kernels are to run, what runs on the device.
-struct PreparedRun {
-  VerifyResult Result;
-  std::optional<DeviceRun> Run; ///< none: Result is final
-  /// The functions an OpenCL run's programs hold (callClosure).
-  std::set<std::string> Reached;
-  double InputSeconds = 0; ///< making the inputs (0: \p Like's were taken)
-};
-
-} // namespace
-
-/// Decides a run of verifyStages on the device \p Opts names: the sizes,
-/// the launches, the programs and the inputs, which are \p Like's where it
-/// has the same parameters and extents (--tune's candidates share them).
-static llvm::Expected<PreparedRun>
-prepareRun(const Module &M, const std::vector<const Function *> &DomainFrom,
-           const std::vector<VerifyStage> &Stages, const VerifyOptions &Opts,
-           const DeviceRun *Like) {
-  PreparedRun Out;
-  VerifyResult &Result = Out.Result;
-  const Function &Naive = *Stages.front().Naive;
-  for (const VerifyStage &St : Stages) {
-    if (hasGlobalSync(*St.Naive)) {
-      Result.Detail = "the kernel has a global barrier that was not split";
-      return Out;
-    }
-    // The reference run itself would not be reproducible.
-    if (std::string Why = findUninitializedRead(*St.Naive); !Why.empty()) {
-      Result.Detail = "the input kernel '" + St.Naive->Name +
-                      "' may read a local that nothing set (" + Why +
-                      "), so its result is not defined";
-      return Out;
-    }
-    if (std::string Why = findReturnBeforeBarrier(*St.Naive); !Why.empty()) {
-      Result.Detail = "threads of the input kernel '" + St.Naive->Name +
-                      "' may leave before a barrier the others wait at (" +
-                      Why +
-                      "), which OpenCL leaves undefined: PoCL's runs of it "
-                      "differ";
-      return Out;
-    }
-  }
-  Result.Sizes = repairSizes(DomainFrom, Stages, chooseSizes(Naive, Opts.Sizes),
-                             Opts.Sizes, Opts.Grid);
-  Result.Sizes =
-      widenDomain(DomainFrom, Stages, Result.Sizes, Opts.Sizes, Opts.Grid);
-  bool Race;
-  std::string Problem =
-      sizeProblem(DomainFrom, Stages, Result.Sizes, Opts.Grid, &Race);
-  if (Race) {
-    Result.Detail = Problem + "; give sizes where it does not (--size)";
-    return Out;
-  }
-  unsigned KDims = 1;
-  for (const Function *F : DomainFrom)
-    KDims = std::max(KDims, findDomain(*F).Dims);
-  // The domain the launchers compute (guards first, --grid where none), and
-  // the threads the naive launch has (--grid where given).
-  std::array<bool, 2> Guarded;
-  auto D = sequenceDomain(DomainFrom, Result.Sizes, Opts.Grid, &Guarded);
-  if (!D)
-    return D.takeError();
-  Result.Domain = *D;
-  std::array<std::int64_t, 2> LaunchThreads = Result.Domain;
-  if (Opts.Grid)
-    for (unsigned Dim = 0; Dim < 2; ++Dim)
-      LaunchThreads[Dim] = (*Opts.Grid)[Dim];
-  // An input kernel with a grid-stride loop (GridStride.h) runs on a third
-  // of its domain's threads, each taking about three elements, as a grid
-  // sized for the device would have it; the optimized kernel on its own.
-  bool Strides = llvm::any_of(
-      DomainFrom, [](const Function *F) { return F->GridStrideLine != 0; });
-  if (Strides && !Opts.Grid)
-    LaunchThreads[0] = std::max<std::int64_t>(1, (Result.Domain[0] + 2) / 3);
-  // The layers of a 3-D grid (idz): what its z guard lets run, for every
-  // launch (the optimized ones run blocks one layer deep).
-  std::int64_t Layers = 1;
+/// The naive launch at the verify sizes, as the launchers make it.
+struct NaiveLaunch {
+  /// Its threads: the domain, --grid where given, a third of the domain in
+  /// X for a grid-stride loop.
+  std::array<std::int64_t, 2> Threads = {1, 1};
+  /// The dimensions a guard bounds, and those where the launch is exactly
+  /// the domain (rangeFor).
+  std::array<bool, 2> Guarded = {false, false}, Exact = {false, false};
+  bool Strides = false; ///< an input kernel has a grid-stride loop
+  unsigned Dims = 1;
+  /// A 3-D grid (idz): what its z guard lets run, for every launch.
   bool Layered = false;
-  for (const Function *F : DomainFrom) {
-    KernelDomain KD = findDomain(*F);
-    if (!KD.Layered)
-      continue;
-    Layered = true;
-    auto Z = evaluateLayers(*F, KD, Result.Sizes);
-    if (!Z) {
-      Result.Detail = llvm::toString(Z.takeError());
-      return Out;
-    }
-    Layers = std::max(Layers, *Z);
-  }
-  auto Layer = [&](NDRange &R) {
+  std::int64_t Layers = 1;
+  LaunchShape Shape;
+  NDRange Range;
+  /// The threads whose accesses the buffers cover, guarded or not.
+  std::array<std::int64_t, 2> Covered = {1, 1};
+
+  /// \p R over the layers, where the grid has them (the optimized kernels
+  /// run blocks one layer deep).
+  void layer(NDRange &R) const {
     if (!Layered)
       return;
     bool Local = R.Local[0] != 0;
@@ -492,12 +267,66 @@ prepareRun(const Module &M, const std::vector<const Function *> &DomainFrom,
     R.Dims = 3;
     R.Global[2] = size_t(Layers);
     R.Local[2] = Local ? 1 : 0;
-  };
-  unsigned Dims =
-      Result.Domain[1] > 1 || LaunchThreads[1] > 1 || KDims == 2 ? 2 : 1;
+  }
+};
+
+} // namespace
+
+/// Sets \p Result's Sizes (chosen, repaired and widened where --size leaves
+/// them open) and Domain (the one the launchers compute: guards first,
+/// --grid where none), and the naive launch there; nullopt where no run
+/// can be made at these sizes (\p Result's Detail says why).
+static llvm::Expected<std::optional<NaiveLaunch>>
+naiveLaunchAt(const std::vector<const Function *> &DomainFrom,
+              const std::vector<VerifyStage> &Stages, const VerifyOptions &Opts,
+              VerifyResult &Result) {
+  const Function &Naive = *Stages.front().Naive;
+  Result.Sizes = repairSizes(DomainFrom, Stages, chooseSizes(Naive, Opts.Sizes),
+                             Opts.Sizes, Opts.Grid);
+  Result.Sizes =
+      widenDomain(DomainFrom, Stages, Result.Sizes, Opts.Sizes, Opts.Grid);
+  bool Race;
+  std::string Problem =
+      sizeProblem(DomainFrom, Stages, Result.Sizes, Opts.Grid, &Race);
+  if (Race) {
+    Result.Detail = Problem + "; give sizes where it does not (--size)";
+    return std::nullopt;
+  }
+  unsigned KDims = 1;
+  for (const Function *F : DomainFrom)
+    KDims = std::max(KDims, findDomain(*F).Dims);
+  NaiveLaunch N;
+  auto D = sequenceDomain(DomainFrom, Result.Sizes, Opts.Grid, &N.Guarded);
+  if (!D)
+    return D.takeError();
+  Result.Domain = *D;
+  N.Threads = Result.Domain;
+  if (Opts.Grid)
+    for (unsigned Dim = 0; Dim < 2; ++Dim)
+      N.Threads[Dim] = (*Opts.Grid)[Dim];
+  // An input kernel with a grid-stride loop (GridStride.h) runs on a third
+  // of its domain's threads, each taking about three elements, as a grid
+  // sized for the device would have it; the optimized kernel on its own.
+  N.Strides = llvm::any_of(
+      DomainFrom, [](const Function *F) { return F->GridStrideLine != 0; });
+  if (N.Strides && !Opts.Grid)
+    N.Threads[0] = std::max<std::int64_t>(1, (Result.Domain[0] + 2) / 3);
+  for (const Function *F : DomainFrom) {
+    KernelDomain KD = findDomain(*F);
+    if (!KD.Layered)
+      continue;
+    N.Layered = true;
+    auto Z = evaluateLayers(*F, KD, Result.Sizes);
+    if (!Z) {
+      Result.Detail = llvm::toString(Z.takeError());
+      return std::nullopt;
+    }
+    N.Layers = std::max(N.Layers, *Z);
+  }
+  N.Dims = Result.Domain[1] > 1 || N.Threads[1] > 1 || KDims == 2 ? 2 : 1;
   // (A grid-stride loop's third exactly: a block rounded up could cover
   // the domain, each thread taking one element.)
-  std::array<bool, 2> Exact = {!Guarded[0] || Strides, !Guarded[1]};
+  N.Exact = {!N.Guarded[0] || N.Strides, !N.Guarded[1]};
   std::array<std::int64_t, 2> Fixed = {0, 0}, AtMost = {0, 0};
   for (const Function *F : DomainFrom) {
     std::array<std::int64_t, 2> Bound = sharedArrayBlockBound(*F);
@@ -507,31 +336,42 @@ prepareRun(const Module &M, const std::vector<const Function *> &DomainFrom,
         AtMost[D] = AtMost[D] ? std::min(AtMost[D], Bound[D]) : Bound[D];
     }
   }
-  LaunchShape NaiveShape = naiveLaunch(Dims, Fixed, AtMost);
-  NDRange NaiveRange = rangeFor(LaunchThreads, Dims, NaiveShape, Exact);
-  Layer(NaiveRange);
+  N.Shape = naiveLaunch(N.Dims, Fixed, AtMost);
+  N.Range = rangeFor(N.Threads, N.Dims, N.Shape, N.Exact);
+  N.layer(N.Range);
   // Buffers cover every launched thread's accesses, guarded or not: a read
   // before the guard, or past it, must stay inside them.
-  std::array<std::int64_t, 2> Covered = {std::int64_t(NaiveRange.Global[0]),
-                                         std::int64_t(NaiveRange.Global[1])};
-  if (Strides) // its loop reaches the whole domain
+  N.Covered = {std::int64_t(N.Range.Global[0]),
+               std::int64_t(N.Range.Global[1])};
+  if (N.Strides) // its loop reaches the whole domain
     for (unsigned Dim = 0; Dim < 2; ++Dim)
-      Covered[Dim] = std::max(Covered[Dim], Result.Domain[Dim]);
+      N.Covered[Dim] = std::max(N.Covered[Dim], Result.Domain[Dim]);
+  return N;
+}
+
+namespace {
+
+/// The buffers' sizes: each array as large as the accesses of every kernel
+/// that runs reach (bufferExtents); the arrays no index range bounds,
+/// which an extent probe measures (OpenCL), gathered in Unbounded.
+struct BufferSizes {
   std::map<std::string, std::int64_t> Extents;
-  // Arrays no index range bounds: an extent probe measures them (OpenCL).
   std::set<std::string> Unbounded;
-  auto Widen = [&](const Function &F, std::array<std::int64_t, 2> Threads,
-                   const LaunchShape &S) -> llvm::Error {
+
+  /// Widens them to the accesses of \p F run by \p Threads in blocks of
+  /// \p S at \p Sizes over \p Layers layers.
+  llvm::Error widen(const Function &F, const SizeBindings &Sizes,
+                    std::array<std::int64_t, 2> Threads, const LaunchShape &S,
+                    std::int64_t Layers) {
     std::set<std::string> Here;
-    auto E = bufferExtents(F, Result.Sizes, Threads, S.Block, nullptr, Layers,
-                           &Here);
+    auto E = bufferExtents(F, Sizes, Threads, S.Block, nullptr, Layers, &Here);
     if (!E)
       return E.takeError();
     if (!Here.empty()) {
       std::string Why = unprobeable(F, Here);
       if (!Why.empty()) { // the analysis's own error, and why no probe
         auto Unprobed =
-            bufferExtents(F, Result.Sizes, Threads, S.Block, nullptr, Layers);
+            bufferExtents(F, Sizes, Threads, S.Block, nullptr, Layers);
         if (!Unprobed)
           return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                          llvm::toString(Unprobed.takeError()) +
@@ -542,115 +382,137 @@ prepareRun(const Module &M, const std::vector<const Function *> &DomainFrom,
     for (auto &[Name, N] : *E)
       Extents[Name] = std::max(Extents[Name], N);
     return llvm::Error::success();
-  };
-  std::vector<Launch> Launches;
-  bool AnyPlan = false, AnyFallback = false;
-  for (const VerifyStage &St : Stages) {
-    if (auto E = Widen(*St.Naive, Covered, NaiveShape))
-      return E;
-    // A planned kernel touches the naive kernel's elements by construction
-    // (its shared-memory indices are not global extents anyway).
-    if (!St.Emitted->Plan)
-      if (auto E = Widen(*St.Emitted, Covered, St.Shape))
-        return E;
-    Launch L;
-    L.Naive = St.Naive->Name;
-    L.NaiveRange = NaiveRange;
-    L.Candidate = St.Emitted->Name;
-    L.Fallback = Opts.Device == DeviceKind::Cuda ? fallbackCall(*St.Naive)
-                                                 : fallbackName(St.Naive->Name);
-    L.CandidateRange = rangeFor(LaunchThreads, Dims, St.Shape, Exact);
-    Layer(L.CandidateRange);
-    if (St.Emitted->Plan) {
-      const LaunchPlan &P = *St.Emitted->Plan;
-      AnyPlan = true;
-      // The launchers take the domain from the kernel's own guard: a later
-      // phase of a split kernel may guard fewer threads than the first.
-      std::array<std::int64_t, 2> StageDomain = Result.Domain;
-      if (!P.SameLaunch)
-        for (unsigned D = 0; D < P.Dims; ++D)
-          if (P.Extent[D])
-            if (auto V = evaluateInteger(*P.Extent[D], Result.Sizes))
-              StageDomain[P.naiveDim(D)] = *V;
-      std::string Failed;
-      bool Applies = planApplies(P, StageDomain, Result.Sizes, Failed);
-      // The launchers also check that the naive launch covered the domain
-      // (which a grid-stride loop covers with any).
-      for (unsigned Dim = 0; Applies && !Strides && Dim < Dims; ++Dim)
-        if (Guarded[Dim] && LaunchThreads[Dim] < StageDomain[Dim]) {
-          Applies = false;
-          Failed = llvm::formatv("the launch ({0} threads in {1}) does not "
-                                 "cover the guard's domain ({2})",
-                                 LaunchThreads[Dim], Dim == 0 ? "X" : "Y",
-                                 StageDomain[Dim]);
-        }
-      // The optimized kernel's sums in another order: a wider tolerance.
-      if (Applies && P.ReassociatedTerms)
-        if (auto N = evaluateInteger(*P.ReassociatedTerms, Result.Sizes))
-          Result.ReassociatedTerms = std::max(Result.ReassociatedTerms, *N);
-      if (!Applies) {
-        if (!AnyFallback)
-          Result.FailedPrecondition =
-              Stages.size() > 1 ? St.Naive->Name + ": " + Failed : Failed;
-        AnyFallback = true;
-        L.Candidate = L.Fallback;
-        L.CandidateRange = L.NaiveRange;
-      } else if (P.SameLaunch) {
-        L.CandidateRange = L.NaiveRange;
-      } else {
-        LaunchShape S;
-        S.Block = P.Block;
-        S.Coverage = P.Coverage;
-        std::array<std::int64_t, 2> Domain = StageDomain;
-        if (P.Interchanged)
-          std::swap(Domain[0], Domain[1]);
-        if (P.hasEdges()) {
-          // Whole tiles only; the edges as the launchers run them.
-          for (unsigned D = 0; D < P.Dims; ++D)
-            Domain[D] = Domain[D] / P.tile(D) * P.tile(D);
-          LaunchShape EdgeShape;
-          EdgeShape.Block = edgeBlock(P.Dims);
-          for (const EdgeRange &R : edgeRanges(P, StageDomain)) {
-            Launch::Edge E;
-            std::array<std::int64_t, 2> Size;
-            for (unsigned D = 0; D < 2; ++D)
-              Size[D] = R.End[D] - R.Begin[D];
-            E.Range = rangeFor(Size, P.Dims, EdgeShape);
-            Layer(E.Range);
-            for (unsigned D = 0; D < P.Dims; ++D) {
-              E.Bounds.push_back(R.Begin[D]);
-              E.Bounds.push_back(R.End[D]);
-            }
-            L.Edges.push_back(std::move(E));
-          }
-        }
-        L.CandidateRange = rangeFor(Domain, Dims, S);
-        // split-reduction: Lanes threads in X per naive thread.
-        L.CandidateRange.Global[0] *= size_t(P.Lanes);
-        L.CandidateRange.Local[0] *= size_t(P.Lanes);
-        Layer(L.CandidateRange);
-      }
-      // The arrays read as texels: OpenCL images of the float/int ones;
-      // CUDA texture objects of all of them in the object form (the __ldg
-      // form reads the buffers).
-      bool Texels =
-          Opts.Device == DeviceKind::OpenCL || P.Texture == TextureForm::Object;
-      if (L.Candidate == St.Emitted->Name && Texels)
-        for (const std::string &A : P.TextureArrays) {
-          const Param *Par = St.Emitted->findParam(A);
-          Type T = Par ? Par->Ty.element() : Type();
-          if (!Par || !P.readsAsImage(A, T))
-            continue;
-          L.Images[A] = T.Scalar == ScalarKind::Float ? TexelChannel::Float
-                        : T.Scalar == ScalarKind::Int ? TexelChannel::Int
-                                                      : TexelChannel::UInt;
-          L.Channels[A] = P.TextureVectorWidth.count(A) ? 4 : 1;
-        }
-    }
-    Launches.push_back(std::move(L));
   }
-  if (AnyPlan)
-    Result.Path = AnyFallback ? "fallback" : "optimized";
+};
+
+} // namespace
+
+/// \p L's candidate launch where \p P's optimized path runs over
+/// \p StageDomain: its blocks, split-reduction's lanes, and the edges as
+/// the launchers run them.
+static void optimizedLaunch(Launch &L, const LaunchPlan &P,
+                            const std::array<std::int64_t, 2> &StageDomain,
+                            const NaiveLaunch &N) {
+  if (P.SameLaunch) {
+    L.CandidateRange = L.NaiveRange;
+    return;
+  }
+  LaunchShape S;
+  S.Block = P.Block;
+  S.Coverage = P.Coverage;
+  std::array<std::int64_t, 2> Domain = StageDomain;
+  if (P.Interchanged)
+    std::swap(Domain[0], Domain[1]);
+  if (P.hasEdges()) {
+    // Whole tiles only; the edges as the launchers run them.
+    for (unsigned D = 0; D < P.Dims; ++D)
+      Domain[D] = Domain[D] / P.tile(D) * P.tile(D);
+    LaunchShape EdgeShape;
+    EdgeShape.Block = edgeBlock(P.Dims);
+    for (const EdgeRange &R : edgeRanges(P, StageDomain)) {
+      Launch::Edge E;
+      std::array<std::int64_t, 2> Size;
+      for (unsigned D = 0; D < 2; ++D)
+        Size[D] = R.End[D] - R.Begin[D];
+      E.Range = rangeFor(Size, P.Dims, EdgeShape);
+      N.layer(E.Range);
+      for (unsigned D = 0; D < P.Dims; ++D) {
+        E.Bounds.push_back(R.Begin[D]);
+        E.Bounds.push_back(R.End[D]);
+      }
+      L.Edges.push_back(std::move(E));
+    }
+  }
+  L.CandidateRange = rangeFor(Domain, N.Dims, S);
+  // split-reduction: Lanes threads in X per naive thread.
+  L.CandidateRange.Global[0] *= size_t(P.Lanes);
+  L.CandidateRange.Local[0] *= size_t(P.Lanes);
+  N.layer(L.CandidateRange);
+}
+
+/// Sets \p L's images: the arrays the optimized kernel \p E (planned by
+/// \p P) reads as texels. OpenCL images of the float/int ones; CUDA texture
+/// objects of all of them in the object form (the __ldg form reads the
+/// buffers).
+static void setTexelArrays(Launch &L, const Function &E, const LaunchPlan &P,
+                           const VerifyOptions &Opts) {
+  bool Texels =
+      Opts.Device == DeviceKind::OpenCL || P.Texture == TextureForm::Object;
+  if (L.Candidate != E.Name || !Texels)
+    return;
+  for (const std::string &A : P.TextureArrays) {
+    const Param *Par = E.findParam(A);
+    Type T = Par ? Par->Ty.element() : Type();
+    if (!Par || !P.readsAsImage(A, T))
+      continue;
+    L.Images[A] = T.Scalar == ScalarKind::Float ? TexelChannel::Float
+                  : T.Scalar == ScalarKind::Int ? TexelChannel::Int
+                                                : TexelChannel::UInt;
+    L.Channels[A] = P.TextureVectorWidth.count(A) ? 4 : 1;
+  }
+}
+
+/// The launch of stage \p St (of \p StageCount) on the path its launcher
+/// would take at \p Result's sizes: the optimized kernel where its plan's
+/// conditions hold, else the fallback (\p AnyFallback set, \p Result's
+/// FailedPrecondition the first stage's why); \p Result's ReassociatedTerms
+/// widened by an optimized sum in another order.
+static Launch stageLaunch(const VerifyStage &St, size_t StageCount,
+                          const NaiveLaunch &N, const VerifyOptions &Opts,
+                          VerifyResult &Result, bool &AnyFallback) {
+  Launch L;
+  L.Naive = St.Naive->Name;
+  L.NaiveRange = N.Range;
+  L.Candidate = St.Emitted->Name;
+  L.Fallback = Opts.Device == DeviceKind::Cuda ? fallbackCall(*St.Naive)
+                                               : fallbackName(St.Naive->Name);
+  L.CandidateRange = rangeFor(N.Threads, N.Dims, St.Shape, N.Exact);
+  N.layer(L.CandidateRange);
+  if (!St.Emitted->Plan)
+    return L;
+  const LaunchPlan &P = *St.Emitted->Plan;
+  // The launchers take the domain from the kernel's own guard: a later
+  // phase of a split kernel may guard fewer threads than the first.
+  std::array<std::int64_t, 2> StageDomain = Result.Domain;
+  if (!P.SameLaunch)
+    for (unsigned D = 0; D < P.Dims; ++D)
+      if (P.Extent[D])
+        if (auto V = evaluateInteger(*P.Extent[D], Result.Sizes))
+          StageDomain[P.naiveDim(D)] = *V;
+  std::string Failed;
+  bool Applies = planApplies(P, StageDomain, Result.Sizes, Failed);
+  // The launchers also check that the naive launch covered the domain
+  // (which a grid-stride loop covers with any).
+  for (unsigned Dim = 0; Applies && !N.Strides && Dim < N.Dims; ++Dim)
+    if (N.Guarded[Dim] && N.Threads[Dim] < StageDomain[Dim]) {
+      Applies = false;
+      Failed =
+          llvm::formatv("the launch ({0} threads in {1}) does not "
+                        "cover the guard's domain ({2})",
+                        N.Threads[Dim], Dim == 0 ? "X" : "Y", StageDomain[Dim]);
+    }
+  // The optimized kernel's sums in another order: a wider tolerance.
+  if (Applies && P.ReassociatedTerms)
+    if (auto Terms = evaluateInteger(*P.ReassociatedTerms, Result.Sizes))
+      Result.ReassociatedTerms = std::max(Result.ReassociatedTerms, *Terms);
+  if (!Applies) {
+    if (!AnyFallback)
+      Result.FailedPrecondition =
+          StageCount > 1 ? St.Naive->Name + ": " + Failed : Failed;
+    AnyFallback = true;
+    L.Candidate = L.Fallback;
+    L.CandidateRange = L.NaiveRange;
+  } else {
+    optimizedLaunch(L, P, StageDomain, N);
+  }
+  setTexelArrays(L, *St.Emitted, P, Opts);
+  return L;
+}
+
+/// \p Result's record of \p Launches: each naive launch and what runs in
+/// its place.
+static void recordLaunches(VerifyResult &Result,
+                           const std::vector<Launch> &Launches) {
   for (const Launch &L : Launches) {
     VerifyResult::LaunchRecord R{
         L.Naive, L.NaiveRange.Global, L.NaiveRange.Local, {}};
@@ -660,166 +522,21 @@ prepareRun(const Module &M, const std::vector<const Function *> &DomainFrom,
       R.Ran.push_back({edgeName(L.Naive), E.Range.Global, E.Range.Local});
     Result.Launches.push_back(std::move(R));
   }
-  // A version timed for --tune that would fall back here is no candidate at
-  // these sizes: nothing to build or run.
-  if (Opts.TimedRuns && AnyFallback) {
-    Result.Detail = "the launcher runs the fallback at these sizes";
-    return Out;
-  }
+}
 
-  DeviceRun Run;
-  std::set<std::string> &Reached = Out.Reached;
-  Run.Device = Opts.Device;
-  Run.DeviceIndex = Opts.DeviceIndex;
-  std::map<std::string, const Function *> Replacements;
-  for (const VerifyStage &St : Stages)
-    Replacements[St.Naive->Name] = St.Emitted;
-  if (Opts.Device == DeviceKind::Cuda) {
-    if (!Opts.ReferenceSource.empty())
-      return llvm::createStringError(
-          llvm::inconvertibleErrorCode(),
-          "--reference is an OpenCL kernel, which runs with --device=opencl");
-    auto Programs = cudaVerifyPrograms(M, Replacements, Opts.ParseArgs);
-    if (!Programs)
-      return Programs.takeError();
-    Run.Reference = std::move(Programs->Reference);
-    Run.ReferencePrinted = !M.Phased.empty();
-    Run.Candidate = std::move(Programs->Candidate);
-    Result.Reference = Programs->ReferenceNote;
-    // The kernels each program launches, by the names NVRTC finds them by:
-    // as written, an instantiation of a template by its template's
-    // (axpy<float>), which stays the launcher's fallback, qualified with the
-    // namespaces the input declares them in (blas::axpy<float>), where the
-    // output keeps them too; the edges and the fallback where a plan has
-    // them (a texture too large falls back on the device).
-    for (const VerifyStage &St : Stages) {
-      std::string Written = cudaKernelName(*St.Naive);
-      Run.ReferenceNames[St.Naive->Name] = Written;
-      Run.ReferenceKernels.push_back(Written);
-    }
-    for (Launch &L : Launches) {
-      const VerifyStage &St = Stages[size_t(&L - Launches.data())];
-      // Unplanned, the input's kernel runs by its name as written.
-      auto Launched = [&](const std::string &Name) {
-        std::string Found = cudaKernelName(
-            *St.Naive, !St.Emitted->Plan && Name == St.Naive->Name ? "" : Name);
-        Run.CandidateNames[Name] = Found;
-        Run.CandidateKernels.push_back(std::move(Found));
-      };
-      Launched(L.Candidate);
-      if (St.Emitted->Plan && L.Candidate != L.Fallback)
-        Launched(L.Fallback);
-      if (!L.Edges.empty())
-        Launched(edgeName(L.Naive));
-    }
-  } else {
-    // The input as written, unless it is CUDA or had kernels split at
-    // global barriers: then the naive kernels (phases) written as OpenCL.
-    bool AsWritten = M.Lang == Language::OpenCL && M.Phased.empty();
-    Result.Reference =
-        AsWritten ? "the OpenCL input as written"
-        : M.Lang == Language::OpenCL
-            ? "the OpenCL input with its split kernels' phases printed from KIR"
-            : "the CUDA input translated to OpenCL by gpumerge";
-    // A translation holds only the kernels this run launches and the helpers
-    // they call: another kernel that OpenCL cannot build (it calls an
-    // intrinsic OpenCL lacks) costs that kernel alone.
-    std::vector<const Function *> Roots;
-    for (const VerifyStage &St : Stages)
-      Roots.insert(Roots.end(), {St.Naive, St.Emitted});
-    Reached = M.callClosure(Roots);
-    auto Translated = [&](const std::map<std::string, const Function *> &R)
-        -> llvm::Expected<std::string> {
-      if (M.Lang == Language::Cuda)
-        return emitTranslatedPart(M, Language::OpenCL, Reached, R).Text;
-      auto E = emitModule(M, Language::OpenCL, R);
-      if (!E)
-        return E.takeError();
-      return std::move(E->Text);
-    };
-    if (AsWritten) {
-      Run.Reference = M.Source;
-    } else if (auto T = Translated({})) {
-      Run.Reference = std::move(*T);
-    } else {
-      Result.Detail = llvm::toString(T.takeError());
-      return Out;
-    }
-    Run.ReferencePrinted = !AsWritten;
-    if (!Opts.ReferenceSource.empty()) {
-      // The reference runs kernel by kernel: a kernel split at its global
-      // barriers has no counterpart there to run phase by phase.
-      if (!M.Phased.empty()) {
-        Result.Detail = "--reference cannot stand for kernels split at global "
-                        "barriers (they run as their phases)";
-        return Out;
-      }
-      Result.Reference = Opts.ReferenceName + " (--reference)";
-      Run.Reference = Opts.ReferenceSource;
-      Run.ReferencePrinted = false;
-    }
-    if (auto T = Translated(Replacements)) {
-      Run.Candidate = std::move(*T);
-    } else {
-      Result.Detail = llvm::toString(T.takeError());
-      return Out;
-    }
-    std::string Checking = Run.Candidate;
-    // The optimized kernels run checking their shared-memory accesses for
-    // races, which PoCL's order of work-items hides (a --tune candidate on
-    // some of its work-groups, beside the runs it is timed by).
-    for (size_t I = 0; I < Stages.size(); ++I) {
-      const Function &E = *Stages[I].Emitted;
-      if (!E.Plan || Launches[I].Candidate != E.Name)
-        continue;
-      // --debug-fail=verify-candidate=drop-barrier (tests): the kernel run
-      // lacks its last barrier, a race the check must report.
-      std::unique_ptr<Function> Broken;
-      if (Opts.DebugFailCandidate == "drop-barrier")
-        Broken = withoutLastBarrier(E);
-      if (Opts.DebugFailCandidate == "weaken-wait")
-        Broken = withWeakerWaits(E);
-      auto Checked = emitRaceChecked(Broken ? *Broken : E);
-      std::string Plain = emitFunction(E, Language::OpenCL);
-      size_t At = Checking.find(Plain);
-      if (!Checked || At == std::string::npos)
-        continue;
-      Checking.replace(At, Plain.size(), Checked->Text);
-      Run.RaceChecked[E.Name] = Checked->Arrays;
-    }
-    if (!Run.RaceChecked.empty())
-      Run.CheckedCandidate = raceCheckHelpers() + Checking;
-    for (const auto &F : M.Functions)
-      if (!F->IsKernel && Reached.count(F->Name) && readsGridPlace(*F))
-        Run.NotSampled = "'" + F->Name +
-                         "' reads the grid position, which a launch of some "
-                         "of the work-groups changes";
-    // A CUDA kernel named like an OpenCL built-in function (`step`, `dot`)
-    // runs under another name in the translation.
-    for (const Function *F : M.kernels()) {
-      std::string New = translatedKernelName(M, F->Name);
-      if (New == F->Name)
-        continue;
-      renameKernel(Run.Candidate, F->Name, New);
-      renameKernel(Run.CheckedCandidate, F->Name, New);
-      Run.CandidateNames[F->Name] = New;
-      if (Opts.ReferenceSource.empty()) {
-        renameKernel(Run.Reference, F->Name, New);
-        Run.ReferenceNames[F->Name] = New;
-      }
-    }
-  }
-  Run.BuildOptions = Opts.BuildOptions;
-  Run.DebugFail = Opts.DebugFailCandidate;
-  Run.TimedRuns = Opts.TimedRuns;
-  Run.Launches = std::move(Launches);
+/// Sets \p Run's parameters: \p Naive's, then the CUDA __constant__ arrays
+/// the host fills (arguments after the kernel's own in the OpenCL
+/// translation, random like every input), sized in \p Extents. False where
+/// a --reference kernel cannot take them (\p Result's Detail says so).
+static bool setParams(const Function &Naive, const VerifyOptions &Opts,
+                      DeviceRun &Run,
+                      std::map<std::string, std::int64_t> &Extents,
+                      VerifyResult &Result) {
   Run.Params = Naive.Params;
-  // CUDA __constant__ arrays the host fills: arguments after the kernel's
-  // own in the OpenCL translation, random like every input.
   if (!Naive.ConstantArrays.empty() && !Opts.ReferenceSource.empty()) {
     Result.Detail = "the kernel reads __constant__ arrays, which a "
                     "--reference kernel cannot take as the translation does";
-    return Out;
+    return false;
   }
   for (const Param &C : Naive.ConstantArrays) {
     std::int64_t N = C.DeclaredRows;
@@ -829,46 +546,39 @@ prepareRun(const Module &M, const std::vector<const Function *> &DomainFrom,
     Run.Params.push_back(C);
     ++Run.ConstantArrays;
   }
-  // The arrays to measure start at a size the probe may raise.
-  for (const std::string &A : Unbounded)
-    Extents[A] = std::max<std::int64_t>(Extents[A], 1 << 16);
-  Run.Extents = Extents;
+  return true;
+}
 
-  // Same inputs for both runs: generate once, upload twice.
+/// Sets \p Run's scalars and inputs: \p Like's where it has the same
+/// parameters and extents (--tune's candidates share them), else made from
+/// the seed, the arrays in \p Buffers.Unbounded measured by the extent
+/// probe and the inputs made again at its sizes. \p Out's InputSeconds
+/// gets the time taken; false where the probe finds no sizes (\p Out's
+/// Result says why).
+static bool setInputs(const Module &M, const std::vector<VerifyStage> &Stages,
+                      const VerifyOptions &Opts, const DeviceRun *Like,
+                      BufferSizes &Buffers, DeviceRun &Run, PreparedRun &Out) {
+  std::map<std::string, std::int64_t> &Extents = Buffers.Extents;
   auto MakingInputs = std::chrono::steady_clock::now();
-  unsigned FloatParam = 0;
-  for (const Param &P : Run.Params) {
-    if (P.Ty.IsPointer)
-      Run.Scalars.push_back(0);
-    else if (P.Ty.isInteger())
-      Run.Scalars.push_back(
-          double(Result.Sizes.count(P.Name) ? Result.Sizes.at(P.Name) : 0));
-    else // alpha, beta, ...: distinct values that are not 0 or 1.
-      Run.Scalars.push_back(1.25 + 0.5 * FloatParam++);
-  }
+  Run.Scalars = verifyScalars(Run.Params, Out.Result.Sizes);
   bool SameInputs = Like && Like->Inputs && Like->Extents == Run.Extents &&
                     Like->Params.size() == Run.Params.size();
   for (size_t I = 0; SameInputs && I < Run.Params.size(); ++I)
     SameInputs = Like->Params[I].Name == Run.Params[I].Name &&
                  Like->Params[I].Ty == Run.Params[I].Ty;
-  std::set<std::string> Indices, Scatters;
+  InputKinds Kinds;
   for (const VerifyStage &St : Stages) {
     std::set<std::string> Of = arraysSteeringIndices(*St.Naive);
-    Indices.insert(Of.begin(), Of.end());
+    Kinds.Indices.insert(Of.begin(), Of.end());
     std::set<std::string> Writes = arraysSteeringWrites(*St.Naive);
-    Scatters.insert(Writes.begin(), Writes.end());
+    Kinds.Scatters.insert(Writes.begin(), Writes.end());
   }
   auto MakeInputs = [&] {
-    Random R{Opts.Seed};
-    std::vector<std::vector<std::uint8_t>> Inputs;
+    // (An array with no extent is empty, and has one from now on.)
     for (const Param &P : Run.Params)
-      Inputs.push_back(!P.Ty.IsPointer ? std::vector<std::uint8_t>()
-                       : Scatters.count(P.Name)
-                           ? permutedIndices(P.Ty.element(), Extents[P.Name], R)
-                           : randomContents(P.Ty.element(), Extents[P.Name], R,
-                                            Indices.count(P.Name) > 0));
-    Run.Inputs = std::make_shared<const std::vector<std::vector<std::uint8_t>>>(
-        std::move(Inputs));
+      if (P.Ty.IsPointer)
+        Extents[P.Name];
+    Run.Inputs = makeVerifyInputs(Run.Params, Extents, Kinds, Opts.Seed);
   };
   if (SameInputs)
     Run.Inputs = Like->Inputs;
@@ -879,231 +589,81 @@ prepareRun(const Module &M, const std::vector<const Function *> &DomainFrom,
                          : std::chrono::duration<double>(
                                std::chrono::steady_clock::now() - MakingInputs)
                                .count();
-  if (!Unbounded.empty() && !SameInputs)
-    if (!probeExtents(M, Stages, Unbounded, Run, Extents, MakeInputs,
-                      Result.Detail))
-      return Out;
+  if (!Buffers.Unbounded.empty() && !SameInputs)
+    return probeExtents(M, Stages, Buffers.Unbounded, Run, Extents, MakeInputs,
+                        Out.Result.Detail);
+  return true;
+}
+
+/// Decides a run of verifyStages on the device \p Opts names: the sizes,
+/// the launches, the programs and the inputs, which are \p Like's where it
+/// has the same parameters and extents (--tune's candidates share them).
+static llvm::Expected<PreparedRun>
+prepareRun(const Module &M, const std::vector<const Function *> &DomainFrom,
+           const std::vector<VerifyStage> &Stages, const VerifyOptions &Opts,
+           const DeviceRun *Like) {
+  PreparedRun Out;
+  VerifyResult &Result = Out.Result;
+  if (std::string Why = undefinedInput(Stages); !Why.empty()) {
+    Result.Detail = Why;
+    return Out;
+  }
+  auto N = naiveLaunchAt(DomainFrom, Stages, Opts, Result);
+  if (!N)
+    return N.takeError();
+  if (!*N)
+    return Out;
+  BufferSizes Buffers;
+  std::vector<Launch> Launches;
+  bool AnyPlan = false, AnyFallback = false;
+  for (const VerifyStage &St : Stages) {
+    if (auto E = Buffers.widen(*St.Naive, Result.Sizes, (*N)->Covered,
+                               (*N)->Shape, (*N)->Layers))
+      return E;
+    // A planned kernel touches the naive kernel's elements by construction
+    // (its shared-memory indices are not global extents anyway).
+    if (!St.Emitted->Plan)
+      if (auto E = Buffers.widen(*St.Emitted, Result.Sizes, (*N)->Covered,
+                                 St.Shape, (*N)->Layers))
+        return E;
+    AnyPlan |= bool(St.Emitted->Plan);
+    Launches.push_back(
+        stageLaunch(St, Stages.size(), **N, Opts, Result, AnyFallback));
+  }
+  if (AnyPlan)
+    Result.Path = AnyFallback ? "fallback" : "optimized";
+  recordLaunches(Result, Launches);
+  // A version timed for --tune that would fall back here is no candidate at
+  // these sizes: nothing to build or run.
+  if (Opts.TimedRuns && AnyFallback) {
+    Result.Detail = "the launcher runs the fallback at these sizes";
+    return Out;
+  }
+
+  DeviceRun Run;
+  Run.Device = Opts.Device;
+  Run.DeviceIndex = Opts.DeviceIndex;
+  if (Opts.Device == DeviceKind::Cuda) {
+    if (auto E = setCudaPrograms(M, Stages, Launches, Opts, Run, Result))
+      return E;
+  } else if (!setOpenCLPrograms(M, Stages, Launches, Opts, Run, Result,
+                                Out.Reached)) {
+    return Out;
+  }
+  Run.BuildOptions = Opts.BuildOptions;
+  Run.DebugFail = Opts.DebugFailCandidate;
+  Run.TimedRuns = Opts.TimedRuns;
+  Run.Launches = std::move(Launches);
+  if (!setParams(*Stages.front().Naive, Opts, Run, Buffers.Extents, Result))
+    return Out;
+  // The arrays to measure start at a size the probe may raise.
+  for (const std::string &A : Buffers.Unbounded)
+    Buffers.Extents[A] = std::max<std::int64_t>(Buffers.Extents[A], 1 << 16);
+  Run.Extents = Buffers.Extents;
+  if (!setInputs(M, Stages, Opts, Like, Buffers, Run, Out))
+    return Out;
   Out.Run = std::move(Run);
   return Out;
-}
-
-/// An error with \p Message.
-static llvm::Error runError(const llvm::Twine &Message) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), Message.str());
-}
-
-namespace {
-/// Receives each run's result by its index in the batch.
-using DoneFn = llvm::function_ref<void(size_t, llvm::Expected<VerifyResult>)>;
-
-/// One child process of runPrepared: the runs of a batch from \p Next on
-/// (\p Left), and what the child has said of them, line by line.
-class ChildRun {
-public:
-  ChildRun(const Module &M, llvm::ArrayRef<PreparedRun *> Left, size_t Next,
-           bool &InputBuildFailed, DoneFn Done)
-      : M(M), Left(Left), Next(Next), InputBuildFailed(InputBuildFailed),
-        Done(Done), Started(std::chrono::steady_clock::now()),
-        CandidateStarted(Started) {}
-
-  /// Takes one line the child sent; true where it starts a candidate after
-  /// the first, which has the whole time limit again (the first's covers
-  /// the input's run too).
-  bool onLine(llvm::StringRef Line);
-
-  /// The running candidate's wall time: the first's from the child's start
-  /// (its window holds the input's run too).
-  double sinceItsStart() const {
-    return std::chrono::duration<double>(
-               std::chrono::steady_clock::now() -
-               (*Current ? CandidateStarted : Started))
-        .count();
-  }
-
-  bool ReferenceRan = false, CandidateRan = false;
-  double ReferenceSeconds = 0;
-  std::optional<size_t> Current;       // into Left: the candidate running
-  size_t Finished = 0;                 // of Left, the runs with a result
-  std::optional<std::string> Everyone; // an error before any candidate
-
-private:
-  std::string message(llvm::StringRef Line) const;
-  void onResult(llvm::StringRef Line);
-
-  const Module &M;
-  llvm::ArrayRef<PreparedRun *> Left;
-  size_t Next;
-  bool &InputBuildFailed;
-  DoneFn Done;
-  std::chrono::steady_clock::time_point Started, CandidateStarted;
-};
-} // namespace
-
-/// The error a candidate's run sent, with the call OpenCL lacks named.
-std::string ChildRun::message(llvm::StringRef Line) const {
-  auto J = llvm::json::parse(Line);
-  std::string Text =
-      J && J->getAsString() ? J->getAsString()->str() : Line.str();
-  if (!J)
-    llvm::consumeError(J.takeError());
-  const PreparedRun &P = *Left.front();
-  if (InputBuildFailed && P.Run->ReferencePrinted)
-    if (std::string Call = untranslatedCall(M, P.Reached, Text); !Call.empty())
-      Text = "it calls '" + Call +
-             "', which gpumerge cannot write in OpenCL (a gpumerge "
-             "limit: verify runs CUDA kernels translated, on PoCL "
-             "here; a CUDA device runs them as written): " +
-             Text;
-  return Text;
-}
-
-bool ChildRun::onLine(llvm::StringRef Line) {
-  if (Line == "input-build-failed") {
-    InputBuildFailed = true;
-  } else if (Line.consume_front("reference-ran")) {
-    ReferenceRan = true;
-    Line.trim().getAsDouble(ReferenceSeconds);
-  } else if (Line.consume_front("candidate ")) {
-    size_t I = 0;
-    Line.getAsInteger(10, I);
-    Current = I;
-    CandidateRan = false;
-    CandidateStarted = std::chrono::steady_clock::now();
-    return I > 0;
-  } else if (Line == "candidate-ran") {
-    CandidateRan = true;
-  } else if (Line.consume_front("error ")) {
-    if (!Current)
-      Everyone = message(Line);
-    else
-      Done(Next + *Current, runError(message(Line)));
-    Finished = Current ? *Current + 1 : 0;
-  } else if (Line.consume_front("result ") && Current) {
-    onResult(Line);
-  }
-  return false;
-}
-
-/// The result the running candidate sent: its phases with the parent's
-/// around them (making the inputs, the isolation's cost).
-void ChildRun::onResult(llvm::StringRef Line) {
-  const PreparedRun &P = *Left[*Current];
-  VerifyResult Result = P.Result;
-  std::string Planned = Result.Path;
-  Result.PhaseSeconds.clear();
-  Finished = *Current + 1;
-  if (!readResult(Line, Result)) {
-    Done(Next + *Current, runError("garbled result from the verify run"));
-    return;
-  }
-  // The run fell back where a texel view exceeds the device's limit:
-  // the launches that read texels ran their fallback.
-  if (Planned == "optimized" && Result.Path == "fallback")
-    for (size_t I = 0; I < P.Run->Launches.size(); ++I)
-      if (!P.Run->Launches[I].Images.empty())
-        Result.Launches[I].Ran = {{P.Run->Launches[I].Fallback,
-                                   P.Run->Launches[I].NaiveRange.Global,
-                                   P.Run->Launches[I].NaiveRange.Local}};
-  double InChild = 0;
-  for (const auto &Phase : Result.PhaseSeconds)
-    InChild += Phase.second;
-  Result.PhaseSeconds.insert(Result.PhaseSeconds.begin(),
-                             {"inputs", P.InputSeconds});
-  Result.PhaseSeconds.push_back(
-      {"isolation", std::max(0.0, sinceItsStart() - InChild)});
-  Done(Next + *Current, std::move(Result));
-}
-
-/// The result of the candidate running when \p Child ended without its
-/// result, for \p Why: too slow to call a hang, wrong code (it crashed or
-/// hung after the input ran), or a comparison that failed.
-static VerifyResult endedRun(const ChildRun &Child, VerifyResult Result,
-                             const std::string &Why, unsigned Timeout) {
-  const double Elapsed = Child.sinceItsStart();
-  // The first candidate's limit covers the input's run too: see
-  // tooSlowToCallAHang.
-  const double Limit =
-      *Child.Current ? Timeout + Child.ReferenceSeconds : Timeout;
-  if (!Child.CandidateRan && Elapsed >= Timeout &&
-      tooSlowToCallAHang(unsigned(std::ceil(Limit)), Child.ReferenceSeconds)) {
-    Result.Outcome = VerifyResult::Status::Skipped;
-    Result.Detail = llvm::formatv(
-        "the emitted kernel did not finish in the {0:f1} s the time limit "
-        "left after the input's {1:f1} s run (smaller sizes with --size, or "
-        "a larger GPUMERGE_VERIFY_TIMEOUT)",
-        std::max(Limit - Child.ReferenceSeconds, 0.0), Child.ReferenceSeconds);
-  } else if (!Child.CandidateRan) {
-    // The input ran; the emitted kernel crashed or hung: wrong code.
-    Result.Outcome = VerifyResult::Status::Mismatch;
-    Result.Detail = "the emitted kernel failed on the device: " + Why;
-  } else {
-    Result.Outcome = VerifyResult::Status::Skipped;
-    Result.Detail = "comparing the results failed: " + Why;
-  }
-  return Result;
-}
-
-/// Runs \p Batch, whose runs share their reference (sameReference), on the
-/// device in a child process, the input's kernels once for all; \p Done
-/// receives each run's result by its index, in order, as it comes. Where
-/// the child ends at a candidate (it crashed, hung, or its launch failed,
-/// which may leave a CUDA context unusable), the rest run in a new one.
-/// \p InputBuildFailed says whether the input's build failed there.
-static void runPrepared(const Module &M, llvm::ArrayRef<PreparedRun *> Batch,
-                        const VerifyOptions &Opts, bool &InputBuildFailed,
-                        DoneFn Done) {
-  const unsigned Timeout =
-      Opts.TimeoutSeconds ? Opts.TimeoutSeconds : verifyTimeoutSeconds();
-  InputBuildFailed = false;
-  size_t Next = 0; // the first run that has no result yet
-  while (Next < Batch.size()) {
-    llvm::ArrayRef<PreparedRun *> Left = Batch.drop_front(Next);
-    std::vector<const DeviceRun *> Runs;
-    std::vector<VerifyResult> Results;
-    for (const PreparedRun *P : Left) {
-      Runs.push_back(&*P->Run);
-      Results.push_back(P->Result);
-    }
-    ChildRun Child(M, Left, Next, InputBuildFailed, Done);
-    // The kernels run in a child process: one that writes out of bounds or
-    // never ends costs this verify run, not gpumerge.
-    std::string Output;
-    llvm::Error Failed = runIsolated(
-        [&](SendFn Send) { executeOnDevice(Runs, Results, Send); }, Timeout,
-        Output, [&](llvm::StringRef Line) { return Child.onLine(Line); });
-    if (Child.Everyone) {
-      llvm::consumeError(std::move(Failed));
-      for (size_t I = Next; I < Batch.size(); ++I)
-        Done(I, runError(*Child.Everyone));
-      return;
-    }
-    if (Child.Current && Child.Finished == *Child.Current + 1) {
-      // The child ended with the candidate it ran done (its error ends the
-      // child): the rest, if any, go on in another.
-      llvm::consumeError(std::move(Failed));
-      Next += Child.Finished;
-      continue;
-    }
-    std::string Why = Failed ? llvm::toString(std::move(Failed))
-                             : "the verify run ended without a result";
-    if (!Child.ReferenceRan || !Child.Current) {
-      for (size_t I = Next; I < Batch.size(); ++I) {
-        VerifyResult Result = Batch[I]->Result;
-        Result.Outcome = VerifyResult::Status::Skipped;
-        Result.Detail = (Child.ReferenceRan ? "comparing the results failed: "
-                                            : "the input kernel failed on the "
-                                              "device at these sizes: ") +
-                        Why;
-        Done(I, std::move(Result));
-      }
-      return;
-    }
-    // The candidate running when the child ended gets why; the rest run in
-    // another child.
-    Done(Next + *Child.Current,
-         endedRun(Child, Left[*Child.Current]->Result, Why, Timeout));
-    Next += *Child.Current + 1;
-  }
 }
 
 /// verifyStages on the device \p Opts names; \p InputBuildFailed says

@@ -16,9 +16,9 @@
 #define GPUMERGE_RUNTIME_VERIFY_H
 
 #include "Analysis/Domain.h"
+#include "Analysis/LaunchConditions.h"
 #include "IR/Kernel.h"
 #include "Runtime/Device.h"
-#include "Runtime/LaunchConditions.h"
 
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/Error.h"

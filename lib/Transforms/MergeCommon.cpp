@@ -25,7 +25,7 @@ TileShape currentShape(const Function &F, const PassContext &Ctx) {
     TextureBlock TB = textureBlockShape(F, Ctx.Target);
     return {TB.Block, {1, 1}, 0, TB.Interchange};
   }
-  // The naive launch of naiveLaunch (Runtime/LaunchConditions.h): 16x16, or
+  // The naive launch of naiveLaunch (Analysis/LaunchConditions.h): 16x16, or
   // 256 in 1-D.
   if (findDomain(F).Dims == 2)
     return {{16, 16}, {1, 1}, 0};

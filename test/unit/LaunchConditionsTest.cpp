@@ -7,7 +7,7 @@
 // test pairs a case that holds with one that does not.
 //
 //===----------------------------------------------------------------------===//
-#include "Runtime/LaunchConditions.h"
+#include "Analysis/LaunchConditions.h"
 #include "TestKernels.h"
 
 #include "gtest/gtest.h"

@@ -192,4 +192,54 @@ __global__ void looped(const float *a, float *c, int n, int k) {
             "the return at line 27 and the barrier at line 24 are in one loop");
 }
 
+// Verify checks the input's writes on the device only where the analysis
+// cannot prove that no two threads assign one element.
+TEST(Races, WritesProvedApartOrNot) {
+  auto M = parseText(R"(
+__global__ void copy(const float *a, float *c, int w, int h) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < w && y < h) {
+    if (a[y * w + x] > 0.0f)
+      c[y * w + x] = a[y * w + x];
+  }
+}
+__global__ void scatter(const int *bin, const float *a, float *h, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    h[bin[i] & 15] = a[i];
+}
+__global__ void pairs(const float *a, float *c, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    c[2 * i] = a[i];
+    c[i + 1] = a[i];
+  }
+}
+__global__ void first(const float *a, float *c, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n && a[i] > 0.0f)
+    c[0] = a[i];
+}
+)");
+  ASSERT_TRUE(M);
+  ASSERT_EQ(M->kernels().size(), 4u);
+  auto Of = [&](const char *Name, SizeBindings Sizes,
+                std::array<std::int64_t, 2> Domain) {
+    return unprovenWrite(*M->find(Name), Sizes, Domain);
+  };
+  // One element per thread, under any condition: proved.
+  EXPECT_EQ(Of("copy", {{"w", 67}, {"h", 45}}, {67, 45}), "");
+  // An index the data steers: not.
+  EXPECT_EQ(Of("scatter", {{"n", 4000}}, {4000, 1}),
+            "'h' (line 13): an index the check cannot follow");
+  // Two writes of one array that step otherwise.
+  EXPECT_EQ(Of("pairs", {{"n", 100}}, {100, 1}),
+            "'c' (lines 18 and 19): two writes the check cannot compare");
+  // A conditional write every thread may make: findWriteRace leaves it
+  // out, unprovenWrite does not.
+  EXPECT_EQ(findWriteRace(*M->find("first"), {{"n", 100}}, {100, 1}), "");
+  EXPECT_NE(Of("first", {{"n", 100}}, {100, 1}), "");
+}
+
 } // namespace

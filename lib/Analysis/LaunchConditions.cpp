@@ -1,5 +1,5 @@
 //===- LaunchConditions.cpp - When the optimized path runs ----------------===//
-#include "Runtime/LaunchConditions.h"
+#include "Analysis/LaunchConditions.h"
 #include "Analysis/Accesses.h"
 #include "Analysis/Affine.h"
 #include "Analysis/BlockBounds.h"

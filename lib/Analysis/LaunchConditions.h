@@ -14,8 +14,8 @@
 // (\p Grid) where no guard bounds a dimension.
 //
 //===----------------------------------------------------------------------===//
-#ifndef GPUMERGE_RUNTIME_LAUNCHCONDITIONS_H
-#define GPUMERGE_RUNTIME_LAUNCHCONDITIONS_H
+#ifndef GPUMERGE_ANALYSIS_LAUNCHCONDITIONS_H
+#define GPUMERGE_ANALYSIS_LAUNCHCONDITIONS_H
 
 #include "Analysis/Domain.h"
 #include "IR/Kernel.h"
