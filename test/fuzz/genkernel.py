@@ -1193,8 +1193,11 @@ class Gen:
     # --- per-row reduction, nested loops --------------------------------
     def shape_rowred(self):
         r = self.rng
-        if self.srng.random() < 0.3:
+        sub = self.srng.random()
+        if sub < 0.3:
             return self.shape_chunksum()
+        if sub < 0.45:
+            return self.shape_csr()
         n = self.size_param(r.choice(["n", "rows"]))
         a = self.array_param(self.fresh("a"), True)
         out = self.array_param(self.fresh(r.choice(["out", "y"])), False)
@@ -1241,6 +1244,42 @@ class Gen:
         s = self.acc_init()
         decl = "" if self.c89 else "int "
         self.open(f"for ({decl}{j} = {i}; {j} < {n}; {j} += {nt})")
+        e = self.combine([f"{a}[{j}]"])
+        self.emit(f"{s} += {e};")
+        self.close()
+        self.store(f"{out}[{i}]", self.out_value(s, f"{out}[{i}]"))
+        end()
+
+    def shape_csr(self):
+        """CSR spmv's rows: thread i sums a[j] for j from ptr[i] to
+        ptr[i + 1], bounds read from memory (split-reduction gives each row
+        a warp)."""
+        r = self.rng
+        self.feature("rows-from-memory")
+        n = self.size_param(r.choice(["n", "rows", "dim"]))
+        g = "" if self.cuda else "__global "
+        ptr = self.fresh(r.choice(["ptr", "rowStart", "offsets"]))
+        self.params.append((f"{g}const int *{ptr}", ptr))
+        a = self.array_param(self.fresh(r.choice(["val", "a"])), True)
+        out = self.array_param(self.fresh(r.choice(["out", "y"])), False)
+        i = self.pos1()
+        j = self.fresh("j")
+        self.counters([j])
+        end = self.guard([(i, n)])
+        s = self.acc_init()
+        decl = "" if self.c89 else "int "
+        if r.random() < 0.5:
+            lo, hi = self.fresh("start"), self.fresh("stop")
+            if self.c89:
+                self.counters([lo, hi])
+                self.emit(f"{lo} = {ptr}[{i}];")
+                self.emit(f"{hi} = {ptr}[{i} + 1];")
+            else:
+                self.emit(f"int {lo} = {ptr}[{i}];")
+                self.emit(f"int {hi} = {ptr}[{i} + 1];")
+        else:
+            lo, hi = f"{ptr}[{i}]", f"{ptr}[{i} + 1]"
+        self.open(f"for ({decl}{j} = {lo}; {j} < {hi}; {j}++)")
         e = self.combine([f"{a}[{j}]"])
         self.emit(f"{s} += {e};")
         self.close()
