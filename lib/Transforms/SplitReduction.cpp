@@ -616,9 +616,13 @@ bool Splitter::whenWorthIt(const KernelDomain &D, const ForStmt &L,
                            std::int64_t Lanes, bool Single,
                            std::string &Why) const {
   const MachineDescription &MD = Ctx.Target;
-  if (!Single && ByLanes &&
-      (!overParameters(*inlined(*L.Init)) ||
-       !overParameters(*inlined(*L.Bound))))
+  auto ReadsMemory = [&](const Expr &E) {
+    bool Found = false;
+    walkExpr(*inlined(E),
+             [&](const Expr &X) { Found |= llvm::isa<ArrayRef>(X); });
+    return Found;
+  };
+  if (!Single && ByLanes && (ReadsMemory(*L.Init) || ReadsMemory(*L.Bound)))
     return true;
   // One output (`if (tid == 0)`) is one thread at any size, the GPU all
   // but idle: its loop is split without the hints too, as where they do
